@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
+import { AppConfigModule, CallerGuard, HealthController, LoggingModule } from '@app/domain';
+import { DatabaseModule } from './database/database.module';
+
+/** The object-sets app: /object-sets, owning schema `object_sets`. */
+@Module({
+  imports: [AppConfigModule, LoggingModule, DatabaseModule, TerminusModule],
+  controllers: [HealthController],
+  providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
+})
+export class AppModule {}

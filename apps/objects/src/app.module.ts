@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
+import { AppConfigModule, CallerGuard, HealthController, LoggingModule } from '@app/domain';
+import { DatabaseModule } from './database/database.module';
+import { OntologyModule } from './ontology/ontology.module';
+import { ObjectsModule } from './objects/objects.module';
+
+/** The objects app: /objects and /ontology, owning schema `objects`. */
+@Module({
+  imports: [AppConfigModule, LoggingModule, DatabaseModule, TerminusModule, OntologyModule, ObjectsModule],
+  controllers: [HealthController],
+  providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
+})
+export class AppModule {}

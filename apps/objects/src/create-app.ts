@@ -1,0 +1,15 @@
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { configureApp } from '@app/domain';
+import { AppModule } from './app.module';
+
+/** Builds the objects app exactly as production runs it; main.ts and the e2e tests both use this. */
+export async function createObjectsApp(): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true });
+  configureApp(app, {
+    name: 'objects',
+    title: 'Ontology object service',
+    description: 'Objects (`/objects`) and the ontology (`/ontology`): writes, reads, history and search.',
+  });
+  return app;
+}

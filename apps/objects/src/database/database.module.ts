@@ -1,0 +1,26 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig, runMigrationsWithLock } from '@app/domain';
+import { objectsDataSourceOptions, OBJECTS_SCHEMA } from './data-source';
+
+/** Connects to PostgreSQL and brings schema `objects` up to date before the app serves. */
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        ...objectsDataSourceOptions(config.databaseUrl, config.dbPoolSize),
+        retryAttempts: 3,
+        retryDelay: 1000,
+      }),
+    }),
+  ],
+})
+export class DatabaseModule implements OnModuleInit {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async onModuleInit(): Promise<void> {
+    await runMigrationsWithLock(this.dataSource, OBJECTS_SCHEMA);
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * SQL that renders a stored object (a row of `objects.object` or `objects.object_version`,
+ * which share these columns) as the OntologyObject JSON of API.md §4, so hot reads hand
+ * PostgreSQL's text straight to the client without parsing it in Node.
+ */
+export function isoUtcSql(expr: string): string {
+  return `to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+export function objectJsonSql(alias: string): string {
+  return `json_build_object(
+    'id', ${alias}.id,
+    'type', ${alias}.type,
+    'environmentId', ${alias}.environment_id,
+    'metadata', json_build_object('firstSighting', ${isoUtcSql(`${alias}.first_sighting`)}, 'lastSighting', ${isoUtcSql(`${alias}.last_sighting`)}),
+    'properties', ${alias}.properties,
+    'links', ${alias}.links,
+    'tags', to_json(${alias}.tags))`;
+}
+
+/** OntologyObjectWithVersion: `{version, object, validFrom, validTo?}` (validTo omitted when current). */
+export function objectWithVersionJsonSql(alias: string): string {
+  return `json_strip_nulls(json_build_object(
+    'version', ${alias}.version,
+    'validFrom', ${isoUtcSql(`${alias}.valid_from`)},
+    'validTo', ${isoUtcSql(`${alias}.valid_to`)})::jsonb || jsonb_build_object('object', ${objectJsonSql(alias)}))`;
+}

@@ -1,0 +1,22 @@
+/**
+ * Who is calling: every request gets one (API.md §8). With AUTH_MODE=none the user comes from
+ * `X-User-Id` (or `anonymous`) and every environment is visible.
+ */
+export interface CallerContext {
+  userId: string;
+  /** `'*'` means every environment. */
+  environments: '*' | readonly string[];
+  /** The raw Authorization header, forwarded to the other service. */
+  authorization?: string;
+}
+
+export const ALL_ENVIRONMENTS = '*';
+
+export function canSeeEnvironment(caller: CallerContext, environmentId: string): boolean {
+  return caller.environments === ALL_ENVIRONMENTS || caller.environments.includes(environmentId);
+}
+
+/** The visible environments as a SQL parameter: null means "no restriction". */
+export function visibleEnvironmentsParam(caller: CallerContext): string[] | null {
+  return caller.environments === ALL_ENVIRONMENTS ? null : [...caller.environments];
+}

@@ -1,0 +1,85 @@
+/**
+ * Configuration read from the environment (names and defaults as ARCHITECTURE.md lists them),
+ * validated once at start: a bad value stops the app with a message naming every problem.
+ */
+export type AuthMode = 'none';
+
+export class AppConfig {
+  nodeEnv: string;
+  logLevel: string;
+  databaseUrl: string;
+  objectsPort: number;
+  objectSetsPort: number;
+  /** Where the object-sets app reaches the objects app, and vice versa. */
+  objectsUrl: string;
+  objectSetsUrl: string;
+  authMode: AuthMode;
+  objectSetMemberLimit: number;
+  membersCacheTtlSeconds: number;
+  ephemeralSetTtlSeconds: number;
+  pagingTokenSecret: string;
+  bodyLimit: string;
+  dbPoolSize: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEV_PAGING_TOKEN_SECRET = 'ontology-object-service-development-paging-secret';
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max} (got '${raw}')`);
+      return fallback;
+    }
+    return n;
+  };
+  const url = (name: string, fallback?: string): string => {
+    const raw = env[name] || fallback;
+    if (!raw) {
+      problems.push(`${name} is required`);
+      return '';
+    }
+    try {
+      new URL(raw);
+    } catch {
+      problems.push(`${name} must be a URL (got '${raw}')`);
+    }
+    return raw;
+  };
+  const objectsPort = int('OBJECTS_PORT', 3001, 1, 65535);
+  const objectSetsPort = int('OBJECT_SETS_PORT', 3002, 1, 65535);
+  const authMode = (env.AUTH_MODE || 'none') as AuthMode;
+  if (authMode !== 'none') problems.push(`AUTH_MODE must be 'none' (got '${env.AUTH_MODE}')`);
+  const config = Object.assign(new AppConfig(), {
+    nodeEnv: env.NODE_ENV || 'development',
+    logLevel: env.LOG_LEVEL || 'info',
+    databaseUrl: url('DATABASE_URL'),
+    objectsPort,
+    objectSetsPort,
+    objectsUrl: url('OBJECTS_URL', `http://127.0.0.1:${objectsPort}`),
+    objectSetsUrl: url('OBJECT_SETS_URL', `http://127.0.0.1:${objectSetsPort}`),
+    authMode,
+    objectSetMemberLimit: int('OBJECT_SET_MEMBER_LIMIT', 100_000),
+    membersCacheTtlSeconds: int('MEMBERS_CACHE_TTL', 60, 0),
+    ephemeralSetTtlSeconds: int('EPHEMERAL_SET_TTL', 86_400),
+    pagingTokenSecret: env.PAGING_TOKEN_SECRET || DEV_PAGING_TOKEN_SECRET,
+    bodyLimit: env.BODY_LIMIT || '64mb',
+    dbPoolSize: int('DB_POOL_SIZE', 20, 1, 1000),
+  });
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
+    problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got '${config.logLevel}')`);
+  }
+  if (!/^\d+(b|kb|mb|gb)?$/i.test(config.bodyLimit)) problems.push(`BODY_LIMIT must look like 64mb (got '${config.bodyLimit}')`);
+  if (problems.length) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,63 @@
+import { Logger } from '@nestjs/common';
+import { DataSource, DataSourceOptions, MigrationInterface } from 'typeorm';
+
+type MigrationClass = new () => MigrationInterface;
+
+/** TypeORM options for one app's schema: no synchronize, committed migrations only. */
+export function postgresOptions(opts: {
+  url: string;
+  schema: string;
+  migrations: MigrationClass[];
+  poolSize?: number;
+  applicationName: string;
+}): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: opts.url,
+    schema: opts.schema,
+    synchronize: false,
+    migrationsRun: false,
+    migrations: opts.migrations,
+    migrationsTableName: 'migrations',
+    entities: [],
+    extra: {
+      max: opts.poolSize ?? 20,
+      application_name: opts.applicationName,
+      connectionTimeoutMillis: 10_000,
+      // Statements that run away are cut off rather than holding a connection forever.
+      statement_timeout: 120_000,
+    },
+  };
+}
+
+/**
+ * Runs pending migrations under a Postgres advisory lock, so two replicas that start at once
+ * do not race; the second waits and then finds nothing to do.
+ */
+export async function runMigrationsWithLock(dataSource: DataSource, schema: string): Promise<string[]> {
+  const logger = new Logger('Migrations');
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query(`SELECT pg_advisory_lock(hashtext($1))`, [`ontology-migrations:${schema}`]);
+    try {
+      await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      const ran = await dataSource.runMigrations({ transaction: 'each' });
+      if (ran.length) logger.log(`applied ${ran.map((m) => m.name).join(', ')} to schema ${schema}`);
+      return ran.map((m) => m.name);
+    } finally {
+      await runner.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`ontology-migrations:${schema}`]);
+    }
+  } finally {
+    await runner.release();
+  }
+}
+
+const RETRYABLE = new Set(['40001', '40P01', '23505']);
+
+/** Serialization failures, deadlocks and lost insert races: the transaction can simply run again. */
+export function isRetryableTransactionError(error: unknown): boolean {
+  const code = (error as { code?: string; driverError?: { code?: string } })?.code ??
+    (error as { driverError?: { code?: string } })?.driverError?.code;
+  return !!code && RETRYABLE.has(code);
+}

@@ -1,0 +1,44 @@
+import { INestApplication } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { AppConfig } from '../config';
+import { ConjureExceptionFilter } from '../errors';
+import { createValidationPipe } from '../validation';
+
+export interface ApiDocsOptions {
+  title: string;
+  description: string;
+  /** Swagger JSON is served at `/docs/<name>-json` and its UI at `/docs/<name>`. */
+  name: string;
+}
+
+/**
+ * The production HTTP pipeline, shared by main.ts and the e2e tests: body limits, whitelist
+ * validation, the Conjure error filter, Swagger and shutdown hooks.
+ */
+export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions): INestApplication {
+  const config = app.get(AppConfig);
+  app.useLogger(app.get(Logger));
+  app.useBodyParser('json', { limit: config.bodyLimit });
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new ConjureExceptionFilter());
+  app.set('etag', false);
+  app.set('x-powered-by', false);
+  app.enableShutdownHooks();
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle(docs.title)
+      .setDescription(docs.description)
+      .setVersion('1.0')
+      .addBearerAuth()
+      .build(),
+  );
+  SwaggerModule.setup(`docs/${docs.name}`, app, document, {
+    jsonDocumentUrl: `docs/${docs.name}-json`,
+    swaggerOptions: { persistAuthorization: true },
+  });
+  return app;
+}

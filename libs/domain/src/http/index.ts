@@ -1,0 +1,3 @@
+export * from './configure-app';
+export * from './logging.module';
+export * from './health.controller';

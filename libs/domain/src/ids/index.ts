@@ -1,0 +1,2 @@
+export * from './identifier';
+export * from './decorators';

@@ -1,0 +1,76 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { InvalidArgument, InvalidPagingToken } from '../errors';
+
+/**
+ * Keyset paging tokens (API.md §3): opaque (base64url), tamper-evident (HMAC-SHA256 with a
+ * server secret) and bound to their request (a hash of everything that defines the request
+ * except the page size). The position inside is the keyset of the last item returned.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return 'null';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+function bindingHash(binding: unknown): string {
+  return createHash('sha256').update(canonicalJson(binding)).digest('base64url').slice(0, 22);
+}
+
+function sign(secret: string, payload: string): Buffer {
+  return createHmac('sha256', secret).update(payload).digest();
+}
+
+export class PagingTokenCodec {
+  constructor(private readonly secret: string) {}
+
+  encode(binding: unknown, position: unknown): string {
+    const payload = Buffer.from(JSON.stringify({ b: bindingHash(binding), p: position })).toString('base64url');
+    return `${payload}.${sign(this.secret, payload).toString('base64url')}`;
+  }
+
+  /** Returns the position, or throws `InvalidPagingToken`. */
+  decode<T>(token: string, binding: unknown): T {
+    const [payload, mac, extra] = token.split('.');
+    if (!payload || !mac || extra !== undefined) throw new InvalidPagingToken('token is malformed');
+    const expected = sign(this.secret, payload);
+    const given = Buffer.from(mac, 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new InvalidPagingToken('token signature does not match; it was altered or issued by another deployment');
+    }
+    let parsed: { b?: unknown; p?: unknown };
+    try {
+      parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      throw new InvalidPagingToken('token is malformed');
+    }
+    if (parsed.b !== bindingHash(binding)) {
+      throw new InvalidPagingToken('token belongs to a different request; send the same request with only pageSize changed');
+    }
+    return parsed.p as T;
+  }
+}
+
+export interface PageSizeLimits {
+  default: number;
+  max: number;
+}
+
+/** Page size rule (API.md §3): absent → default; below 1 → 400; above max → clamped. */
+export function resolvePageSize(raw: unknown, limits: PageSizeLimits, field = 'pageSize'): number {
+  if (raw === undefined || raw === null || raw === '') return limits.default;
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n)) throw new InvalidArgument(field, 'must be an integer');
+  if (n < 1) throw new InvalidArgument(field, 'must be at least 1');
+  return Math.min(n, limits.max);
+}
+
+export const PAGE_LIMITS = {
+  bulk: { default: 100, max: 1000 },
+  history: { default: 100, max: 1000 },
+  search: { default: 1000, max: 10000 },
+  objectSets: { default: 50, max: 500 },
+} as const satisfies Record<string, PageSizeLimits>;

@@ -1,0 +1,31 @@
+import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { InvalidArgument } from '../errors';
+
+/** The first fault of a class-validator error tree, as a path (`objects[3].id`) and a reason. */
+export function firstValidationFault(errors: ValidationError[], prefix = ''): { path: string; reason: string } {
+  for (const error of errors) {
+    const segment = /^\d+$/.test(error.property) ? `[${error.property}]` : prefix ? `.${error.property}` : error.property;
+    const path = `${prefix}${segment}`;
+    if (error.constraints && Object.keys(error.constraints).length) {
+      const reason = Object.values(error.constraints)[0];
+      return { path, reason };
+    }
+    if (error.children?.length) return firstValidationFault(error.children, path);
+  }
+  return { path: prefix || 'body', reason: 'is invalid' };
+}
+
+/** Whitelist validation (unknown fields are 400) that throws InvalidArgument with the field path. */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    forbidUnknownValues: true,
+    transformOptions: { enableImplicitConversion: false },
+    exceptionFactory: (errors) => {
+      const { path, reason } = firstValidationFault(errors);
+      return new InvalidArgument(path, reason);
+    },
+  });
+}
