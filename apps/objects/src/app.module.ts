@@ -5,10 +5,11 @@ import { AppConfigModule, CallerGuard, HealthController, LoggingModule } from '@
 import { DatabaseModule } from './database/database.module';
 import { OntologyModule } from './ontology/ontology.module';
 import { ObjectsModule } from './objects/objects.module';
+import { ObjectWritesModule } from './object-writes/object-writes.module';
 
 /** The objects app: /objects and /ontology, owning schema `objects`. */
 @Module({
-  imports: [AppConfigModule, LoggingModule, DatabaseModule, TerminusModule, OntologyModule, ObjectsModule],
+  imports: [AppConfigModule, LoggingModule, DatabaseModule, TerminusModule, OntologyModule, ObjectWritesModule, ObjectsModule],
   controllers: [HealthController],
   providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
 })

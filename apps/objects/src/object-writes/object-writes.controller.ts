@@ -1,0 +1,69 @@
+import { Body, Controller, Delete, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Caller, CallerContext, environmentIdFault, identifierFault, InvalidArgument } from '@app/domain';
+import { IngestRequestDto, IngestResponseDto, WriteObjectDto } from './dto/write-object.dto';
+import { ObjectWritesService } from './object-writes.service';
+
+function pathIds(environmentId: string, id: string): void {
+  const envFault = environmentIdFault(environmentId);
+  if (envFault) throw new InvalidArgument('environmentId', `environmentId ${envFault}`);
+  const idFault = identifierFault(id);
+  if (idFault) throw new InvalidArgument('id', `id ${idFault}`);
+}
+
+function parseExpectedVersion(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(raw)) throw new InvalidArgument('expectedVersion', 'must be a non-negative integer (0: the object must not exist)');
+  return Number(raw);
+}
+
+@ApiTags('objects')
+@Controller('objects')
+export class ObjectWritesController {
+  constructor(private readonly writes: ObjectWritesService) {}
+
+  @Put(':environmentId/:id')
+  @ApiOperation({
+    operationId: 'putOntologyObject',
+    summary: 'Creates or replaces an object (201 when created, 200 otherwise); no new version when nothing changed',
+  })
+  @ApiQuery({ name: 'expectedVersion', required: false, type: Number, description: 'Current version expected (0: must not exist); else 409 VersionConflict' })
+  @ApiOkResponse({ description: 'OntologyObjectWithVersion' })
+  async put(
+    @Caller() caller: CallerContext,
+    @Param('environmentId') environmentId: string,
+    @Param('id') id: string,
+    @Query('expectedVersion') expectedVersion: string | undefined,
+    @Body() body: WriteObjectDto,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    pathIds(environmentId, id);
+    const { created, result } = await this.writes.put(caller, environmentId, id, body, parseExpectedVersion(expectedVersion));
+    res.status(created ? 201 : 200);
+    return result;
+  }
+
+  @Delete(':environmentId/:id')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'deleteOntologyObject', summary: 'Ends the current version; history stays readable' })
+  @ApiQuery({ name: 'expectedVersion', required: false, type: Number })
+  @ApiNoContentResponse()
+  async delete(
+    @Caller() caller: CallerContext,
+    @Param('environmentId') environmentId: string,
+    @Param('id') id: string,
+    @Query('expectedVersion') expectedVersion: string | undefined,
+  ): Promise<void> {
+    pathIds(environmentId, id);
+    await this.writes.delete(caller, environmentId, id, parseExpectedVersion(expectedVersion));
+  }
+
+  @Post('ingest')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'ingestOntologyObjects', summary: 'Writes 1 to 10,000 objects, all or nothing' })
+  @ApiOkResponse({ type: IngestResponseDto })
+  ingest(@Caller() caller: CallerContext, @Body() body: IngestRequestDto): Promise<IngestResponseDto> {
+    return this.writes.ingest(caller, body.objects);
+  }
+}

@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { CallerContext, canSeeEnvironment, InvalidArgument, OntologyIndex, PermissionDenied } from '@app/domain';
+import { OntologyService } from '../ontology/ontology.service';
+import { IngestObjectDto, IngestResultDto, WriteObjectDto } from './dto/write-object.dto';
+import { ObjectWritesRepository, WriteOutcome } from './object-writes.repository';
+import { validateObject, ValidatedObject } from './object-validator';
+
+/** The OntologyObjectWithVersion a PUT answers with. */
+export interface ObjectWithVersion {
+  version: number;
+  object: {
+    id: string;
+    type: string;
+    environmentId: string;
+    metadata: { firstSighting: string; lastSighting: string };
+    properties: ValidatedObject['properties'];
+    links: Record<string, string[]>;
+    tags: string[];
+  };
+  validFrom: string;
+}
+
+/** Validates writes against the active ontology and the caller's environments, then stores them. */
+@Injectable()
+export class ObjectWritesService {
+  constructor(
+    private readonly ontology: OntologyService,
+    private readonly repository: ObjectWritesRepository,
+  ) {}
+
+  async put(
+    caller: CallerContext,
+    environmentId: string,
+    id: string,
+    body: WriteObjectDto,
+    expectedVersion?: number,
+  ): Promise<{ created: boolean; result: ObjectWithVersion }> {
+    this.assertWritable(caller, environmentId);
+    const ontology = await this.ontology.getActiveIndex();
+    const object = validateObject({ ...body, environmentId, id }, ontology);
+    const [outcome] = await this.repository.write([object], this.typesOf(ontology), expectedVersion);
+    return { created: outcome.created, result: toObjectWithVersion(outcome) };
+  }
+
+  async ingest(caller: CallerContext, objects: IngestObjectDto[]): Promise<{ results: IngestResultDto[] }> {
+    const seen = new Map<string, number>();
+    objects.forEach((o, i) => {
+      this.assertWritable(caller, o.environmentId);
+      const k = `${o.environmentId}\u0000${o.id}`;
+      if (seen.has(k)) {
+        throw new InvalidArgument(`objects[${i}]`, `object (${o.environmentId}, ${o.id}) appears twice in the batch (also objects[${seen.get(k)}])`);
+      }
+      seen.set(k, i);
+    });
+    const ontology = await this.ontology.getActiveIndex();
+    const validated = objects.map((o, i) => validateObject(o, ontology, `objects[${i}].`));
+    const outcomes = await this.repository.write(validated, this.typesOf(ontology));
+    return {
+      results: outcomes.map((o) => ({ environmentId: o.object.environmentId, id: o.object.id, version: o.version, changed: o.changed })),
+    };
+  }
+
+  async delete(caller: CallerContext, environmentId: string, id: string, expectedVersion?: number): Promise<void> {
+    this.assertWritable(caller, environmentId);
+    await this.repository.delete(environmentId, id, expectedVersion);
+  }
+
+  private assertWritable(caller: CallerContext, environmentId: string): void {
+    if (!canSeeEnvironment(caller, environmentId)) {
+      throw new PermissionDenied(`no write access to environment '${environmentId}'`, { environmentId });
+    }
+  }
+
+  private typesOf(ontology: OntologyIndex) {
+    return (o: ValidatedObject, propertyId: string) => ontology.objectTypes.get(o.type)?.propertyMap.get(propertyId)?.type;
+  }
+}
+
+export function toObjectWithVersion(o: WriteOutcome): ObjectWithVersion {
+  return {
+    version: o.version,
+    object: {
+      id: o.object.id,
+      type: o.object.type,
+      environmentId: o.object.environmentId,
+      metadata: { firstSighting: o.firstSighting.toISOString(), lastSighting: o.lastSighting.toISOString() },
+      properties: o.object.properties,
+      links: o.object.links,
+      tags: o.object.tags,
+    },
+    validFrom: o.validFrom.toISOString(),
+  };
+}

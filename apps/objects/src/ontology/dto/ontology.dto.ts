@@ -1,0 +1,66 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsIdentifier, PROPERTY_TYPES, PropertyType } from '@app/domain';
+
+export class PropertyDefinitionDto {
+  @IsIdentifier({ description: 'Property id, unique within its object type', example: 'name' })
+  id: string;
+
+  @ApiProperty({ enum: PROPERTY_TYPES, example: 'string' })
+  @IsIn(PROPERTY_TYPES as unknown as string[], { message: `type must be one of ${PROPERTY_TYPES.join(', ')}` })
+  type: PropertyType;
+
+  /** Several values (each with its own origin) allowed. */
+  @IsOptional()
+  @IsBoolean()
+  multi?: boolean;
+}
+
+export class ObjectTypeDefinitionDto {
+  @IsIdentifier({ example: 'person' })
+  id: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(1024)
+  displayName?: string;
+
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @ValidateNested({ each: true })
+  @Type(() => PropertyDefinitionDto)
+  properties: PropertyDefinitionDto[];
+}
+
+export class LinkTypeDefinitionDto {
+  @IsIdentifier({ example: 'worksFor' })
+  id: string;
+
+  @IsIdentifier({ description: 'Object type the link starts from', example: 'person' })
+  sourceType: string;
+
+  @IsIdentifier({ description: 'Object type the link points to', example: 'company' })
+  targetType: string;
+}
+
+/** Body of `PUT /ontology`: publishes a new version and makes it active. */
+export class PublishOntologyDto {
+  @IsArray()
+  @ArrayMaxSize(10000)
+  @ValidateNested({ each: true })
+  @Type(() => ObjectTypeDefinitionDto)
+  objectTypes: ObjectTypeDefinitionDto[];
+
+  @IsArray()
+  @ArrayMaxSize(10000)
+  @ValidateNested({ each: true })
+  @Type(() => LinkTypeDefinitionDto)
+  linkTypes: LinkTypeDefinitionDto[];
+}
+
+export class OntologyVersionDto extends PublishOntologyDto {
+  @ApiProperty({ example: 1, description: 'Ontology version; 0 before anything is published' })
+  version: number;
+}
+

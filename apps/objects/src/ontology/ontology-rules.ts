@@ -1,0 +1,40 @@
+import { InvalidArgument, OntologyDefinition } from '@app/domain';
+
+/**
+ * Semantic checks of an ontology beyond its shape (API.md §6): unique ids and link types that
+ * name existing object types. Returns the definition as it is stored (only known fields).
+ */
+export function checkOntology(def: OntologyDefinition): OntologyDefinition {
+  const typeIds = new Map<string, number>();
+  def.objectTypes.forEach((t, i) => {
+    if (typeIds.has(t.id)) {
+      throw new InvalidArgument(`objectTypes[${i}].id`, `duplicate object type id '${t.id}' (also objectTypes[${typeIds.get(t.id)}])`);
+    }
+    typeIds.set(t.id, i);
+    const propIds = new Map<string, number>();
+    t.properties.forEach((p, j) => {
+      if (propIds.has(p.id)) {
+        throw new InvalidArgument(
+          `objectTypes[${i}].properties[${j}].id`,
+          `duplicate property id '${p.id}' in object type '${t.id}' (also properties[${propIds.get(p.id)}])`,
+        );
+      }
+      propIds.set(p.id, j);
+    });
+  });
+  const linkIds = new Map<string, number>();
+  def.linkTypes.forEach((l, i) => {
+    if (linkIds.has(l.id)) throw new InvalidArgument(`linkTypes[${i}].id`, `duplicate link type id '${l.id}' (also linkTypes[${linkIds.get(l.id)}])`);
+    linkIds.set(l.id, i);
+    if (!typeIds.has(l.sourceType)) throw new InvalidArgument(`linkTypes[${i}].sourceType`, `unknown object type '${l.sourceType}'`);
+    if (!typeIds.has(l.targetType)) throw new InvalidArgument(`linkTypes[${i}].targetType`, `unknown object type '${l.targetType}'`);
+  });
+  return {
+    objectTypes: def.objectTypes.map((t) => ({
+      id: t.id,
+      ...(t.displayName !== undefined ? { displayName: t.displayName } : {}),
+      properties: t.properties.map((p) => ({ id: p.id, type: p.type, ...(p.multi !== undefined ? { multi: p.multi } : {}) })),
+    })),
+    linkTypes: def.linkTypes.map((l) => ({ id: l.id, sourceType: l.sourceType, targetType: l.targetType })),
+  };
+}

@@ -1,0 +1,34 @@
+import { Body, Controller, Get, HttpCode, Param, Put } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { InvalidArgument, OntologyVersion } from '@app/domain';
+import { OntologyVersionDto, PublishOntologyDto } from './dto/ontology.dto';
+import { OntologyService } from './ontology.service';
+
+@ApiTags('ontology')
+@Controller('ontology')
+export class OntologyController {
+  constructor(private readonly ontology: OntologyService) {}
+
+  @Get()
+  @ApiOperation({ operationId: 'getOntology', summary: 'The active ontology version (version 0 and empty lists before any publish)' })
+  @ApiOkResponse({ type: OntologyVersionDto })
+  getActive(): Promise<OntologyVersion> {
+    return this.ontology.getActive();
+  }
+
+  @Get('versions/:version')
+  @ApiOperation({ operationId: 'getOntologyVersion', summary: 'One published ontology version (404 OntologyVersionNotFound)' })
+  @ApiOkResponse({ type: OntologyVersionDto })
+  getVersion(@Param('version') version: string): Promise<OntologyVersion> {
+    if (!/^\d{1,9}$/.test(version)) throw new InvalidArgument('version', 'must be a non-negative integer');
+    return this.ontology.getVersion(Number(version));
+  }
+
+  @Put()
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'publishOntology', summary: 'Publishes a new ontology version (n+1) and makes it active' })
+  @ApiOkResponse({ type: OntologyVersionDto })
+  publish(@Body() body: PublishOntologyDto): Promise<OntologyVersion> {
+    return this.ontology.publish(body);
+  }
+}
