@@ -1,0 +1,49 @@
+import { InvalidArgument, InvalidPagingToken } from '../errors';
+import { canonicalJson, PagingTokenCodec, resolvePageSize } from './paging-token';
+
+describe('paging tokens', () => {
+  const codec = new PagingTokenCodec('secret');
+  const binding = { op: 'bulk', objectIds: ['a', 'b'] };
+
+  it('round-trips a position for the same request', () => {
+    const token = codec.encode(binding, { i: 3, e: 'prod' });
+    expect(codec.decode(token, { objectIds: ['a', 'b'], op: 'bulk' })).toEqual({ i: 3, e: 'prod' });
+  });
+
+  it('is opaque (no plain JSON on the wire)', () => {
+    expect(codec.encode(binding, { i: 1 })).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+  });
+
+  it('rejects a token from a different request', () => {
+    const token = codec.encode(binding, { i: 3 });
+    expect(() => codec.decode(token, { op: 'bulk', objectIds: ['a', 'c'] })).toThrow(InvalidPagingToken);
+  });
+
+  it('rejects a tampered token', () => {
+    const token = codec.encode(binding, { i: 3 });
+    const [payload, mac] = token.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), p: { i: 0 } })).toString('base64url');
+    expect(() => codec.decode(`${forged}.${mac}`, binding)).toThrow(InvalidPagingToken);
+    expect(() => new PagingTokenCodec('other').decode(token, binding)).toThrow(InvalidPagingToken);
+  });
+
+  it.each(['', 'garbage', 'a.b.c', '....'])('rejects the malformed token %p', (token) => {
+    expect(() => codec.decode(token, binding)).toThrow(InvalidPagingToken);
+  });
+
+  it('canonicalises JSON independent of key order and undefined fields', () => {
+    expect(canonicalJson({ b: 1, a: [{ y: 2, x: undefined, w: null }] })).toBe('{"a":[{"w":null,"y":2}],"b":1}');
+  });
+});
+
+describe('page sizes', () => {
+  const limits = { default: 100, max: 1000 };
+  it('defaults, clamps and accepts numeric strings', () => {
+    expect(resolvePageSize(undefined, limits)).toBe(100);
+    expect(resolvePageSize('7', limits)).toBe(7);
+    expect(resolvePageSize(5000, limits)).toBe(1000);
+  });
+  it.each([0, -1, '0', 'abc', '1.5', 2.5])('rejects %p with InvalidArgument', (v) => {
+    expect(() => resolvePageSize(v, limits)).toThrow(InvalidArgument);
+  });
+});

@@ -1,0 +1,37 @@
+import { Type } from 'class-transformer';
+import { IsArray, IsString, ValidateNested } from 'class-validator';
+import { InvalidArgument } from '../errors';
+import { createValidationPipe } from './validation.pipe';
+
+class Item {
+  @IsString()
+  id: string;
+}
+class Body {
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => Item)
+  items: Item[];
+}
+
+describe('the validation pipe', () => {
+  const pipe = createValidationPipe();
+  const meta = { type: 'body' as const, metatype: Body };
+
+  it('names the path of the first fault', async () => {
+    await expect(pipe.transform({ items: [{ id: 'a' }, { id: 3 }] }, meta)).rejects.toMatchObject({
+      errorName: 'InvalidArgument',
+      parameters: { path: 'items[1].id' },
+    });
+  });
+
+  it('rejects unknown fields, also nested', async () => {
+    await expect(pipe.transform({ items: [], extra: 1 }, meta)).rejects.toBeInstanceOf(InvalidArgument);
+    await expect(pipe.transform({ items: [{ id: 'a', x: 1 }] }, meta)).rejects.toMatchObject({ parameters: { path: 'items[0].x' } });
+  });
+
+  it('passes valid bodies through as class instances', async () => {
+    const out = await pipe.transform({ items: [{ id: 'a' }] }, meta);
+    expect(out).toBeInstanceOf(Body);
+  });
+});
