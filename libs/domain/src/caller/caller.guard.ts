@@ -4,6 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { identifierFault } from '../ids';
 import { InvalidArgument } from '../errors';
 import { ALL_ENVIRONMENTS, CallerContext } from './caller-context';
+import { TokenVerifier } from './token-verifier';
 
 const PUBLIC_KEY = 'ontology:public';
 /** Marks a route that needs no credentials (health checks). */
@@ -11,29 +12,38 @@ export const Public = () => SetMetadata(PUBLIC_KEY, true);
 
 type RequestWithCaller = { headers: Record<string, string | string[] | undefined>; caller?: CallerContext };
 
-/** Gives every request a caller context; later auth modes only add branches here. */
+const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
+
+/**
+ * Gives every request a caller context before anything else runs (so 401 comes before 404):
+ * AUTH_MODE=jwt verifies the bearer token; AUTH_MODE=none takes `X-User-Id` (or `anonymous`)
+ * and makes every environment visible.
+ */
 @Injectable()
 export class CallerGuard implements CanActivate {
+  private readonly verifier?: TokenVerifier;
+
   constructor(
     private readonly reflector: Reflector,
     @Inject(AppConfig) private readonly config: AppConfig,
-  ) {}
+  ) {
+    if (config.authMode === 'jwt') this.verifier = new TokenVerifier(config);
+  }
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<RequestWithCaller>();
     const isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, [context.getHandler(), context.getClass()]);
     if (isPublic) return true;
-    const header = req.headers['x-user-id'];
-    const userId = Array.isArray(header) ? header[0] : header;
+    const authorization = first(req.headers['authorization']);
+    if (this.verifier) {
+      req.caller = await this.verifier.verify(authorization);
+      return true;
+    }
+    const userId = first(req.headers['x-user-id']);
     if (userId !== undefined && identifierFault(userId)) {
       throw new InvalidArgument('header.X-User-Id', identifierFault(userId)!);
     }
-    const authorization = req.headers['authorization'];
-    req.caller = {
-      userId: userId ?? 'anonymous',
-      environments: ALL_ENVIRONMENTS,
-      authorization: Array.isArray(authorization) ? authorization[0] : authorization,
-    };
+    req.caller = { userId: userId ?? 'anonymous', environments: ALL_ENVIRONMENTS, authorization };
     return true;
   }
 }

@@ -35,3 +35,17 @@ describe('configuration', () => {
     );
   });
 });
+
+describe('auth configuration', () => {
+  const base = { DATABASE_URL: 'postgres://u@localhost/db' };
+  it('needs a key for jwt mode', () => {
+    expect(() => loadConfig({ ...base, AUTH_MODE: 'jwt' })).toThrow(/AUTH_JWT_SECRET/);
+    expect(() => loadConfig({ ...base, AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'short' })).toThrow(/at least 32/);
+    expect(() => loadConfig({ ...base, AUTH_MODE: 'jwt', AUTH_JWT_PUBLIC_KEY: 'not a key' })).toThrow(/PEM/);
+    expect(loadConfig({ ...base, AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'x'.repeat(32) }).authMode).toBe('jwt');
+  });
+  it('refuses AUTH_MODE=none in production unless AUTH_ALLOW_NONE=true', () => {
+    expect(() => loadConfig({ ...base, NODE_ENV: 'production' })).toThrow(/AUTH_ALLOW_NONE/);
+    expect(loadConfig({ ...base, NODE_ENV: 'production', AUTH_ALLOW_NONE: 'true' }).authMode).toBe('none');
+  });
+});

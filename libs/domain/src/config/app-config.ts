@@ -1,8 +1,10 @@
+import { createPublicKey } from 'node:crypto';
+
 /**
  * Configuration read from the environment (names and defaults as ARCHITECTURE.md lists them),
  * validated once at start: a bad value stops the app with a message naming every problem.
  */
-export type AuthMode = 'none';
+export type AuthMode = 'none' | 'jwt';
 
 export class AppConfig {
   nodeEnv: string;
@@ -14,6 +16,10 @@ export class AppConfig {
   objectsUrl: string;
   objectSetsUrl: string;
   authMode: AuthMode;
+  /** HS256 shared secret (AUTH_MODE=jwt). */
+  authJwtSecret?: string;
+  /** RS256/ES256 public key, PEM (AUTH_MODE=jwt). */
+  authJwtPublicKey?: string;
   objectSetMemberLimit: number;
   membersCacheTtlSeconds: number;
   ephemeralSetTtlSeconds: number;
@@ -59,9 +65,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const objectsPort = int('OBJECTS_PORT', 3001, 1, 65535);
   const objectSetsPort = int('OBJECT_SETS_PORT', 3002, 1, 65535);
   const authMode = (env.AUTH_MODE || 'none') as AuthMode;
-  if (authMode !== 'none') problems.push(`AUTH_MODE must be 'none' (got '${env.AUTH_MODE}')`);
+  const nodeEnv = env.NODE_ENV || 'development';
+  const authJwtSecret = env.AUTH_JWT_SECRET || undefined;
+  // PEM keys often arrive through env files with literal "\n"
+  const authJwtPublicKey = env.AUTH_JWT_PUBLIC_KEY ? env.AUTH_JWT_PUBLIC_KEY.replace(/\\n/g, '\n') : undefined;
+  if (authMode !== 'none' && authMode !== 'jwt') problems.push(`AUTH_MODE must be 'none' or 'jwt' (got '${env.AUTH_MODE}')`);
+  if (authMode === 'jwt') {
+    if (!authJwtSecret && !authJwtPublicKey) problems.push('AUTH_MODE=jwt needs AUTH_JWT_SECRET (HS256) or AUTH_JWT_PUBLIC_KEY (RS256/ES256, PEM)');
+    if (authJwtSecret && authJwtPublicKey) problems.push('set only one of AUTH_JWT_SECRET and AUTH_JWT_PUBLIC_KEY');
+    if (authJwtSecret && authJwtSecret.length < 32) problems.push('AUTH_JWT_SECRET must be at least 32 characters');
+    if (authJwtPublicKey) {
+      try {
+        createPublicKey(authJwtPublicKey);
+      } catch {
+        problems.push('AUTH_JWT_PUBLIC_KEY is not a PEM public key');
+      }
+    }
+  }
+  if (authMode === 'none' && nodeEnv === 'production' && env.AUTH_ALLOW_NONE !== 'true') {
+    problems.push('AUTH_MODE=none is refused with NODE_ENV=production; set AUTH_MODE=jwt, or AUTH_ALLOW_NONE=true to accept that anyone can read and write everything');
+  }
   const config = Object.assign(new AppConfig(), {
-    nodeEnv: env.NODE_ENV || 'development',
+    nodeEnv,
     logLevel: env.LOG_LEVEL || 'info',
     databaseUrl: url('DATABASE_URL'),
     objectsPort,
@@ -69,6 +94,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     objectsUrl: url('OBJECTS_URL', `http://127.0.0.1:${objectsPort}`),
     objectSetsUrl: url('OBJECT_SETS_URL', `http://127.0.0.1:${objectSetsPort}`),
     authMode,
+    authJwtSecret,
+    authJwtPublicKey,
     objectSetMemberLimit: int('OBJECT_SET_MEMBER_LIMIT', 100_000),
     membersCacheTtlSeconds: int('MEMBERS_CACHE_TTL', 60, 0),
     ephemeralSetTtlSeconds: int('EPHEMERAL_SET_TTL', 86_400),

@@ -19,7 +19,15 @@ export interface ApiDocsOptions {
  */
 export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions): INestApplication {
   const config = app.get(AppConfig);
-  app.useLogger(app.get(Logger));
+  const logger = app.get(Logger);
+  app.useLogger(logger);
+  if (config.authMode === 'none') {
+    logger.warn(
+      '!!! AUTH_MODE=none: no authentication. Anyone who can reach this port can read and write every environment. ' +
+        'Set AUTH_MODE=jwt (with AUTH_JWT_SECRET or AUTH_JWT_PUBLIC_KEY) for any shared deployment. !!!',
+      'Auth',
+    );
+  }
   app.useBodyParser('json', { limit: config.bodyLimit });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ConjureExceptionFilter());
