@@ -1,0 +1,19 @@
+import { SignJWT } from 'jose';
+
+/** The HS256 secret the auth e2e tests configure (AUTH_JWT_SECRET). */
+export const TEST_JWT_SECRET = 'test-secret-for-the-e2e-suite-0123456789';
+
+export const JWT_ENV = { AUTH_MODE: 'jwt', AUTH_JWT_SECRET: TEST_JWT_SECRET };
+
+/** A signed token; `expiresIn` seconds from now (negative: already expired). */
+export function token(sub: string, environments: string[], opts: { expiresIn?: number; secret?: string } = {}): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ environments })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(sub)
+    .setIssuedAt()
+    .setExpirationTime(now + (opts.expiresIn ?? 300))
+    .sign(new TextEncoder().encode(opts.secret ?? TEST_JWT_SECRET));
+}
+
+export const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
