@@ -20,8 +20,7 @@ export function objectJsonSql(alias: string): string {
 
 /** OntologyObjectWithVersion: `{version, object, validFrom, validTo?}` (validTo omitted when current). */
 export function objectWithVersionJsonSql(alias: string): string {
-  return `json_strip_nulls(json_build_object(
-    'version', ${alias}.version,
-    'validFrom', ${isoUtcSql(`${alias}.valid_from`)},
-    'validTo', ${isoUtcSql(`${alias}.valid_to`)})::jsonb || jsonb_build_object('object', ${objectJsonSql(alias)}))`;
+  const head = `'version', ${alias}.version, 'object', ${objectJsonSql(alias)}, 'validFrom', ${isoUtcSql(`${alias}.valid_from`)}`;
+  return `CASE WHEN ${alias}.valid_to IS NULL THEN json_build_object(${head})
+               ELSE json_build_object(${head}, 'validTo', ${isoUtcSql(`${alias}.valid_to`)}) END`;
 }

@@ -1,0 +1,160 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import {
+  Caller,
+  CallerContext,
+  environmentIdFault,
+  identifierFault,
+  InvalidArgument,
+  PAGE_LIMITS,
+  parseDatetime,
+  resolvePageSize,
+} from '@app/domain';
+import {
+  BulkLoadObjectRequestDto,
+  ObjectHistoryPageDto,
+  ObjectPageDto,
+  OntologyObjectDto,
+  OntologyObjectWithVersionDto,
+} from './dto/object-reads.dto';
+import { ObjectsService } from './objects.service';
+
+function checkId(field: string, value: string): void {
+  const fault = identifierFault(value);
+  if (fault) throw new InvalidArgument(field, `${field} ${fault}`);
+}
+
+function checkEnvironmentId(value: string): void {
+  const fault = environmentIdFault(value);
+  if (fault) throw new InvalidArgument('environmentId', `environmentId ${fault}`);
+}
+
+function optionalString(field: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new InvalidArgument(field, `${field} must be given once, as a string`);
+  return value;
+}
+
+function requiredDatetime(field: string, value: unknown): Date {
+  if (value === undefined || value === '') throw new InvalidArgument(field, `${field} is required`);
+  const parsed = parseDatetime(value);
+  if (!parsed.ok) throw new InvalidArgument(field, `${field} ${parsed.reason}`);
+  return parsed.value;
+}
+
+/** Hands PostgreSQL-rendered JSON text to the client as is. */
+function sendJson(res: Response, json: string): void {
+  res.status(200).type('application/json').send(json);
+}
+
+@ApiTags('objects')
+@Controller('objects')
+export class ObjectsController {
+  constructor(private readonly objects: ObjectsService) {}
+
+  @Post('bulk')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'bulkLoadOntologyObjects',
+    summary: 'Loads objects by id, in request order; unknown or invisible ids are omitted; an id in several environments yields each',
+  })
+  @ApiQuery({ name: 'pageSize', required: false, type: Number, description: 'Default 100, maximum 1000 (clamped)' })
+  @ApiQuery({ name: 'pagingToken', required: false, type: String })
+  @ApiBody({ type: BulkLoadObjectRequestDto })
+  @ApiOkResponse({ type: ObjectPageDto })
+  async bulk(
+    @Caller() caller: CallerContext,
+    @Body() body: BulkLoadObjectRequestDto,
+    @Query('pageSize') pageSize: unknown,
+    @Query('pagingToken') pagingToken: unknown,
+    @Res() res: Response,
+  ): Promise<void> {
+    const size = resolvePageSize(pageSize, PAGE_LIMITS.bulk);
+    sendJson(res, await this.objects.bulk(caller, body.objectIds, size, optionalString('pagingToken', pagingToken)));
+  }
+
+  @Get('versioned/:environmentId/:id')
+  @ApiOperation({
+    operationId: 'getObjectAtVersion',
+    summary: 'Reads an object at a version or at a timestamp (exactly one of the two)',
+  })
+  @ApiQuery({ name: 'version', required: false, type: Number, description: 'Logical version, from 1' })
+  @ApiQuery({ name: 'timestamp', required: false, type: String, description: 'RFC 3339 datetime with an offset' })
+  @ApiOkResponse({ type: OntologyObjectWithVersionDto })
+  async atVersion(
+    @Caller() caller: CallerContext,
+    @Param('environmentId') environmentId: string,
+    @Param('id') id: string,
+    @Query('version') versionRaw: unknown,
+    @Query('timestamp') timestampRaw: unknown,
+    @Res() res: Response,
+  ): Promise<void> {
+    checkEnvironmentId(environmentId);
+    checkId('id', id);
+    const version = optionalString('version', versionRaw);
+    const timestamp = optionalString('timestamp', timestampRaw);
+    if ((version === undefined) === (timestamp === undefined)) {
+      throw new InvalidArgument('version', 'give exactly one of version or timestamp');
+    }
+    let at: { version: number } | { timestamp: Date };
+    if (version !== undefined) {
+      const n = /^-?\d{1,16}$/.test(version) ? Number(version) : NaN;
+      if (!Number.isSafeInteger(n)) throw new InvalidArgument('version', 'version must be an integer');
+      if (n < 1) throw new InvalidArgument('version', 'version must be at least 1');
+      at = { version: n };
+    } else {
+      at = { timestamp: requiredDatetime('timestamp', timestamp) };
+    }
+    sendJson(res, await this.objects.atVersion(caller, environmentId, id, at));
+  }
+
+  @Get(':environmentId/:id/history')
+  @ApiOperation({
+    operationId: 'getObjectHistory',
+    summary: 'Versions whose validity [validFrom, validTo) overlaps [startTime, endTime], ascending by version',
+  })
+  @ApiQuery({ name: 'startTime', required: true, type: String, description: 'RFC 3339 datetime with an offset' })
+  @ApiQuery({ name: 'endTime', required: true, type: String, description: 'RFC 3339 datetime with an offset' })
+  @ApiQuery({ name: 'pageSize', required: false, type: Number, description: 'Default 100, maximum 1000 (clamped)' })
+  @ApiQuery({ name: 'pagingToken', required: false, type: String })
+  @ApiOkResponse({ type: ObjectHistoryPageDto })
+  async history(
+    @Caller() caller: CallerContext,
+    @Param('environmentId') environmentId: string,
+    @Param('id') id: string,
+    @Query('startTime') startRaw: unknown,
+    @Query('endTime') endRaw: unknown,
+    @Query('pageSize') pageSize: unknown,
+    @Query('pagingToken') pagingToken: unknown,
+    @Res() res: Response,
+  ): Promise<void> {
+    checkEnvironmentId(environmentId);
+    checkId('id', id);
+    const startTime = requiredDatetime('startTime', optionalString('startTime', startRaw));
+    const endTime = requiredDatetime('endTime', optionalString('endTime', endRaw));
+    if (startTime.getTime() > endTime.getTime()) throw new InvalidArgument('startTime', 'startTime must not be after endTime');
+    const size = resolvePageSize(pageSize, PAGE_LIMITS.history);
+    const token = optionalString('pagingToken', pagingToken);
+    sendJson(res, await this.objects.history(caller, environmentId, id, { startTime, endTime }, size, token));
+  }
+
+  @Get(':id')
+  @ApiOperation({
+    operationId: 'loadOntologyObject',
+    summary: 'Reads one object; without environmentId, an id in several visible environments is 409 ObjectIdAmbiguous',
+  })
+  @ApiQuery({ name: 'environmentId', required: false, type: String })
+  @ApiOkResponse({ type: OntologyObjectDto })
+  async load(
+    @Caller() caller: CallerContext,
+    @Param('id') id: string,
+    @Query('environmentId') environmentIdRaw: unknown,
+    @Res() res: Response,
+  ): Promise<void> {
+    checkId('id', id);
+    const environmentId = optionalString('environmentId', environmentIdRaw);
+    if (environmentId !== undefined) checkEnvironmentId(environmentId);
+    sendJson(res, await this.objects.load(caller, id, environmentId));
+  }
+}
