@@ -1,0 +1,159 @@
+// The demo ontology and data set that `npm start` loads on first start (unless DEMO_DATA=false).
+// Deterministic: the same objects every time, so the README's examples always work.
+
+export const DEMO_ONTOLOGY = {
+  objectTypes: [
+    {
+      id: 'person',
+      displayName: 'Person',
+      properties: [
+        { id: 'name', type: 'string' },
+        { id: 'email', type: 'string', multi: true },
+        { id: 'age', type: 'long' },
+        { id: 'rating', type: 'double' },
+        { id: 'active', type: 'boolean' },
+        { id: 'born', type: 'date' },
+        { id: 'lastLogin', type: 'timestamp' },
+        { id: 'home', type: 'geopoint' },
+      ],
+    },
+    {
+      id: 'company',
+      displayName: 'Company',
+      properties: [
+        { id: 'name', type: 'string' },
+        { id: 'industry', type: 'string' },
+        { id: 'founded', type: 'date' },
+        { id: 'headquarters', type: 'geopoint' },
+      ],
+    },
+    {
+      id: 'project',
+      displayName: 'Project',
+      properties: [
+        { id: 'name', type: 'string' },
+        { id: 'description', type: 'string' },
+        { id: 'budget', type: 'double' },
+        { id: 'deadline', type: 'timestamp' },
+      ],
+    },
+  ],
+  linkTypes: [
+    { id: 'worksFor', sourceType: 'person', targetType: 'company' },
+    { id: 'knows', sourceType: 'person', targetType: 'person' },
+    { id: 'memberOf', sourceType: 'person', targetType: 'project' },
+    { id: 'ownedBy', sourceType: 'project', targetType: 'company' },
+  ],
+};
+
+const FIRST = ['Ada', 'Alan', 'Grace', 'Edsger', 'Barbara', 'Donald', 'Frances', 'John', 'Margaret', 'Ken', 'Radia', 'Tim', 'Katherine', 'Dennis', 'Hedy', 'Linus'];
+const LAST = ['Lovelace', 'Turing', 'Hopper', 'Dijkstra', 'Liskov', 'Knuth', 'Allen', 'McCarthy', 'Hamilton', 'Thompson', 'Perlman', 'Berners-Lee'];
+const INDUSTRIES = ['software', 'aerospace', 'energy', 'finance', 'health'];
+const ORIGINS = ['crm', 'hr', 'web', 'partner-feed'];
+const TAGS = ['vip', 'new', 'churn-risk', 'internal', 'audited'];
+const ENVIRONMENTS = ['prod', 'staging'];
+
+/** A tiny seeded PRNG (mulberry32), so the demo is the same on every machine. */
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const pad = (n, w = 3) => String(n).padStart(w, '0');
+
+/**
+ * Two batches: the initial objects, then a second round that changes some of them (so they
+ * have several versions). Objects in `prod` and a smaller copy of some in `staging`.
+ */
+export function demoBatches() {
+  const r = rng(42);
+  const pick = (xs) => xs[Math.floor(r() * xs.length)];
+  const day = (y, m, d) => `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+  const first = [];
+  const companies = 30;
+  const projects = 40;
+  const people = 260;
+  for (const env of ENVIRONMENTS) {
+    const scale = env === 'prod' ? 1 : 0.25;
+    const nc = Math.ceil(companies * scale), np = Math.ceil(projects * scale), nh = Math.ceil(people * scale);
+    // Staging ids carry a suffix, except company-001, which exists in both (GET /objects/company-001 is 409 ObjectIdAmbiguous).
+    const ref = (type, i) => (env === 'prod' || (type === 'company' && i === 1) ? `${type}-${pad(i)}` : `${type}-${pad(i)}-stg`);
+    for (let i = 1; i <= nc; i++) {
+      first.push({
+        environmentId: env,
+        id: ref('company', i),
+        type: 'company',
+        properties: [
+          { id: 'name', value: `${pick(LAST)} ${pick(['Labs', 'Systems', 'Industries', 'Works'])} ${i}`, origin: pick(ORIGINS) },
+          { id: 'industry', value: pick(INDUSTRIES), origin: 'partner-feed' },
+          { id: 'founded', value: day(1950 + Math.floor(r() * 70), 1 + Math.floor(r() * 12), 1 + Math.floor(r() * 28)), origin: 'web' },
+          { id: 'headquarters', value: { lat: Math.round((r() * 140 - 70) * 1e4) / 1e4, lon: Math.round((r() * 340 - 170) * 1e4) / 1e4 }, origin: 'web' },
+        ],
+        tags: r() < 0.3 ? ['audited'] : [],
+        metadata: { firstSighting: '2026-01-01T00:00:00Z', lastSighting: '2026-06-01T00:00:00Z' },
+      });
+    }
+    for (let i = 1; i <= np; i++) {
+      first.push({
+        environmentId: env,
+        id: ref('project', i),
+        type: 'project',
+        properties: [
+          { id: 'name', value: `Project ${pick(['Apollo', 'Gemini', 'Mercury', 'Voyager', 'Pioneer', 'Juno'])} ${i}`, origin: 'crm' },
+          { id: 'description', value: `A ${pick(['fast', 'careful', 'bold', 'quiet'])} effort to ${pick(['map', 'index', 'search', 'link', 'version'])} the ${pick(['ontology', 'archive', 'fleet', 'graph'])}`, origin: 'crm' },
+          { id: 'budget', value: Math.round(r() * 1e6) / 100, origin: 'hr' },
+          { id: 'deadline', value: `${day(2026 + Math.floor(r() * 3), 1 + Math.floor(r() * 12), 1 + Math.floor(r() * 28))}T12:00:00Z`, origin: 'crm' },
+        ],
+        links: { ownedBy: [ref('company', 1 + Math.floor(r() * nc))] },
+        tags: r() < 0.2 ? ['internal'] : [],
+        metadata: { firstSighting: '2026-02-01T00:00:00Z', lastSighting: '2026-06-01T00:00:00Z' },
+      });
+    }
+    for (let i = 1; i <= nh; i++) {
+      const firstName = FIRST[i % FIRST.length];
+      const lastName = LAST[Math.floor(i / FIRST.length) % LAST.length];
+      const handle = `${firstName}.${lastName}`.toLowerCase();
+      const knows = [...new Set(Array.from({ length: Math.floor(r() * 3) }, () => ref('person', 1 + Math.floor(r() * nh))))].filter((x) => x !== ref('person', i));
+      const month = 1 + Math.floor(r() * 5);
+      first.push({
+        environmentId: env,
+        id: ref('person', i),
+        type: 'person',
+        properties: [
+          { id: 'name', value: `${firstName} ${lastName}`, origin: 'crm', trigger: 'import-1' },
+          { id: 'email', value: `${handle}@example.com`, origin: 'crm' },
+          ...(r() < 0.4 ? [{ id: 'email', value: `${handle}@work.example`, origin: 'hr' }] : []),
+          { id: 'age', value: 20 + Math.floor(r() * 50), origin: 'hr' },
+          { id: 'rating', value: Math.round(r() * 500) / 100, origin: 'web' },
+          { id: 'active', value: r() < 0.8, origin: 'hr' },
+          { id: 'born', value: day(1950 + Math.floor(r() * 50), 1 + Math.floor(r() * 12), 1 + Math.floor(r() * 28)), origin: 'hr' },
+          { id: 'lastLogin', value: `2026-0${month}-${pad(1 + Math.floor(r() * 28), 2)}T0${Math.floor(r() * 10)}:30:00+01:00`, origin: 'web' },
+          { id: 'home', value: { lat: Math.round((r() * 120 - 60) * 1e4) / 1e4, lon: Math.round((r() * 300 - 150) * 1e4) / 1e4 }, origin: 'partner-feed' },
+        ],
+        links: {
+          worksFor: [ref('company', 1 + Math.floor(r() * nc))],
+          ...(knows.length ? { knows } : {}),
+          ...(r() < 0.6 ? { memberOf: [ref('project', 1 + Math.floor(r() * np))] } : {}),
+        },
+        tags: TAGS.filter(() => r() < 0.15),
+        metadata: { firstSighting: `2026-0${month}-01T00:00:00Z`, lastSighting: `2026-0${month + 1}-01T00:00:00Z` },
+      });
+    }
+  }
+  // The second round: every fifth person changes (a new version), the rest are re-sighted only.
+  const second = first
+    .filter((o) => o.type === 'person' && Number(o.id.split('-')[1]) % 5 === 0)
+    .map((o) => ({
+      ...o,
+      properties: o.properties.map((p) => (p.id === 'age' ? { ...p, value: p.value + 1, trigger: 'birthday' } : p)),
+      tags: [...new Set([...o.tags, 'audited'])].sort(),
+      metadata: { firstSighting: o.metadata.firstSighting, lastSighting: '2026-07-01T00:00:00Z' },
+    }));
+  return [first, second];
+}

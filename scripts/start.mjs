@@ -1,0 +1,161 @@
+#!/usr/bin/env node
+// `npm start`: the whole product on one machine.
+//  1. PostgreSQL: DATABASE_URL when set, otherwise an embedded one with data under DATA_DIR (.data/).
+//  2. Both apps as child processes (the same dist/ entry points as the Docker images).
+//  3. A gateway on GATEWAY_PORT serving /objects, /ontology, /object-sets, /health/* and /docs.
+//  4. A demo ontology and data set on first start, unless DEMO_DATA=false.
+// Stops everything, embedded database included, on SIGINT/SIGTERM.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEmbeddedPostgres } from './lib/embedded-postgres.mjs';
+import { startGateway } from './lib/gateway.mjs';
+import { DEMO_ONTOLOGY, demoBatches } from './lib/demo-data.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const env = process.env;
+
+function fail(message) {
+  console.error(`npm start: ${message}`);
+  process.exit(2);
+}
+
+function port(name, fallback) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) fail(`${name} must be a TCP port (1-65535), got '${raw}'`);
+  return n;
+}
+
+const gatewayPort = port('GATEWAY_PORT', 8080);
+const objectsPort = port('OBJECTS_PORT', 3001);
+const objectSetsPort = port('OBJECT_SETS_PORT', 3002);
+const dataDir = resolve(root, env.DATA_DIR || '.data');
+const demo = !['false', '0', 'no'].includes(String(env.DEMO_DATA ?? 'true').toLowerCase());
+const apps = [
+  { name: 'objects', entry: 'dist/apps/objects/apps/objects/src/main.js', port: objectsPort },
+  { name: 'object-sets', entry: 'dist/apps/object-sets/apps/object-sets/src/main.js', port: objectSetsPort },
+];
+for (const a of apps) if (!existsSync(join(root, a.entry))) fail(`${a.entry} is missing; run \`npm run build\` first (npm start does).`);
+
+const children = [];
+let database;
+let gateway;
+let stopping = false;
+
+async function stop(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  console.log('npm start: stopping…');
+  gateway?.close();
+  gateway?.closeAllConnections?.();
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise((res) => {
+          if (c.exitCode !== null || c.signalCode !== null) return res();
+          const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
+          c.once('exit', () => (clearTimeout(timer), res()));
+          c.kill('SIGTERM');
+        }),
+    ),
+  );
+  if (database) {
+    await database.stop().catch((e) => console.error('npm start: embedded PostgreSQL did not stop cleanly:', e));
+    console.log('npm start: embedded PostgreSQL stopped');
+  }
+  process.exit(code);
+}
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+
+async function waitReady(url, child, name, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} (see its log above)`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`${name} was not ready at ${url} after ${timeoutMs / 1000} s`);
+}
+
+async function request(method, url, body) {
+  const res = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-user-id': 'demo', ...(env.DEMO_AUTHORIZATION ? { authorization: env.DEMO_AUTHORIZATION } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+async function loadDemo(objectsUrl) {
+  const ontology = await request('GET', `${objectsUrl}/ontology`);
+  if (ontology.version > 0) {
+    console.log(`npm start: ontology version ${ontology.version} already present; demo data not loaded again`);
+    return;
+  }
+  await request('PUT', `${objectsUrl}/ontology`, DEMO_ONTOLOGY);
+  let count = 0;
+  for (const batch of demoBatches()) {
+    await request('POST', `${objectsUrl}/objects/ingest`, { objects: batch });
+    count += batch.length;
+  }
+  console.log(`npm start: demo data loaded (ontology v1, ${count} writes; try GET /objects/person-001)`);
+}
+
+async function main() {
+  let databaseUrl = env.DATABASE_URL;
+  if (!databaseUrl) {
+    console.log(`npm start: DATABASE_URL is not set; starting an embedded PostgreSQL with data in ${dataDir}`);
+    database = await startEmbeddedPostgres({ dataDir, onLog: () => undefined });
+    databaseUrl = database.url;
+    console.log(`npm start: embedded PostgreSQL at ${databaseUrl}`);
+  }
+  const objectsUrl = `http://127.0.0.1:${objectsPort}`;
+  const objectSetsUrl = `http://127.0.0.1:${objectSetsPort}`;
+  const childEnv = {
+    ...env,
+    DATABASE_URL: databaseUrl,
+    OBJECTS_PORT: String(objectsPort),
+    OBJECT_SETS_PORT: String(objectSetsPort),
+    OBJECTS_URL: env.OBJECTS_URL || objectsUrl,
+    OBJECT_SETS_URL: env.OBJECT_SETS_URL || objectSetsUrl,
+    HOST: env.HOST || '127.0.0.1',
+  };
+  // Migrations take an advisory lock, so the two apps may start together.
+  for (const a of apps) {
+    const child = spawn(process.execPath, [join(root, a.entry)], { env: childEnv, stdio: 'inherit' });
+    child.on('exit', (code, signal) => {
+      if (!stopping) {
+        console.error(`npm start: ${a.name} exited (${signal ?? code}); stopping everything`);
+        void stop(1);
+      }
+    });
+    children.push(child);
+  }
+  await Promise.all(apps.map((a, i) => waitReady(`http://127.0.0.1:${a.port}/health/ready`, children[i], a.name)));
+  gateway = await startGateway({ port: gatewayPort, objectsUrl, objectSetsUrl });
+  if (demo) await loadDemo(objectsUrl);
+  const base = `http://localhost:${gatewayPort}`;
+  console.log(`
+  Ontology object service is running.
+    Gateway     ${base}   (/objects, /ontology, /object-sets, /health/ready)
+    Swagger UI  ${base}/docs
+    objects     ${objectsUrl}   object-sets ${objectSetsUrl}
+  Press Ctrl+C to stop.
+`);
+}
+
+main().catch((e) => {
+  console.error(`npm start: ${e.message ?? e}`);
+  void stop(1);
+});
