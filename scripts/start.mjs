@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres } from './lib/embedded-postgres.mjs';
 import { startGateway } from './lib/gateway.mjs';
 import { DEMO_ONTOLOGY, demoBatches } from './lib/demo-data.mjs';
+import { SignJWT } from 'jose';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -86,10 +87,20 @@ async function waitReady(url, child, name, timeoutMs = 120_000) {
   throw new Error(`${name} was not ready at ${url} after ${timeoutMs / 1000} s`);
 }
 
+let demoAuthorization;
 async function request(method, url, body) {
+  // With AUTH_MODE=jwt and an HS256 secret, the loader signs itself a short-lived token for every environment.
+  if (demoAuthorization === undefined && env.AUTH_MODE === 'jwt' && env.AUTH_JWT_SECRET) {
+    const jwt = await new SignJWT({ environments: ['*'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('demo-loader')
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode(env.AUTH_JWT_SECRET));
+    demoAuthorization = `Bearer ${jwt}`;
+  }
   const res = await fetch(url, {
     method,
-    headers: { 'content-type': 'application/json', 'x-user-id': 'demo', ...(env.DEMO_AUTHORIZATION ? { authorization: env.DEMO_AUTHORIZATION } : {}) },
+    headers: { 'content-type': 'application/json', 'x-user-id': 'demo', ...(demoAuthorization ? { authorization: demoAuthorization } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
