@@ -6,10 +6,11 @@ import { DatabaseModule } from './database/database.module';
 import { OntologyModule } from './ontology/ontology.module';
 import { ObjectsModule } from './objects/objects.module';
 import { ObjectWritesModule } from './object-writes/object-writes.module';
+import { SearchModule } from './search/search.module';
 
 /** The objects app: /objects and /ontology, owning schema `objects`. */
 @Module({
-  imports: [AppConfigModule, LoggingModule, DatabaseModule, TerminusModule, OntologyModule, ObjectWritesModule, ObjectsModule],
+  imports: [AppConfigModule, LoggingModule, DatabaseModule, TerminusModule, OntologyModule, ObjectWritesModule, SearchModule, ObjectsModule],
   controllers: [HealthController],
   providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
 })

@@ -1,4 +1,5 @@
 import { InitialSchema1764000000000 } from './1764000000000-InitialSchema';
+import { SearchIndexes1764100000000 } from './1764100000000-SearchIndexes';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
-export const OBJECTS_MIGRATIONS = [InitialSchema1764000000000];
+export const OBJECTS_MIGRATIONS = [InitialSchema1764000000000, SearchIndexes1764100000000];

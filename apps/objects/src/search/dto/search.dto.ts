@@ -1,0 +1,42 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+
+/** ObjectSearchRequest (seed §2). `filter` is checked by the filter validator (400 InvalidFilter). */
+export class ObjectSearchRequestDto {
+  @ApiProperty({
+    description: 'An ObjectSearchFilter in the union encoding {"type": "<variant>", "<variant>": {...}} (API §7)',
+    type: 'object',
+    additionalProperties: true,
+    example: { type: 'and', and: { filters: [{ type: 'objectType', objectType: { types: ['person'] } }, { type: 'tag', tag: { tags: ['vip'] } }] } },
+  })
+  @Allow()
+  filter: unknown;
+
+  @ApiPropertyOptional({ description: "Return each match's outgoing links grouped by link id", default: false })
+  @IsOptional()
+  @IsBoolean()
+  loadLinks?: boolean;
+
+  @ApiPropertyOptional({ description: 'Only members of this object set (ObjectSetId)', example: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  startingSet?: string;
+}
+
+export class OntologyObjectIdsAndLinksDto {
+  @ApiProperty({ example: 'p-1' }) id: string;
+  @ApiProperty({ example: 'prod' }) environmentId: string;
+  @ApiPropertyOptional({
+    description: 'Present only when loadLinks is true ({} when none)',
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { worksFor: ['c-7'] },
+  })
+  links?: Record<string, string[]>;
+}
+
+export class ObjectIdsAndLinksPageDto {
+  @ApiProperty({ type: [OntologyObjectIdsAndLinksDto] }) objects: OntologyObjectIdsAndLinksDto[];
+  @ApiPropertyOptional({ description: 'Present only when more objects follow' }) pagingToken?: string;
+}

@@ -1,0 +1,391 @@
+/**
+ * Compiles a validated ObjectSearchFilter (API.md §7) into ONE parameterized SQL boolean
+ * expression over a row alias of `objects.object`. No value is ever written into the SQL
+ * text: every value is a `$n` placeholder whose value is pushed onto `SqlParams`; lists are
+ * one array parameter each. Property predicates are `EXISTS` over `objects.property_value`
+ * so that multi-valued semantics hold ("any value satisfies it") and `not` negates the whole
+ * predicate. The expressions match `SEARCH_INDEX_DDL` exactly, so the planner can use them.
+ */
+import { ObjectSearchFilter, OntologyIndex, PropertyType, PropertyValue, parseDatetime, propertyValueFault } from '@app/domain';
+
+/** Positional parameters for one statement. */
+export class SqlParams {
+  readonly values: unknown[];
+
+  /** `initial`: parameters the statement already has; new ones are numbered after them. */
+  constructor(initial: unknown[] = []) {
+    this.values = [...initial];
+  }
+
+  /** Appends a value and returns its placeholder (`$n`). */
+  add(v: unknown): string {
+    this.values.push(v);
+    return `$${this.values.length}`;
+  }
+}
+
+export interface CompileFilterOptions {
+  /**
+   * Environments the caller may see. The caller ANDs its own visibility clause onto the outer
+   * row; when this is a list, objects reached through `linkedFrom` / `linksTo` are restricted
+   * to it too, so a hidden object never reveals itself through a link. `'*'` (or absent): all.
+   */
+  visibleEnvironments?: readonly string[] | '*';
+}
+
+/**
+ * Strings are indexed by their first STRING_INDEX_CHARS characters (`left(value_string, N)`):
+ * a btree entry must stay under ~2.7 kB, and string values may be longer. Equality, ranges
+ * and prefixes use the truncated key for the index and recheck on the full value.
+ */
+export const STRING_INDEX_CHARS = 300;
+
+/**
+ * Indexes (and expression statistics) the compiled expressions are written for (schema
+ * `objects`). Every indexed expression appears verbatim in what `compileFilter` emits, and each
+ * partial index's predicate is implied by the compiled predicate (geopoints say so explicitly:
+ * the planner cannot infer `value_geo IS NOT NULL` from `value_geo[0] = x`). Run ANALYZE after.
+ */
+export const SEARCH_INDEX_DDL: string[] = [
+  // propertyEquals / propertyIn / propertyRange / propertyPrefix (case-sensitive) on strings.
+  // The column is COLLATE "C", so the btree orders by code point and serves LIKE 'abc%'.
+  `CREATE INDEX IF NOT EXISTS property_value_string_idx ON objects.property_value (property_id, left(value_string, ${STRING_INDEX_CHARS})) WHERE value_string IS NOT NULL`,
+  // propertyPrefix with caseInsensitive: lower() under the database's default collation
+  // (Unicode-aware), text_pattern_ops so LIKE 'abc%' is a range scan whatever the collation.
+  `CREATE INDEX IF NOT EXISTS property_value_string_lower_idx ON objects.property_value (property_id, lower(left(value_string, ${STRING_INDEX_CHARS}) COLLATE "default") text_pattern_ops) WHERE value_string IS NOT NULL`,
+  // The partial indexes above keep no statistics on their expressions; these do, so the
+  // planner sees how selective a string equality / prefix is and drives the search from it.
+  `CREATE STATISTICS IF NOT EXISTS property_value_string_key_stats ON (left(value_string, ${STRING_INDEX_CHARS})) FROM objects.property_value`,
+  `CREATE STATISTICS IF NOT EXISTS property_value_string_lower_stats ON (lower(left(value_string, ${STRING_INDEX_CHARS}) COLLATE "default")) FROM objects.property_value`,
+  // propertyText: full text in the `simple` configuration.
+  `CREATE INDEX IF NOT EXISTS property_value_text_idx ON objects.property_value USING gin (to_tsvector('simple', value_string)) WHERE value_string IS NOT NULL`,
+  `CREATE STATISTICS IF NOT EXISTS property_value_text_stats ON (to_tsvector('simple', value_string)) FROM objects.property_value`,
+  // long and double share value_number.
+  `CREATE INDEX IF NOT EXISTS property_value_number_idx ON objects.property_value (property_id, value_number) WHERE value_number IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_boolean_idx ON objects.property_value (property_id, value_boolean) WHERE value_boolean IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_date_idx ON objects.property_value (property_id, value_date) WHERE value_date IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_timestamp_idx ON objects.property_value (property_id, value_timestamp) WHERE value_timestamp IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_geo_idx ON objects.property_value (property_id, (value_geo[0]), (value_geo[1])) WHERE value_geo IS NOT NULL`,
+  // propertyOrigin, with or without propertyId.
+  `CREATE INDEX IF NOT EXISTS property_value_origin_idx ON objects.property_value (origin, property_id)`,
+  // hasLink with targetIds: link_target_idx starts with environment_id, which the filter lacks.
+  `CREATE INDEX IF NOT EXISTS link_link_target_idx ON objects.link (link_id, target_id)`,
+  // tag (&& and @>), objectType, sightings.
+  `CREATE INDEX IF NOT EXISTS object_tags_idx ON objects.object USING gin (tags)`,
+  `CREATE INDEX IF NOT EXISTS object_type_idx ON objects.object (type)`,
+  `CREATE INDEX IF NOT EXISTS object_first_sighting_idx ON objects.object (first_sighting)`,
+  `CREATE INDEX IF NOT EXISTS object_last_sighting_idx ON objects.object (last_sighting)`,
+];
+
+/** Typed storage of property values: long and double share value_number. */
+type Column = 'string' | 'number' | 'boolean' | 'date' | 'timestamp' | 'geopoint';
+const COLUMN_OF: Record<PropertyType, Column> = {
+  string: 'string',
+  long: 'number',
+  double: 'number',
+  boolean: 'boolean',
+  date: 'date',
+  timestamp: 'timestamp',
+  geopoint: 'geopoint',
+};
+const COLUMN_ORDER: Column[] = ['string', 'number', 'boolean', 'date', 'timestamp', 'geopoint'];
+/** Column and parameter cast of the scalar columns. */
+const SCALAR: Record<Exclude<Column, 'geopoint'>, { column: string; cast: string }> = {
+  string: { column: 'value_string', cast: 'text' },
+  number: { column: 'value_number', cast: 'float8' },
+  boolean: { column: 'value_boolean', cast: 'boolean' },
+  date: { column: 'value_date', cast: 'date' },
+  timestamp: { column: 'value_timestamp', cast: 'timestamptz' },
+};
+
+/** First `n` code points, as PostgreSQL's `left(text, n)` counts characters. */
+export function leftChars(s: string, n: number): string {
+  const chars = [...s];
+  return chars.length <= n ? s : chars.slice(0, n).join('');
+}
+
+/** Escapes `\`, `%` and `_` so a LIKE pattern matches them literally (default escape `\`). */
+export function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+interface Context {
+  ontology: OntologyIndex;
+  params: SqlParams;
+  options: CompileFilterOptions;
+  aliases: number;
+  visibleParam?: string;
+}
+
+/**
+ * Compiles a filter that `validateFilter` accepted into a SQL boolean expression over the
+ * `objects.object` row `alias`, pushing its values onto `params`.
+ */
+export function compileFilter(
+  filter: ObjectSearchFilter,
+  ontology: OntologyIndex,
+  alias: string,
+  params: SqlParams,
+  options: CompileFilterOptions = {},
+): string {
+  // Nested subqueries use generated aliases (o1, pv2, l3, g4 …); an outer alias of that form
+  // could be shadowed inside them and silently change the meaning.
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(alias) || /^(o|pv|l|g)\d+$/.test(alias)) {
+    throw new Error(`compileFilter: alias '${alias}' is not a plain identifier or collides with generated aliases`);
+  }
+  return compile(filter, alias, { ontology, params, options, aliases: 0 });
+}
+
+function nextAlias(ctx: Context, prefix: string): string {
+  return `${prefix}${ctx.aliases++}`;
+}
+
+function compile(f: ObjectSearchFilter, o: string, ctx: Context): string {
+  const p = ctx.params;
+  switch (f.type) {
+    case 'and':
+      return f.and.filters.length ? `(${f.and.filters.map((x) => compile(x, o, ctx)).join(' AND ')})` : 'TRUE';
+    case 'or':
+      return f.or.filters.length ? `(${f.or.filters.map((x) => compile(x, o, ctx)).join(' OR ')})` : 'FALSE';
+    case 'not':
+      return `NOT (${compile(f.not.filter, o, ctx)})`;
+    case 'all':
+      return 'TRUE';
+    case 'objectType':
+      return `${o}.type = ANY(${p.add(f.objectType.types)}::text[])`;
+    case 'environment':
+      return `${o}.environment_id = ANY(${p.add(f.environment.environmentIds)}::text[])`;
+    case 'objectId':
+      return `${o}.id = ANY(${p.add(f.objectId.ids)}::text[])`;
+    case 'tag':
+      return `${o}.tags ${f.tag.match === 'ALL' ? '@>' : '&&'} ${p.add(f.tag.tags)}::text[]`;
+    case 'propertyExists':
+      return propertyExists(o, ctx, f.propertyExists.propertyId, () => undefined);
+    case 'propertyEquals': {
+      const { propertyId, value } = f.propertyEquals;
+      const columns = columnsFitting(ctx, propertyId, [value]);
+      if (columns.length === 0) return 'FALSE';
+      return propertyExists(o, ctx, propertyId, (pv) => anyOf(columns.map((c) => equals(pv, c, value, ctx))));
+    }
+    case 'propertyIn': {
+      const { propertyId, values } = f.propertyIn;
+      const columns = columnsFitting(ctx, propertyId, values);
+      if (columns.length === 0) return 'FALSE';
+      return propertyExists(o, ctx, propertyId, (pv) =>
+        anyOf(columns.map((c) => inList(pv, c, values.filter((v) => fits(ctx, propertyId, c, v)), ctx))),
+      );
+    }
+    case 'propertyRange': {
+      const { propertyId, ...bounds } = f.propertyRange;
+      const present = (['gt', 'gte', 'lt', 'lte'] as const).filter((b) => bounds[b] !== undefined);
+      const values = present.map((b) => bounds[b] as PropertyValue);
+      // A column applies when every bound is a value of it (the validator guarantees one does).
+      const columns = rangeColumns(ctx, propertyId).filter((c) => values.every((v) => fits(ctx, propertyId, c, v)));
+      if (columns.length === 0 || present.length === 0) return 'FALSE';
+      return propertyExists(o, ctx, propertyId, (pv) =>
+        anyOf(columns.map((c) => allOf(present.map((b) => compare(pv, c, b, bounds[b] as PropertyValue, ctx))))),
+      );
+    }
+    case 'propertyPrefix': {
+      const { propertyId, prefix, caseInsensitive } = f.propertyPrefix;
+      return propertyExists(o, ctx, propertyId, (pv) => prefixPredicate(pv, prefix, caseInsensitive === true, ctx));
+    }
+    case 'propertyText': {
+      const { propertyId, query, match } = f.propertyText;
+      const predicate = (pv: string) => `to_tsvector('simple', ${pv}.value_string) @@ ${tsquery(query, match ?? 'ALL_TERMS', ctx)}`;
+      if (propertyId !== undefined) return propertyExists(o, ctx, propertyId, predicate);
+      const pv = nextAlias(ctx, 'pv');
+      return `EXISTS (SELECT 1 FROM objects.property_value ${pv} WHERE ${pv}.environment_id = ${o}.environment_id AND ${pv}.object_id = ${o}.id AND ${pv}.value_string IS NOT NULL AND ${predicate(pv)})`;
+    }
+    case 'propertyOrigin': {
+      const { origin, propertyId } = f.propertyOrigin;
+      const pv = nextAlias(ctx, 'pv');
+      const originParam = p.add(origin);
+      const property = propertyId === undefined ? '' : ` AND ${pv}.property_id = ${p.add(propertyId)}::text`;
+      return `EXISTS (SELECT 1 FROM objects.property_value ${pv} WHERE ${pv}.environment_id = ${o}.environment_id AND ${pv}.object_id = ${o}.id AND ${pv}.origin = ${originParam}::text${property})`;
+    }
+    case 'hasLink': {
+      const { linkId, targetIds } = f.hasLink;
+      const l = nextAlias(ctx, 'l');
+      const link = p.add(linkId);
+      const targets = targetIds === undefined ? '' : ` AND ${l}.target_id = ANY(${p.add(targetIds)}::text[])`;
+      return `EXISTS (SELECT 1 FROM objects.link ${l} WHERE ${l}.environment_id = ${o}.environment_id AND ${l}.source_id = ${o}.id AND ${l}.link_id = ${link}::text${targets})`;
+    }
+    case 'linkedFrom':
+      return linked(o, ctx, f.linkedFrom.linkId, f.linkedFrom.source, 'source_id', 'target_id');
+    case 'linksTo':
+      return linked(o, ctx, f.linksTo.linkId, f.linksTo.target, 'target_id', 'source_id');
+    case 'firstSighting':
+    case 'lastSighting': {
+      const column = `${o}.${f.type === 'firstSighting' ? 'first_sighting' : 'last_sighting'}`;
+      const { start, end } = f.type === 'firstSighting' ? f.firstSighting : f.lastSighting;
+      const parts: string[] = [];
+      if (start !== undefined) parts.push(`${column} >= ${p.add(instant(start))}::timestamptz`);
+      if (end !== undefined) parts.push(`${column} < ${p.add(instant(end))}::timestamptz`);
+      return allOf(parts);
+    }
+    case 'sightedDuring': {
+      const { start, end } = f.sightedDuring;
+      return `(${o}.first_sighting <= ${p.add(instant(end))}::timestamptz AND ${o}.last_sighting >= ${p.add(instant(start))}::timestamptz)`;
+    }
+  }
+}
+
+function anyOf(parts: string[]): string {
+  if (parts.length === 0) return 'FALSE';
+  return parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`;
+}
+
+function allOf(parts: string[]): string {
+  if (parts.length === 0) return 'TRUE';
+  return parts.length === 1 ? parts[0] : `(${parts.join(' AND ')})`;
+}
+
+/**
+ * `EXISTS` over the values of one property of the object `o`, with an optional value predicate.
+ * Callers decide "matches nothing" before calling, so no parameter is ever left unreferenced
+ * (PostgreSQL cannot type an unused parameter).
+ */
+function propertyExists(o: string, ctx: Context, propertyId: string, valuePredicate: (pv: string) => string | undefined): string {
+  const pv = nextAlias(ctx, 'pv');
+  const property = ctx.params.add(propertyId);
+  const predicate = valuePredicate(pv);
+  const extra = predicate === undefined ? '' : ` AND ${predicate}`;
+  return `EXISTS (SELECT 1 FROM objects.property_value ${pv} WHERE ${pv}.environment_id = ${o}.environment_id AND ${pv}.object_id = ${o}.id AND ${pv}.property_id = ${property}::text${extra})`;
+}
+
+function typesOf(ctx: Context, propertyId: string): PropertyType[] {
+  return [...(ctx.ontology.propertyTypes.get(propertyId) ?? [])];
+}
+
+/** Whether `value` is a value of one of the property's types stored in `column`. */
+function fits(ctx: Context, propertyId: string, column: Column, value: unknown): boolean {
+  return typesOf(ctx, propertyId).some((t) => COLUMN_OF[t] === column && propertyValueFault(t, value) === undefined);
+}
+
+/** The columns of the property's types that at least one of `values` fits, in a fixed order. */
+function columnsFitting(ctx: Context, propertyId: string, values: readonly unknown[]): Column[] {
+  return COLUMN_ORDER.filter((c) => values.some((v) => fits(ctx, propertyId, c, v)));
+}
+
+function rangeColumns(ctx: Context, propertyId: string): Column[] {
+  const types = typesOf(ctx, propertyId);
+  return COLUMN_ORDER.filter((c) => c !== 'boolean' && c !== 'geopoint' && types.some((t) => COLUMN_OF[t] === c));
+}
+
+function instant(datetime: string): string {
+  const parsed = parseDatetime(datetime);
+  if (!parsed.ok) throw new Error(`unvalidated datetime in filter: ${parsed.reason}`);
+  return parsed.value.toISOString();
+}
+
+/** The parameter value for a scalar column (timestamps normalised to UTC instants). */
+function scalarParam(column: Column, value: PropertyValue): unknown {
+  return column === 'timestamp' ? instant(value as string) : value;
+}
+
+function stringKey(pv: string): string {
+  return `left(${pv}.value_string, ${STRING_INDEX_CHARS})`;
+}
+
+function equals(pv: string, column: Column, value: PropertyValue, ctx: Context): string {
+  const p = ctx.params;
+  if (column === 'geopoint') {
+    const g = value as { lat: number; lon: number };
+    return `(${pv}.value_geo IS NOT NULL AND ${pv}.value_geo[0] = ${p.add(g.lon)}::float8 AND ${pv}.value_geo[1] = ${p.add(g.lat)}::float8)`;
+  }
+  if (column === 'string') {
+    const v = p.add(value);
+    return `(${stringKey(pv)} = left(${v}::text, ${STRING_INDEX_CHARS}) AND ${pv}.value_string = ${v}::text)`;
+  }
+  const { column: col, cast } = SCALAR[column];
+  return `${pv}.${col} = ${p.add(scalarParam(column, value))}::${cast}`;
+}
+
+function inList(pv: string, column: Column, values: PropertyValue[], ctx: Context): string {
+  const p = ctx.params;
+  if (column === 'geopoint') {
+    const g = nextAlias(ctx, 'g');
+    const points = values as { lat: number; lon: number }[];
+    const lons = p.add(points.map((x) => x.lon));
+    const lats = p.add(points.map((x) => x.lat));
+    return `EXISTS (SELECT 1 FROM unnest(${lons}::float8[], ${lats}::float8[]) AS ${g}(lon, lat) WHERE ${pv}.value_geo IS NOT NULL AND ${pv}.value_geo[0] = ${g}.lon AND ${pv}.value_geo[1] = ${g}.lat)`;
+  }
+  if (column === 'string') {
+    const strings = values as string[];
+    const keys = p.add([...new Set(strings.map((s) => leftChars(s, STRING_INDEX_CHARS)))]);
+    return `(${stringKey(pv)} = ANY(${keys}::text[]) AND ${pv}.value_string = ANY(${p.add(strings)}::text[]))`;
+  }
+  const { column: col, cast } = SCALAR[column];
+  return `${pv}.${col} = ANY(${p.add(values.map((v) => scalarParam(column, v)))}::${cast}[])`;
+}
+
+const OPERATOR = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+function compare(pv: string, column: Column, bound: keyof typeof OPERATOR, value: PropertyValue, ctx: Context): string {
+  const p = ctx.params;
+  const op = OPERATOR[bound];
+  if (column === 'string') {
+    // Truncation is monotonic in code-point order, so the key bound is never stricter.
+    const v = p.add(value);
+    const keyOp = bound === 'gt' || bound === 'gte' ? '>=' : '<=';
+    return `(${stringKey(pv)} ${keyOp} left(${v}::text, ${STRING_INDEX_CHARS}) AND ${pv}.value_string ${op} ${v}::text)`;
+  }
+  if (column === 'geopoint' || column === 'boolean') return 'FALSE'; // unreachable after validation
+  const { column: col, cast } = SCALAR[column];
+  return `${pv}.${col} ${op} ${p.add(scalarParam(column, value))}::${cast}`;
+}
+
+function prefixPredicate(pv: string, prefix: string, caseInsensitive: boolean, ctx: Context): string {
+  const p = ctx.params;
+  const short = leftChars(prefix, STRING_INDEX_CHARS);
+  const keyPattern = p.add(`${escapeLike(short)}%`);
+  const fullPattern = short === prefix ? undefined : p.add(`${escapeLike(prefix)}%`);
+  if (caseInsensitive) {
+    const key = `lower(${stringKey(pv)} COLLATE "default") LIKE lower(${keyPattern}::text COLLATE "default")`;
+    return fullPattern === undefined
+      ? key
+      : `(${key} AND lower(${pv}.value_string COLLATE "default") LIKE lower(${fullPattern}::text COLLATE "default"))`;
+  }
+  const key = `${stringKey(pv)} LIKE ${keyPattern}::text`;
+  return fullPattern === undefined ? key : `(${key} AND ${pv}.value_string LIKE ${fullPattern}::text)`;
+}
+
+/**
+ * The tsquery for a text match, in the `simple` configuration, so the query is tokenized
+ * exactly like the values and can never inject tsquery operators. ANY_TERM takes the AND query
+ * `plainto_tsquery` builds and turns every top-level ` & ` into ` | `: lexemes never contain
+ * blanks (the `simple` configuration drops blank and tag tokens), so this only rewrites the
+ * operators. Every function here is immutable, so with a bound parameter the planner folds the
+ * query to a constant and estimates it like any other.
+ */
+function tsquery(query: string, match: 'ALL_TERMS' | 'ANY_TERM' | 'PHRASE', ctx: Context): string {
+  const q = ctx.params.add(query);
+  switch (match) {
+    case 'ALL_TERMS':
+      return `plainto_tsquery('simple', ${q}::text)`;
+    case 'PHRASE':
+      return `phraseto_tsquery('simple', ${q}::text)`;
+    case 'ANY_TERM':
+      return `replace(plainto_tsquery('simple', ${q}::text)::text, ' & ', ' | ')::tsquery`;
+  }
+}
+
+/**
+ * `linkedFrom` (`near` = source_id: objects linking to `o`) and `linksTo` (`near` = target_id:
+ * objects `o` links to). The other end must exist, be visible and match `nested`.
+ */
+function linked(o: string, ctx: Context, linkId: string, nested: ObjectSearchFilter, otherEnd: string, thisEnd: string): string {
+  const l = nextAlias(ctx, 'l');
+  const other = nextAlias(ctx, 'o');
+  const link = ctx.params.add(linkId);
+  const parts = [`${l}.environment_id = ${o}.environment_id`, `${l}.${thisEnd} = ${o}.id`, `${l}.link_id = ${link}::text`];
+  const visible = ctx.options.visibleEnvironments;
+  if (visible !== undefined && visible !== '*') {
+    ctx.visibleParam ??= ctx.params.add([...visible]);
+    parts.push(`${other}.environment_id = ANY(${ctx.visibleParam}::text[])`);
+  }
+  const condition = compile(nested, other, ctx);
+  if (condition !== 'TRUE') parts.push(condition);
+  return `EXISTS (SELECT 1 FROM objects.link ${l} JOIN objects.object ${other} ON ${other}.environment_id = ${l}.environment_id AND ${other}.id = ${l}.${otherEnd} WHERE ${parts.join(' AND ')})`;
+}

@@ -1,0 +1,35 @@
+import { Body, Controller, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Caller, CallerContext, InvalidArgument, PAGE_LIMITS, resolvePageSize } from '@app/domain';
+import { ObjectIdsAndLinksPageDto, ObjectSearchRequestDto } from './dto/search.dto';
+import { SearchService } from './search.service';
+
+@ApiTags('objects')
+@Controller('objects')
+export class SearchController {
+  constructor(private readonly search: SearchService) {}
+
+  @Post('search')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'searchObjects',
+    summary: 'Ids (and optionally outgoing links) of the objects matching a filter, ordered by (environmentId, id)',
+  })
+  @ApiQuery({ name: 'pageSize', required: false, type: Number, description: 'Default 1000, maximum 10000 (clamped)' })
+  @ApiQuery({ name: 'pagingToken', required: false, type: String })
+  @ApiBody({ type: ObjectSearchRequestDto })
+  @ApiOkResponse({ type: ObjectIdsAndLinksPageDto })
+  async searchObjects(
+    @Caller() caller: CallerContext,
+    @Body() body: ObjectSearchRequestDto,
+    @Query('pageSize') pageSize: unknown,
+    @Query('pagingToken') pagingToken: unknown,
+    @Res() res: Response,
+  ): Promise<void> {
+    const size = resolvePageSize(pageSize, PAGE_LIMITS.search);
+    if (pagingToken !== undefined && typeof pagingToken !== 'string') throw new InvalidArgument('pagingToken', 'pagingToken must be given once');
+    const json = await this.search.search(caller, body, size, pagingToken);
+    res.status(200).type('application/json').send(json);
+  }
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { ObjectsModule } from '../objects/objects.module';
+import { OntologyModule } from '../ontology/ontology.module';
+import { ObjectSetsClient } from './object-sets.client';
+import { SearchController } from './search.controller';
+import { SearchRepository } from './search.repository';
+import { SearchService } from './search.service';
+
+/** searchObjects: the filter language compiled to one SQL statement per page. */
+@Module({
+  imports: [OntologyModule, ObjectsModule],
+  controllers: [SearchController],
+  providers: [SearchService, SearchRepository, ObjectSetsClient],
+})
+export class SearchModule {}

@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import {
+  CallerContext,
+  filterOf,
+  InvalidFilter,
+  ObjectSearchFilter,
+  PagingTokenCodec,
+  validateFilter,
+  visibleEnvironmentsParam,
+} from '@app/domain';
+import { OntologyService } from '../ontology/ontology.service';
+import { pageJson } from '../objects/objects.service';
+import { ObjectSetsClient } from './object-sets.client';
+import { SearchPosition, SearchRepository } from './search.repository';
+
+export interface SearchRequest {
+  filter: unknown;
+  loadLinks?: boolean;
+  startingSet?: string;
+}
+
+/** searchObjects: validate, compile to one SQL statement, keyset-page by (environmentId, id). */
+@Injectable()
+export class SearchService {
+  constructor(
+    private readonly ontology: OntologyService,
+    private readonly repository: SearchRepository,
+    private readonly tokens: PagingTokenCodec,
+    private readonly objectSets: ObjectSetsClient,
+  ) {}
+
+  async search(caller: CallerContext, body: SearchRequest, pageSize: number, pagingToken?: string): Promise<string> {
+    if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
+    const ontology = await this.ontology.getActiveIndex();
+    let filter = validateFilter(body.filter, ontology, 'filter');
+    const loadLinks = body.loadLinks === true;
+    const binding = { op: 'search', filter: body.filter, loadLinks, startingSet: body.startingSet ?? null };
+    const after = pagingToken === undefined ? undefined : this.tokens.decode<SearchPosition>(pagingToken, binding);
+    if (body.startingSet !== undefined) {
+      // The set's compiled membership filter, resolved by the object set service (no member limit).
+      const setFilter = await this.objectSets.compiledFilter(caller, body.startingSet);
+      filter = filterOf('and', { filters: [filter, validateFilter(setFilter, ontology, 'startingSet')] }) as ObjectSearchFilter;
+    }
+    const rows = await this.repository.page(filter, ontology, { visible: visibleEnvironmentsParam(caller), after, limit: pageSize + 1, loadLinks });
+    const page = rows.slice(0, pageSize);
+    const last = page[page.length - 1];
+    const next = rows.length > pageSize ? this.tokens.encode(binding, { env: last.env, id: last.id }) : undefined;
+    return pageJson(page.map((r) => r.json), next);
+  }
+}
