@@ -55,3 +55,78 @@ export async function startObjectsApp(env: Record<string, string | undefined> = 
     },
   };
 }
+
+export interface TestBothApps {
+  objects: NestExpressApplication;
+  objectSets: NestExpressApplication;
+  /** supertest on the objects app (/objects, /ontology) */
+  objectsHttp: () => ReturnType<typeof request>;
+  /** supertest on the object-sets app (/object-sets) */
+  setsHttp: () => ReturnType<typeof request>;
+  db: Client;
+  databaseUrl: string;
+  objectsUrl: string;
+  objectSetsUrl: string;
+  close: () => Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Both apps on one fresh database, listening on real ports and calling each other over HTTP,
+ * as `npm start` runs them.
+ */
+export async function startBothApps(env: Record<string, string | undefined> = {}): Promise<TestBothApps> {
+  const database = await createTestDatabase();
+  const [objectsPort, objectSetsPort] = [await freePort(), await freePort()];
+  const objectsUrl = `http://127.0.0.1:${objectsPort}`;
+  const objectSetsUrl = `http://127.0.0.1:${objectSetsPort}`;
+  const common = {
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: database.url,
+    OBJECTS_PORT: String(objectsPort),
+    OBJECT_SETS_PORT: String(objectSetsPort),
+    OBJECTS_URL: objectsUrl,
+    OBJECT_SETS_URL: objectSetsUrl,
+    ...env,
+  };
+  const objects = await withEnv(common, async () => {
+    const a = await createObjectsApp();
+    await a.listen(objectsPort, '127.0.0.1');
+    return a;
+  });
+  const { createObjectSetsApp } = await import('../../apps/object-sets/src/create-app');
+  const objectSets = await withEnv(common, async () => {
+    const a = await createObjectSetsApp();
+    await a.listen(objectSetsPort, '127.0.0.1');
+    return a;
+  });
+  const db = new Client({ connectionString: database.url });
+  await db.connect();
+  return {
+    objects,
+    objectSets,
+    objectsHttp: () => request(objects.getHttpServer()),
+    setsHttp: () => request(objectSets.getHttpServer()),
+    db,
+    databaseUrl: database.url,
+    objectsUrl,
+    objectSetsUrl,
+    close: async () => {
+      await db.end();
+      await objectSets.close();
+      await objects.close();
+      await database.drop();
+    },
+  };
+}

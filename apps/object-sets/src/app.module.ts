@@ -3,10 +3,11 @@ import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { AppConfigModule, CallerGuard, HealthController, LoggingModule } from '@app/domain';
 import { DatabaseModule } from './database/database.module';
+import { ObjectSetsModule } from './object-sets/object-sets.module';
 
 /** The object-sets app: /object-sets, owning schema `object_sets`. */
 @Module({
-  imports: [AppConfigModule, LoggingModule, DatabaseModule, TerminusModule],
+  imports: [AppConfigModule, LoggingModule, DatabaseModule, TerminusModule, ObjectSetsModule],
   controllers: [HealthController],
   providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
 })

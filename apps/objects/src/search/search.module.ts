@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ObjectsModule } from '../objects/objects.module';
 import { OntologyModule } from '../ontology/ontology.module';
 import { ObjectSetsClient } from './object-sets.client';
+import { InternalController } from './internal.controller';
 import { SearchController } from './search.controller';
 import { SearchRepository } from './search.repository';
 import { SearchService } from './search.service';
@@ -9,7 +10,7 @@ import { SearchService } from './search.service';
 /** searchObjects: the filter language compiled to one SQL statement per page. */
 @Module({
   imports: [OntologyModule, ObjectsModule],
-  controllers: [SearchController],
+  controllers: [SearchController, InternalController],
   providers: [SearchService, SearchRepository, ObjectSetsClient],
 })
 export class SearchModule {}

@@ -48,4 +48,45 @@ export class SearchRepository {
     const { sql, params } = buildSearchSql(filter, ontology, opts);
     return this.dataSource.query(sql, params);
   }
+
+  async members(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: Parameters<typeof buildMembersSql>[2]): Promise<{ count: number; json: string | null }> {
+    const { sql, params } = buildMembersSql(filter, ontology, opts);
+    const [row] = await this.dataSource.query(sql, params);
+    return { count: Number(row.count), json: row.json };
+  }
+}
+
+/**
+ * Members of a compiled set filter, in ONE statement: the matching (environment, id) pairs up to
+ * limit + 1 (so "too large" is known without reading the whole set), then, only when within
+ * the limit, the ids grouped by environment and sorted, and the links whose both ends are
+ * members, all rendered as the JSON of GetObjectSetMembersResult by PostgreSQL.
+ */
+export function buildMembersSql(
+  filter: ObjectSearchFilter,
+  ontology: OntologyIndex,
+  opts: { visible: string[] | null; limit: number },
+): { sql: string; params: unknown[] } {
+  const params = new SqlParams();
+  const clauses: string[] = [];
+  if (opts.visible) clauses.push(`o.environment_id = ANY(${params.add(opts.visible)}::text[])`);
+  clauses.push(compileFilter(filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*' }));
+  const limit = params.add(opts.limit);
+  const sql = `WITH m AS MATERIALIZED (
+  SELECT o.environment_id, o.id
+    FROM objects.object o
+   WHERE ${clauses.join('\n     AND ')}
+   LIMIT ${limit}::bigint + 1
+), n AS (SELECT count(*) AS count FROM m)
+SELECT n.count,
+       CASE WHEN n.count <= ${limit}::bigint THEN json_build_object(
+         'members', COALESCE((SELECT json_object_agg(e.environment_id, e.ids ORDER BY e.environment_id)
+                               FROM (SELECT environment_id, json_agg(id ORDER BY id) AS ids FROM m GROUP BY environment_id) e), '{}'::json),
+         'links', COALESCE((SELECT json_agg(json_build_object('linkId', l.link_id, 'sourceObjectId', l.source_id, 'targetObjectId', l.target_id, 'environmentId', l.environment_id)
+                                     ORDER BY l.environment_id, l.source_id, l.link_id, l.target_id)
+                              FROM m s
+                              JOIN objects.link l ON l.environment_id = s.environment_id AND l.source_id = s.id
+                              JOIN m t ON t.environment_id = l.environment_id AND t.id = l.target_id), '[]'::json))::text END AS json
+  FROM n`;
+  return { sql, params: params.values };
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   CallerContext,
+  COMPILED_SET_FILTER_LIMITS,
   filterOf,
   InvalidFilter,
   ObjectSearchFilter,
@@ -39,12 +40,27 @@ export class SearchService {
     if (body.startingSet !== undefined) {
       // The set's compiled membership filter, resolved by the object set service (no member limit).
       const setFilter = await this.objectSets.compiledFilter(caller, body.startingSet);
-      filter = filterOf('and', { filters: [filter, validateFilter(setFilter, ontology, 'startingSet')] }) as ObjectSearchFilter;
+      filter = filterOf('and', { filters: [filter, validateFilter(setFilter, ontology, 'startingSet', COMPILED_SET_FILTER_LIMITS)] }) as ObjectSearchFilter;
     }
     const rows = await this.repository.page(filter, ontology, { visible: visibleEnvironmentsParam(caller), after, limit: pageSize + 1, loadLinks });
     const page = rows.slice(0, pageSize);
     const last = page[page.length - 1];
     const next = rows.length > pageSize ? this.tokens.encode(binding, { env: last.env, id: last.id }) : undefined;
     return pageJson(page.map((r) => r.json), next);
+  }
+
+  /** Checks a filter against the active ontology (InvalidFilter with `path`). */
+  async validate(filter: unknown, path: string): Promise<void> {
+    if (filter === undefined || filter === null) throw new InvalidFilter(path, 'filter is required');
+    validateFilter(filter, await this.ontology.getActiveIndex(), path);
+  }
+
+  /** Members of a compiled set filter, visible to the caller, in one statement (see buildMembersSql). */
+  async members(caller: CallerContext, input: unknown, limit: number): Promise<string> {
+    if (input === undefined || input === null) throw new InvalidFilter('filter', 'filter is required');
+    const ontology = await this.ontology.getActiveIndex();
+    const filter = validateFilter(input, ontology, 'filter', COMPILED_SET_FILTER_LIMITS);
+    const { count, json } = await this.repository.members(filter, ontology, { visible: visibleEnvironmentsParam(caller), limit });
+    return count > limit || json === null ? JSON.stringify({ tooLarge: true, limit }) : json;
   }
 }

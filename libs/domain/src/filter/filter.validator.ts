@@ -69,14 +69,33 @@ function joinTypes(types: readonly string[]): string {
   return types.length <= 1 ? (types[0] ?? '') : `${types.slice(0, -1).join(', ')} or ${types[types.length - 1]}`;
 }
 
+/** Bounds of a filter (API.md §7). Compiled set definitions, sent between the services, use larger ones. */
+export interface FilterLimits {
+  depth: number;
+  nodes: number;
+  listEntries: number;
+}
+
+export const CLIENT_FILTER_LIMITS: FilterLimits = { depth: MAX_FILTER_DEPTH, nodes: MAX_FILTER_NODES, listEntries: MAX_FILTER_LIST_ENTRIES };
+
+/**
+ * Compiled object set definitions: a stable set holds up to 100,000 ids in one list, and nesting
+ * sets inside sets adds levels. Still bounded, so no request can make the validator or the SQL
+ * planner work without limit.
+ */
+export const COMPILED_SET_FILTER_LIMITS: FilterLimits = { depth: 512, nodes: 20_000, listEntries: 200_000 };
+
 class FilterValidator {
   private nodes = 0;
 
-  constructor(private readonly ontology: OntologyIndex) {}
+  constructor(
+    private readonly ontology: OntologyIndex,
+    private readonly limits: FilterLimits,
+  ) {}
 
   node(input: unknown, path: string, depth: number): ObjectSearchFilter {
-    if (depth > MAX_FILTER_DEPTH) throw new InvalidFilter(path, `filter is nested deeper than ${MAX_FILTER_DEPTH} levels`);
-    if (++this.nodes > MAX_FILTER_NODES) throw new InvalidFilter(path, `filter has more than ${MAX_FILTER_NODES} nodes`);
+    if (depth > this.limits.depth) throw new InvalidFilter(path, `filter is nested deeper than ${this.limits.depth} levels`);
+    if (++this.nodes > this.limits.nodes) throw new InvalidFilter(path, `filter has more than ${this.limits.nodes} nodes`);
     if (!isPlainObject(input)) {
       throw new InvalidFilter(path, `must be a filter object {"type": "<variant>", "<variant>": {...}}, not ${kindOf(input)}`);
     }
@@ -271,8 +290,8 @@ class FilterValidator {
     const v = p[key];
     if (v === undefined || v === null) throw new InvalidFilter(`${path}.${key}`, `missing required field "${key}"`);
     if (!Array.isArray(v)) throw new InvalidFilter(`${path}.${key}`, `must be an array, not ${kindOf(v)}`);
-    if (v.length > MAX_FILTER_LIST_ENTRIES) {
-      throw new InvalidFilter(`${path}.${key}`, `must have at most ${MAX_FILTER_LIST_ENTRIES} entries, has ${v.length}`);
+    if (v.length > this.limits.listEntries) {
+      throw new InvalidFilter(`${path}.${key}`, `must have at most ${this.limits.listEntries} entries, has ${v.length}`);
     }
     return v;
   }
@@ -374,6 +393,11 @@ class FilterValidator {
  * Checks an untrusted filter (parsed JSON) against the ontology and returns it, typed.
  * Throws `InvalidFilter(path, reason)` for the first fault found.
  */
-export function validateFilter(input: unknown, ontology: OntologyIndex, path = 'filter'): ObjectSearchFilter {
-  return new FilterValidator(ontology).node(input, path, 1);
+export function validateFilter(
+  input: unknown,
+  ontology: OntologyIndex,
+  path = 'filter',
+  limits: FilterLimits = CLIENT_FILTER_LIMITS,
+): ObjectSearchFilter {
+  return new FilterValidator(ontology, limits).node(input, path, 1);
 }

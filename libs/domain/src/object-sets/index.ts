@@ -1,1 +1,3 @@
 export * from './definition.types';
+export * from './evaluator';
+export * from './definition.validator';

@@ -1,0 +1,107 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { IsEnvironmentId } from '@app/domain';
+
+const DEFINITION_EXAMPLE = {
+  type: 'filter',
+  filter: { filter: { type: 'and', and: { filters: [{ type: 'objectType', objectType: { types: ['person'] } }, { type: 'tag', tag: { tags: ['vip'] } }] } } },
+};
+const DEFINITION_DOC =
+  'ObjectSetDefinition, a union: {"type": "stable", "stable": {"objects": [{environmentId, id}]}} | {"type": "filter", "filter": {filter, startingSet?}} | ' +
+  '{"type": "operation", "operation": {operator: UNION|INTERSECTION|DIFFERENCE, objectSetIds}} | {"type": "linkOperation", "linkOperation": {operator: EXTRACT_TARGET, linkId, objectSetId}} | {"type": "empty", "empty": {}}';
+
+export class ScopeDto {
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsEnvironmentId({ type: [String], description: 'Environments the set draws its members from; empty: every environment the caller can see' }, { each: true })
+  environmentIds: string[];
+}
+
+export class CreateObjectSetDto {
+  @ApiProperty({ example: 'VIP customers', maxLength: 1024 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(1024)
+  title: string;
+
+  @ApiPropertyOptional({ example: 'Everyone tagged vip', maxLength: 10000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(10000)
+  description?: string;
+
+  @ApiProperty({ description: DEFINITION_DOC, type: 'object', additionalProperties: true, example: DEFINITION_EXAMPLE })
+  @Allow()
+  definition: unknown;
+
+  @ApiPropertyOptional({ type: ScopeDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ScopeDto)
+  scope?: ScopeDto;
+
+  @ApiPropertyOptional({ default: false, description: 'An immutable set can never be changed (409 ObjectSetImmutable)' })
+  @IsOptional()
+  @IsBoolean()
+  immutable?: boolean;
+
+  @ApiPropertyOptional({ default: false, description: 'An ephemeral set expires after EPHEMERAL_SET_TTL seconds and is left out of set search' })
+  @IsOptional()
+  @IsBoolean()
+  ephemeral?: boolean;
+}
+
+export class UpdateObjectSetDto {
+  @ApiPropertyOptional({ maxLength: 1024 })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(1024)
+  title?: string;
+
+  @ApiPropertyOptional({ maxLength: 10000, nullable: true, description: 'null removes the description' })
+  @ValidateIf((o: UpdateObjectSetDto) => o.description !== null && o.description !== undefined)
+  @IsString()
+  @MaxLength(10000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ description: DEFINITION_DOC, type: 'object', additionalProperties: true })
+  @Allow()
+  definition?: unknown;
+
+  @ApiPropertyOptional({ type: ScopeDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ScopeDto)
+  scope?: ScopeDto;
+}
+
+export class ObjectSetMetadataDto {
+  @ApiProperty({ example: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6' }) id: string;
+  @ApiProperty() title: string;
+  @ApiPropertyOptional() description?: string;
+  @ApiProperty({ type: 'object', additionalProperties: true, example: DEFINITION_EXAMPLE }) definition: unknown;
+  @ApiProperty({ type: ScopeDto }) scope: ScopeDto;
+  @ApiProperty() immutable: boolean;
+  @ApiProperty() ephemeral: boolean;
+  @ApiProperty({ description: 'User id of the creator' }) creator: string;
+  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) updatedAt: string;
+  @ApiPropertyOptional({ description: 'Ephemeral sets only', example: '2026-11-23T08:00:00.000Z' }) expiresAt?: string;
+}
+
+export class ObjectSetLinkDto {
+  @ApiProperty({ example: 'worksFor' }) linkId: string;
+  @ApiProperty({ example: 'p-1' }) sourceObjectId: string;
+  @ApiProperty({ example: 'c-7' }) targetObjectId: string;
+  @ApiProperty({ example: 'prod' }) environmentId: string;
+}
+
+export class GetObjectSetMembersResultDto {
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { prod: ['c-7', 'p-1'] } })
+  members: Record<string, string[]>;
+  @ApiProperty({ type: [ObjectSetLinkDto] }) links: ObjectSetLinkDto[];
+}

@@ -1,0 +1,81 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Caller, CallerContext, InvalidArgument } from '@app/domain';
+import { CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetMetadataDto, UpdateObjectSetDto } from './dto/object-set.dto';
+import { Consistency, ObjectSetsService } from './object-sets.service';
+
+function checkSetId(id: string): void {
+  if (id.length === 0 || id.length > 256) throw new InvalidArgument('id', 'must be an object set id');
+}
+
+function sendJson(res: Response, status: number, json: string): void {
+  res.status(status).type('application/json').send(json);
+}
+
+@ApiTags('object-sets')
+@Controller('object-sets')
+export class ObjectSetsController {
+  constructor(private readonly sets: ObjectSetsService) {}
+
+  @Post()
+  @ApiOperation({ operationId: 'createObjectSet', summary: 'Creates a set; its definition is checked when written' })
+  @ApiBody({ type: CreateObjectSetDto })
+  @ApiCreatedResponse({ type: ObjectSetMetadataDto })
+  async create(@Caller() caller: CallerContext, @Body() body: CreateObjectSetDto, @Res() res: Response): Promise<void> {
+    sendJson(res, 201, await this.sets.create(caller, body));
+  }
+
+  @Put(':id')
+  @ApiOperation({ operationId: 'updateObjectSet', summary: 'Changes a set (creator only; immutable sets: 409)' })
+  @ApiBody({ type: UpdateObjectSetDto })
+  @ApiOkResponse({ type: ObjectSetMetadataDto })
+  async update(@Caller() caller: CallerContext, @Param('id') id: string, @Body() body: UpdateObjectSetDto, @Res() res: Response): Promise<void> {
+    checkSetId(id);
+    sendJson(res, 200, await this.sets.update(caller, id, body));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'deleteObjectSet', summary: 'Deletes a set (creator only; 409 while another set references it)' })
+  @ApiNoContentResponse()
+  async delete(@Caller() caller: CallerContext, @Param('id') id: string): Promise<void> {
+    checkSetId(id);
+    await this.sets.delete(caller, id);
+  }
+
+  @Get(':id/metadata')
+  @ApiOperation({ operationId: 'getObjectSetMetadata', summary: 'The definition and bookkeeping of a set, not its members' })
+  @ApiOkResponse({ type: ObjectSetMetadataDto })
+  async metadata(@Param('id') id: string, @Res() res: Response): Promise<void> {
+    checkSetId(id);
+    sendJson(res, 200, await this.sets.metadata(id));
+  }
+
+  @Get(':id/members')
+  @ApiOperation({
+    operationId: 'getObjectSetMembers',
+    summary: 'Members visible to the caller, grouped by environment, with the links among them; 413 past OBJECT_SET_MEMBER_LIMIT',
+  })
+  @ApiQuery({ name: 'consistency', required: false, enum: ['STRONG', 'EVENTUALLY'], description: 'Default STRONG' })
+  @ApiOkResponse({ type: GetObjectSetMembersResultDto })
+  async members(@Caller() caller: CallerContext, @Param('id') id: string, @Query('consistency') consistency: unknown, @Res() res: Response): Promise<void> {
+    checkSetId(id);
+    if (consistency !== undefined && consistency !== 'STRONG' && consistency !== 'EVENTUALLY') {
+      throw new InvalidArgument('consistency', 'must be STRONG or EVENTUALLY');
+    }
+    sendJson(res, 200, await this.sets.members(caller, id, (consistency as Consistency | undefined) ?? 'STRONG'));
+  }
+
+  @Get('internal/:id/filter')
+  @ApiTags('internal')
+  @ApiOperation({
+    operationId: 'internalCompiledFilter',
+    summary: "Internal (object service, for searchObjects' startingSet): the set's membership as one ObjectSearchFilter",
+  })
+  @ApiOkResponse({ description: '{"filter": ObjectSearchFilter}' })
+  async compiledFilter(@Param('id') id: string): Promise<{ filter: unknown }> {
+    checkSetId(id);
+    return { filter: await this.sets.compiledFilter(id) };
+  }
+}

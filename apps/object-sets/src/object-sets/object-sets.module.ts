@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { HttpObjectsClient, ObjectsClient } from '../objects-client/objects.client';
+import { ObjectSetsController } from './object-sets.controller';
+import { ObjectSetsRepository } from './object-sets.repository';
+import { ObjectSetsService } from './object-sets.service';
+
+/** Object set writes, metadata and members. */
+@Module({
+  controllers: [ObjectSetsController],
+  providers: [ObjectSetsService, ObjectSetsRepository, { provide: ObjectsClient, useClass: HttpObjectsClient }],
+})
+export class ObjectSetsModule {}

@@ -1,0 +1,169 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ObjectSetDefinition, StoredSet } from '@app/domain';
+import { liveSetSql, objectSetMetadataJsonSql } from './object-set-json.sql';
+
+export interface SetRow extends StoredSet {
+  creator: string;
+  immutable: boolean;
+  live: boolean;
+}
+
+export interface NewSet {
+  id: string;
+  title: string;
+  description?: string | null;
+  definition: ObjectSetDefinition;
+  scopeEnvironmentIds: string[];
+  immutable: boolean;
+  ephemeral: boolean;
+  creator: string;
+  ttlSeconds: number;
+}
+
+type Db = DataSource | EntityManager;
+
+/** Storage of object sets (schema `object_sets`); every statement is parameterized SQL. */
+@Injectable()
+export class ObjectSetsRepository {
+  constructor(readonly dataSource: DataSource) {}
+
+  /** Serialises writes that change the reference graph, so two concurrent writes cannot make a cycle together. */
+  async lockGraph(m: EntityManager): Promise<void> {
+    await m.query(`SELECT pg_advisory_xact_lock(hashtext('object-sets:reference-graph'))`);
+  }
+
+  /** ObjectSetMetadata JSON of a live set, or undefined. Primary key. */
+  async metadataJson(id: string, db: Db = this.dataSource): Promise<string | undefined> {
+    const [row] = await db.query(
+      `SELECT ${objectSetMetadataJsonSql('s')}::text AS json FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s')}`,
+      [id],
+    );
+    return row?.json;
+  }
+
+  /**
+   * A set and every set it references, transitively, in one statement (recursive CTE over
+   * object_set_reference's primary key; UNION stops at cycles).
+   */
+  async closure(ids: string[], db: Db = this.dataSource): Promise<Map<string, SetRow>> {
+    const rows: { id: string; definition: ObjectSetDefinition; scope: string[]; creator: string; immutable: boolean; live: boolean }[] = await db.query(
+      `WITH RECURSIVE closure(id) AS (
+         SELECT unnest($1::text[]) COLLATE "C"
+         UNION
+         SELECT r.referenced_id FROM object_sets.object_set_reference r JOIN closure c ON r.set_id = c.id
+       )
+       SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, ${liveSetSql('s')} AS live
+         FROM closure c JOIN object_sets.object_set s ON s.id = c.id`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, { id: r.id, definition: r.definition, scopeEnvironmentIds: r.scope, creator: r.creator, immutable: r.immutable, live: r.live }]));
+  }
+
+  async lockForUpdate(m: EntityManager, id: string): Promise<SetRow | undefined> {
+    const [r] = await m.query(
+      `SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, ${liveSetSql('s')} AS live
+         FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" FOR UPDATE`,
+      [id],
+    );
+    return r ? { id: r.id, definition: r.definition, scopeEnvironmentIds: r.scope, creator: r.creator, immutable: r.immutable, live: r.live } : undefined;
+  }
+
+  async insert(m: EntityManager, s: NewSet, references: string[]): Promise<void> {
+    await m.query(
+      `INSERT INTO object_sets.object_set (id, title, description, definition, scope_environment_ids, immutable, ephemeral, creator, created_at, updated_at, expires_at)
+       VALUES ($1, $2, $3, $4::jsonb, $5::text[], $6, $7, $8, now(), now(), CASE WHEN $7 THEN now() + make_interval(secs => $9) END)`,
+      [s.id, s.title, s.description ?? null, JSON.stringify(s.definition), s.scopeEnvironmentIds, s.immutable, s.ephemeral, s.creator, s.ttlSeconds],
+    );
+    await this.replaceReferences(m, s.id, references);
+  }
+
+  async update(
+    m: EntityManager,
+    id: string,
+    changes: { title?: string; description?: string | null; definition?: ObjectSetDefinition; scopeEnvironmentIds?: string[] },
+  ): Promise<void> {
+    await m.query(
+      `UPDATE object_sets.object_set SET
+         title = COALESCE($2, title),
+         description = CASE WHEN $3::boolean THEN $4 ELSE description END,
+         definition = COALESCE($5::jsonb, definition),
+         scope_environment_ids = COALESCE($6::text[], scope_environment_ids),
+         updated_at = greatest(now(), updated_at + interval '1 millisecond')
+       WHERE id = $1`,
+      [
+        id,
+        changes.title ?? null,
+        changes.description !== undefined,
+        changes.description ?? null,
+        changes.definition ? JSON.stringify(changes.definition) : null,
+        changes.scopeEnvironmentIds ?? null,
+      ],
+    );
+    // Cached members were computed from the old definition.
+    await m.query(`DELETE FROM object_sets.members_cache WHERE set_id = $1`, [id]);
+  }
+
+  async replaceReferences(m: EntityManager, id: string, references: string[]): Promise<void> {
+    await m.query(`DELETE FROM object_sets.object_set_reference WHERE set_id = $1`, [id]);
+    if (references.length) {
+      await m.query(
+        `INSERT INTO object_sets.object_set_reference (set_id, referenced_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
+        [id, references],
+      );
+    }
+  }
+
+  /** Live sets whose definitions reference `id` (object_set_reference_referenced_idx). */
+  async referencedBy(m: Db, id: string): Promise<string[]> {
+    const rows: { id: string }[] = await m.query(
+      `SELECT r.set_id AS id FROM object_sets.object_set_reference r JOIN object_sets.object_set s ON s.id = r.set_id
+        WHERE r.referenced_id = $1::text COLLATE "C" AND ${liveSetSql('s')} ORDER BY r.set_id`,
+      [id],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async delete(m: EntityManager, id: string): Promise<void> {
+    // References FROM expired sets to this one would block the delete; those sets are gone for users.
+    await m.query(
+      `DELETE FROM object_sets.object_set_reference r USING object_sets.object_set s
+        WHERE r.referenced_id = $1 AND s.id = r.set_id AND NOT ${liveSetSql('s')}`,
+      [id],
+    );
+    await m.query(`DELETE FROM object_sets.object_set WHERE id = $1`, [id]);
+  }
+
+  /** Removes expired ephemeral sets (and their references, cache rows); returns how many. */
+  async sweepExpired(): Promise<number> {
+    return this.dataSource.transaction(async (m) => {
+      await this.lockGraph(m);
+      await m.query(
+        `DELETE FROM object_sets.object_set_reference r USING object_sets.object_set s
+          WHERE s.id = r.referenced_id AND s.expires_at <= now()`,
+      );
+      const rows = await m.query(`DELETE FROM object_sets.object_set WHERE expires_at <= now() RETURNING id`);
+      return (rows as unknown[]).length;
+    });
+  }
+
+  /** EVENTUALLY: a cached result no older than ttlSeconds, for this set and visibility. */
+  async cachedMembers(id: string, visibilityKey: string, ttlSeconds: number): Promise<string | undefined> {
+    const [row] = await this.dataSource.query(
+      `SELECT result FROM object_sets.members_cache
+        WHERE set_id = $1::text COLLATE "C" AND visibility_key = $2::text COLLATE "C" AND computed_at > now() - make_interval(secs => $3)`,
+      [id, visibilityKey, ttlSeconds],
+    );
+    return row?.result;
+  }
+
+  async storeMembers(id: string, visibilityKey: string, result: string, computedAt: Date): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO object_sets.members_cache (set_id, visibility_key, computed_at, result)
+       SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM object_sets.object_set WHERE id = $1)
+       ON CONFLICT (set_id, visibility_key) DO UPDATE SET computed_at = excluded.computed_at, result = excluded.result
+        WHERE object_sets.members_cache.computed_at < excluded.computed_at`,
+      [id, visibilityKey, computedAt.toISOString(), result],
+    );
+  }
+}

@@ -1,0 +1,229 @@
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import {
+  AppConfig,
+  CallerContext,
+  compileObjectSet,
+  InvalidArgument,
+  InvalidObjectSetDefinition,
+  OBJECT_SET_RID_PREFIX,
+  ObjectSearchFilter,
+  ObjectSetDefinition,
+  ObjectSetImmutable,
+  ObjectSetInUse,
+  ObjectSetNotFound,
+  ObjectSetTooLarge,
+  PermissionDenied,
+  referencedSetIds,
+  StoredSet,
+  validateDefinition,
+} from '@app/domain';
+import { ObjectsClient } from '../objects-client/objects.client';
+import { ObjectSetsRepository, SetRow } from './object-sets.repository';
+
+export type Consistency = 'STRONG' | 'EVENTUALLY';
+
+export interface CreateSetInput {
+  title: string;
+  description?: string;
+  definition: unknown;
+  scope?: { environmentIds: string[] };
+  immutable?: boolean;
+  ephemeral?: boolean;
+}
+
+export interface UpdateSetInput {
+  title?: string;
+  description?: string | null;
+  definition?: unknown;
+  scope?: { environmentIds: string[] };
+}
+
+const SWEEP_INTERVAL_MS = 60_000;
+
+/** Object sets: writes checked when written, one-query membership, a members cache for EVENTUALLY. */
+@Injectable()
+export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('ObjectSets');
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(
+    private readonly repository: ObjectSetsRepository,
+    private readonly objects: ObjectsClient,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.sweeper = setInterval(() => {
+      this.repository.sweepExpired().then(
+        (n) => n && this.logger.log(`removed ${n} expired ephemeral set(s)`),
+        (e) => this.logger.warn(`expired-set sweep failed: ${(e as Error).message}`),
+      );
+    }, SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+  }
+
+  async metadata(id: string): Promise<string> {
+    const json = await this.repository.metadataJson(id);
+    if (!json) throw new ObjectSetNotFound(id);
+    return json;
+  }
+
+  async create(caller: CallerContext, input: CreateSetInput): Promise<string> {
+    const definition = validateDefinition(input.definition);
+    const id = `${OBJECT_SET_RID_PREFIX}${randomUUID()}`;
+    const scope = [...new Set(input.scope?.environmentIds ?? [])].sort();
+    const references = referencedSetIds(definition);
+    await this.checkDefinition(caller, { id, definition, scopeEnvironmentIds: scope });
+    return this.repository.dataSource.transaction(async (m) => {
+      if (references.length) {
+        await this.repository.lockGraph(m);
+        // Checked again under the lock: a referenced set may have been deleted meanwhile.
+        await this.checkReferencesExist(definition, await this.repository.closure(references, m));
+      }
+      await this.repository.insert(
+        m,
+        {
+          id,
+          title: input.title,
+          description: input.description,
+          definition,
+          scopeEnvironmentIds: scope,
+          immutable: input.immutable ?? false,
+          ephemeral: input.ephemeral ?? false,
+          creator: caller.userId,
+          ttlSeconds: this.config.ephemeralSetTtlSeconds,
+        },
+        references,
+      );
+      return (await this.repository.metadataJson(id, m))!;
+    });
+  }
+
+  async update(caller: CallerContext, id: string, input: UpdateSetInput): Promise<string> {
+    const definition = input.definition === undefined ? undefined : validateDefinition(input.definition);
+    const scope = input.scope ? [...new Set(input.scope.environmentIds)].sort() : undefined;
+    const current = await this.mustBeChangeable(caller, id, await this.repository.closure([id]).then((c) => c.get(id)));
+    if (definition || scope) {
+      await this.checkDefinition(caller, { id, definition: definition ?? current.definition, scopeEnvironmentIds: scope ?? current.scopeEnvironmentIds });
+    }
+    return this.repository.dataSource.transaction(async (m) => {
+      if (definition) await this.repository.lockGraph(m);
+      const locked = await this.mustBeChangeable(caller, id, await this.repository.lockForUpdate(m, id));
+      if (definition) {
+        // Under the graph lock: the references must still exist and the new graph must be acyclic.
+        const references = referencedSetIds(definition);
+        const closure = await this.repository.closure(references, m);
+        await this.checkReferencesExist(definition, closure);
+        const self: StoredSet = { id, definition, scopeEnvironmentIds: scope ?? locked.scopeEnvironmentIds };
+        compileObjectSet(self, (ref) => (ref === id ? self : liveOnly(closure.get(ref))));
+        await this.repository.replaceReferences(m, id, references);
+      }
+      await this.repository.update(m, id, { title: input.title, description: input.description, definition, scopeEnvironmentIds: scope });
+      return (await this.repository.metadataJson(id, m))!;
+    });
+  }
+
+  async delete(caller: CallerContext, id: string): Promise<void> {
+    await this.repository.dataSource.transaction(async (m) => {
+      await this.repository.lockGraph(m);
+      const row = await this.repository.lockForUpdate(m, id);
+      if (!row || !row.live) throw new ObjectSetNotFound(id);
+      if (row.creator !== caller.userId) throw new PermissionDenied(`only the creator of object set ${id} may delete it`, { objectSetId: id });
+      const referencedBy = await this.repository.referencedBy(m, id);
+      if (referencedBy.length) throw new ObjectSetInUse(id, referencedBy);
+      await this.repository.delete(m, id);
+    });
+  }
+
+  /** The set's membership as ONE ObjectSearchFilter, from the current definitions (STRONG). */
+  async compiledFilter(id: string): Promise<ObjectSearchFilter> {
+    const closure = await this.repository.closure([id]);
+    const root = liveOnly(closure.get(id));
+    if (!root) throw new ObjectSetNotFound(id);
+    return compileObjectSet(root, (ref) => liveOnly(closure.get(ref)));
+  }
+
+  /**
+   * getObjectSetMembers. STRONG: compile from the current definitions and ask the objects app
+   * once (one SQL statement there); the result also refreshes the cache. EVENTUALLY: a cached
+   * result of this set for exactly the caller's visible environments, no older than
+   * MEMBERS_CACHE_TTL, else as STRONG.
+   */
+  async members(caller: CallerContext, id: string, consistency: Consistency): Promise<string> {
+    const key = visibilityKey(caller);
+    const ttl = this.config.membersCacheTtlSeconds;
+    if (consistency === 'EVENTUALLY' && ttl > 0) {
+      // The set must still be live: an expired or deleted set is 404 whatever the cache holds.
+      const [cached, live] = await Promise.all([this.repository.cachedMembers(id, key, ttl), this.repository.metadataJson(id)]);
+      if (!live) throw new ObjectSetNotFound(id);
+      if (cached) return cached;
+    }
+    const startedAt = new Date();
+    const filter = await this.compiledFilter(id);
+    const limit = this.config.objectSetMemberLimit;
+    const result = await this.objects.members(caller, filter, limit);
+    if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
+    await this.repository.storeMembers(id, key, result.json, startedAt).catch((e) => this.logger.warn(`members cache not stored: ${(e as Error).message}`));
+    return result.json;
+  }
+
+  private async mustBeChangeable(caller: CallerContext, id: string, row: SetRow | undefined): Promise<SetRow> {
+    if (!row || !row.live) throw new ObjectSetNotFound(id);
+    if (row.creator !== caller.userId) throw new PermissionDenied(`only the creator of object set ${id} may change it`, { objectSetId: id });
+    if (row.immutable) throw new ObjectSetImmutable(id);
+    return row;
+  }
+
+  /** Referenced sets exist, no cycle or excessive nesting, filters and link ids valid for the ontology. */
+  private async checkDefinition(caller: CallerContext, set: StoredSet): Promise<void> {
+    const { definition } = set;
+    const references = referencedSetIds(definition);
+    const closure = references.length ? await this.repository.closure(references) : new Map<string, SetRow>();
+    await this.checkReferencesExist(definition, closure);
+    compileObjectSet(set, (ref) => (ref === set.id ? set : liveOnly(closure.get(ref))));
+    if (definition.type === 'filter') {
+      await this.objects.validateFilter(caller, definition.filter.filter, 'definition.filter.filter');
+    }
+    if (definition.type === 'linkOperation') {
+      const linkIds = await this.objects.linkTypeIds(caller);
+      if (!linkIds.has(definition.linkOperation.linkId)) {
+        throw new InvalidArgument('definition.linkOperation.linkId', `unknown link type '${definition.linkOperation.linkId}' in the active ontology`);
+      }
+    }
+  }
+
+  private async checkReferencesExist(definition: ObjectSetDefinition, closure: Map<string, SetRow>): Promise<void> {
+    for (const ref of referencedSetIds(definition)) {
+      if (!liveOnly(closure.get(ref))) {
+        throw new InvalidObjectSetDefinition(referencePath(definition, ref), `referenced object set ${ref} does not exist`);
+      }
+    }
+  }
+}
+
+function liveOnly(row: SetRow | undefined): SetRow | undefined {
+  return row && row.live ? row : undefined;
+}
+
+function referencePath(definition: ObjectSetDefinition, ref: string): string {
+  switch (definition.type) {
+    case 'operation':
+      return `definition.operation.objectSetIds[${definition.operation.objectSetIds.indexOf(ref)}]`;
+    case 'linkOperation':
+      return 'definition.linkOperation.objectSetId';
+    case 'filter':
+      return 'definition.filter.startingSet';
+    default:
+      return 'definition';
+  }
+}
+
+/** The cache key of a caller's view: exactly the environments it can see. */
+export function visibilityKey(caller: CallerContext): string {
+  return caller.environments === '*' ? '*' : JSON.stringify([...new Set(caller.environments)].sort());
+}

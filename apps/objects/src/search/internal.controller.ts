@@ -1,0 +1,41 @@
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Caller, CallerContext } from '@app/domain';
+import { MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
+import { SearchService } from './search.service';
+
+/**
+ * Internal endpoints for the object set service. They apply the caller's credentials like
+ * every other endpoint (the set service forwards them); nothing here bypasses visibility.
+ */
+@ApiTags('internal')
+@Controller('objects/internal')
+export class InternalController {
+  constructor(private readonly search: SearchService) {}
+
+  @Post('validate-filter')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'internalValidateFilter',
+    summary: 'Internal (object set service): checks a filter against the active ontology; 400 InvalidFilter with the path',
+  })
+  @ApiOkResponse({ description: '{"valid": true}' })
+  async validate(@Body() body: ValidateFilterRequestDto): Promise<{ valid: true }> {
+    await this.search.validate(body.filter, body.path ?? 'filter');
+    return { valid: true };
+  }
+
+  @Post('members')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'internalObjectSetMembers',
+    summary:
+      'Internal (object set service): every visible object matching a compiled set filter, grouped by environment, with the links among them, in one response; {"tooLarge": true} past the limit',
+  })
+  @ApiOkResponse({ description: '{"members": {env: [ids]}, "links": [...]} or {"tooLarge": true, "limit": n}' })
+  async members(@Caller() caller: CallerContext, @Body() body: MembersRequestDto, @Res() res: Response): Promise<void> {
+    const json = await this.search.members(caller, body.filter, body.limit);
+    res.status(200).type('application/json').send(json);
+  }
+}
