@@ -108,7 +108,7 @@ async function request(method, url, body) {
   return text ? JSON.parse(text) : undefined;
 }
 
-async function loadDemo(objectsUrl) {
+async function loadDemo(objectsUrl, objectSetsUrl) {
   const ontology = await request('GET', `${objectsUrl}/ontology`);
   if (ontology.version > 0) {
     console.log(`npm start: ontology version ${ontology.version} already present; demo data not loaded again`);
@@ -120,7 +120,22 @@ async function loadDemo(objectsUrl) {
     await request('POST', `${objectsUrl}/objects/ingest`, { objects: batch });
     count += batch.length;
   }
-  console.log(`npm start: demo data loaded (ontology v1, ${count} writes; try GET /objects/person-001)`);
+  const sets = await loadDemoSets(objectSetsUrl);
+  console.log(`npm start: demo data loaded (ontology v1, ${count} writes, ${sets} object sets; try GET /objects/person-001)`);
+}
+
+/** A few demo object sets, one of every kind, some built on others. */
+async function loadDemoSets(base) {
+  const make = async (title, definition, extra = {}) => (await request('POST', `${base}/object-sets`, { title, definition, ...extra })).id;
+  const vip = await make('VIP people', { type: 'filter', filter: { filter: { type: 'and', and: { filters: [{ type: 'objectType', objectType: { types: ['person'] } }, { type: 'tag', tag: { tags: ['vip'] } }] } } } }, { description: 'People tagged vip, in every environment' });
+  const team = await make('Core team (stable list)', { type: 'stable', stable: { objects: ['person-001', 'person-002', 'person-003', 'person-010'].map((id) => ({ environmentId: 'prod', id })) } }, { immutable: true });
+  const active = await make('Active people in prod', { type: 'filter', filter: { filter: { type: 'propertyEquals', propertyEquals: { propertyId: 'active', value: true } } } }, { scope: { environmentIds: ['prod'] } });
+  const union = await make('VIPs or core team', { type: 'operation', operation: { operator: 'UNION', objectSetIds: [vip, team] } });
+  await make('Inactive VIPs', { type: 'operation', operation: { operator: 'DIFFERENCE', objectSetIds: [vip, active] } });
+  await make('Employers of VIPs or core team', { type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'worksFor', objectSetId: union } });
+  await make('Active VIPs', { type: 'operation', operation: { operator: 'INTERSECTION', objectSetIds: [vip, active] } });
+  await make('Nothing yet', { type: 'empty', empty: {} });
+  return 8;
 }
 
 async function main() {
@@ -155,7 +170,7 @@ async function main() {
   }
   await Promise.all(apps.map((a, i) => waitReady(`http://127.0.0.1:${a.port}/health/ready`, children[i], a.name)));
   gateway = await startGateway({ port: gatewayPort, objectsUrl, objectSetsUrl });
-  if (demo) await loadDemo(objectsUrl);
+  if (demo) await loadDemo(objectsUrl, objectSetsUrl);
   const base = `http://localhost:${gatewayPort}`;
   console.log(`
   Ontology object service is running.
