@@ -6,12 +6,24 @@ function isoUtc(expr: string): string {
   return `to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
-export function objectSetMetadataJsonSql(alias: string): string {
+/**
+ * `visibleParam`: the placeholder of the caller's visible environments (text[], NULL: all). A
+ * stable set's listed objects in environments the caller cannot see are left out of its
+ * definition, so metadata never reveals hidden object ids.
+ */
+export function objectSetMetadataJsonSql(alias: string, visibleParam?: string): string {
+  const definition = visibleParam
+    ? `CASE WHEN ${visibleParam}::text[] IS NOT NULL AND ${alias}.definition->>'type' = 'stable'
+         THEN jsonb_set(${alias}.definition, '{stable,objects}', COALESCE((
+           SELECT jsonb_agg(e ORDER BY n) FROM jsonb_array_elements(${alias}.definition->'stable'->'objects') WITH ORDINALITY AS x(e, n)
+            WHERE e->>'environmentId' = ANY(${visibleParam}::text[])), '[]'::jsonb))
+         ELSE ${alias}.definition END`
+    : `${alias}.definition`;
   return `json_strip_nulls(json_build_object(
     'id', ${alias}.id,
     'title', ${alias}.title,
     'description', ${alias}.description,
-    'definition', ${alias}.definition,
+    'definition', ${definition},
     'scope', json_build_object('environmentIds', to_json(${alias}.scope_environment_ids)),
     'immutable', ${alias}.immutable,
     'ephemeral', ${alias}.ephemeral,

@@ -47,9 +47,9 @@ export class ObjectSetsController {
   @Get(':id/metadata')
   @ApiOperation({ operationId: 'getObjectSetMetadata', summary: 'The definition and bookkeeping of a set, not its members' })
   @ApiOkResponse({ type: ObjectSetMetadataDto })
-  async metadata(@Param('id') id: string, @Res() res: Response): Promise<void> {
+  async metadata(@Caller() caller: CallerContext, @Param('id') id: string, @Res() res: Response): Promise<void> {
     checkSetId(id);
-    sendJson(res, 200, await this.sets.metadata(id));
+    sendJson(res, 200, await this.sets.metadata(caller, id));
   }
 
   @Get(':id/members')
@@ -74,8 +74,8 @@ export class ObjectSetsController {
     summary: "Internal (object service, for searchObjects' startingSet): the set's membership as one ObjectSearchFilter",
   })
   @ApiOkResponse({ description: '{"filter": ObjectSearchFilter}' })
-  async compiledFilter(@Param('id') id: string): Promise<{ filter: unknown }> {
+  async compiledFilter(@Caller() caller: CallerContext, @Param('id') id: string): Promise<{ filter: unknown }> {
     checkSetId(id);
-    return { filter: await this.sets.compiledFilter(id) };
+    return { filter: await this.sets.compiledFilter(caller, id) };
   }
 }

@@ -34,10 +34,10 @@ export class ObjectSetsRepository {
   }
 
   /** ObjectSetMetadata JSON of a live set, or undefined. Primary key. */
-  async metadataJson(id: string, db: Db = this.dataSource): Promise<string | undefined> {
+  async metadataJson(id: string, visible: string[] | null, db: Db = this.dataSource): Promise<string | undefined> {
     const [row] = await db.query(
-      `SELECT ${objectSetMetadataJsonSql('s')}::text AS json FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s')}`,
-      [id],
+      `SELECT ${objectSetMetadataJsonSql('s', '$2')}::text AS json FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s')}`,
+      [id, visible],
     );
     return row?.json;
   }

@@ -17,6 +17,7 @@ import {
   referencedSetIds,
   StoredSet,
   validateDefinition,
+  visibleEnvironmentsParam,
 } from '@app/domain';
 import { ObjectsClient } from '../objects-client/objects.client';
 import { ObjectSetsRepository, SetRow } from './object-sets.repository';
@@ -67,8 +68,8 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     if (this.sweeper) clearInterval(this.sweeper);
   }
 
-  async metadata(id: string): Promise<string> {
-    const json = await this.repository.metadataJson(id);
+  async metadata(caller: CallerContext, id: string): Promise<string> {
+    const json = await this.repository.metadataJson(id, visibleEnvironmentsParam(caller));
     if (!json) throw new ObjectSetNotFound(id);
     return json;
   }
@@ -100,7 +101,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
         },
         references,
       );
-      return (await this.repository.metadataJson(id, m))!;
+      return (await this.repository.metadataJson(id, visibleEnvironmentsParam(caller), m))!;
     });
   }
 
@@ -124,7 +125,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
         await this.repository.replaceReferences(m, id, references);
       }
       await this.repository.update(m, id, { title: input.title, description: input.description, definition, scopeEnvironmentIds: scope });
-      return (await this.repository.metadataJson(id, m))!;
+      return (await this.repository.metadataJson(id, visibleEnvironmentsParam(caller), m))!;
     });
   }
 
@@ -141,11 +142,12 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The set's membership as ONE ObjectSearchFilter, from the current definitions (STRONG). */
-  async compiledFilter(id: string): Promise<ObjectSearchFilter> {
+  async compiledFilter(caller: CallerContext, id: string): Promise<ObjectSearchFilter> {
     const closure = await this.repository.closure([id]);
-    const root = liveOnly(closure.get(id));
+    const visible = visibleEnvironmentsParam(caller);
+    const root = forCaller(liveOnly(closure.get(id)), visible);
     if (!root) throw new ObjectSetNotFound(id);
-    return compileObjectSet(root, (ref) => liveOnly(closure.get(ref)));
+    return compileObjectSet(root, (ref) => forCaller(liveOnly(closure.get(ref)), visible));
   }
 
   /**
@@ -159,12 +161,12 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const ttl = this.config.membersCacheTtlSeconds;
     if (consistency === 'EVENTUALLY' && ttl > 0) {
       // The set must still be live: an expired or deleted set is 404 whatever the cache holds.
-      const [cached, live] = await Promise.all([this.repository.cachedMembers(id, key, ttl), this.repository.metadataJson(id)]);
+      const [cached, live] = await Promise.all([this.repository.cachedMembers(id, key, ttl), this.repository.metadataJson(id, null)]);
       if (!live) throw new ObjectSetNotFound(id);
       if (cached) return cached;
     }
     const startedAt = new Date();
-    const filter = await this.compiledFilter(id);
+    const filter = await this.compiledFilter(caller, id);
     const limit = this.config.objectSetMemberLimit;
     const result = await this.objects.members(caller, filter, limit);
     if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
@@ -208,6 +210,17 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
 
 function liveOnly(row: SetRow | undefined): SetRow | undefined {
   return row && row.live ? row : undefined;
+}
+
+/**
+ * A stable set as the caller may see it: listed objects in environments it cannot see are left
+ * out before compiling, so the compiled filter handed out never names hidden ids (the objects
+ * app would drop those members anyway).
+ */
+function forCaller(row: SetRow | undefined, visible: string[] | null): SetRow | undefined {
+  if (!row || !visible || row.definition.type !== 'stable') return row;
+  const objects = row.definition.stable.objects.filter((o) => visible.includes(o.environmentId));
+  return { ...row, definition: { type: 'stable', stable: { objects } } };
 }
 
 function referencePath(definition: ObjectSetDefinition, ref: string): string {
