@@ -152,6 +152,14 @@ describe('authentication and per-environment visibility (both apps, AUTH_MODE=jw
       await t.setsHttp().put(`/object-sets/${sets.union}`).set(bearer(alpha)).send({ title: 'union (renamed)' }).expect(200);
     });
 
+    it('Swagger documents the bearer scheme on every operation (the Authorize button), without a token', async () => {
+      for (const [http, name] of [[t.objectsHttp, 'objects'], [t.setsHttp, 'object-sets']] as const) {
+        const doc = (await http().get(`/docs/${name}-json`).expect(200)).body;
+        expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+        expect(doc.security).toEqual([{ bearer: [] }]);
+      }
+    });
+
     it('health needs no token', async () => {
       await t.objectsHttp().get('/health/live').expect(200);
       await t.objectsHttp().get('/health/ready').expect(200);

@@ -41,7 +41,9 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions):
       .setTitle(docs.title)
       .setDescription(docs.description)
       .setVersion('1.0')
-      .addBearerAuth()
+      // The Authorize button of Swagger UI; every operation sends the token (AUTH_MODE=jwt).
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+      .addSecurityRequirements('bearer')
       .build(),
   );
   SwaggerModule.setup(`docs/${docs.name}`, app, document, {

@@ -1,0 +1,97 @@
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { Allow, IsInt, IsOptional, IsString } from 'class-validator';
+import { ObjectSetMetadataDto } from '../../object-sets/dto/object-set.dto';
+
+/*
+ * Swagger documentation of the ObjectSetFilter union (Conjure encoding). These classes only
+ * document: the filter itself is validated at runtime by validateObjectSetFilter, which reports
+ * the exact path of a fault.
+ */
+const NESTED_FILTER = { type: 'object', additionalProperties: true, description: 'ObjectSetFilter' } as const;
+
+export class ObjectSetFilterListDto {
+  @ApiProperty({ type: 'array', items: NESTED_FILTER, minItems: 1 }) filters: unknown[];
+}
+export class ObjectSetFilterNotDto {
+  @ApiProperty(NESTED_FILTER) filter: unknown;
+}
+export class ObjectSetFilterUserIdDto {
+  @ApiProperty({ description: 'User id of the creator, matched exactly', example: 'ada' }) userId: string;
+}
+export class ObjectSetFilterTitleDto {
+  @ApiProperty({ example: 'Quarterly report', maxLength: 1024 }) title: string;
+  @ApiPropertyOptional({
+    default: false,
+    description: 'false: equal, case-sensitive. true: case-insensitive substring or trigram similarity (typo-tolerant); best match first',
+  })
+  fuzzy?: boolean;
+}
+export class AndObjectSetFilterDto {
+  @ApiProperty({ enum: ['and'] }) type: 'and';
+  @ApiProperty({ type: ObjectSetFilterListDto }) and: ObjectSetFilterListDto;
+}
+export class OrObjectSetFilterDto {
+  @ApiProperty({ enum: ['or'] }) type: 'or';
+  @ApiProperty({ type: ObjectSetFilterListDto }) or: ObjectSetFilterListDto;
+}
+export class NotObjectSetFilterDto {
+  @ApiProperty({ enum: ['not'] }) type: 'not';
+  @ApiProperty({ type: ObjectSetFilterNotDto }) not: ObjectSetFilterNotDto;
+}
+export class UserIdObjectSetFilterDto {
+  @ApiProperty({ enum: ['userId'] }) type: 'userId';
+  @ApiProperty({ type: ObjectSetFilterUserIdDto }) userId: ObjectSetFilterUserIdDto;
+}
+export class TitleObjectSetFilterDto {
+  @ApiProperty({ enum: ['title'] }) type: 'title';
+  @ApiProperty({ type: ObjectSetFilterTitleDto }) title: ObjectSetFilterTitleDto;
+}
+
+export const OBJECT_SET_FILTER_MODELS = [
+  AndObjectSetFilterDto,
+  OrObjectSetFilterDto,
+  NotObjectSetFilterDto,
+  UserIdObjectSetFilterDto,
+  TitleObjectSetFilterDto,
+  ObjectSetFilterListDto,
+  ObjectSetFilterNotDto,
+  ObjectSetFilterUserIdDto,
+  ObjectSetFilterTitleDto,
+];
+
+const FILTER_EXAMPLE = {
+  type: 'and',
+  and: {
+    filters: [
+      { type: 'userId', userId: { userId: 'ada' } },
+      { type: 'title', title: { title: 'quartely report', fuzzy: true } },
+    ],
+  },
+};
+
+export class SearchObjectSetsRequestDto {
+  @ApiProperty({
+    description: 'ObjectSetFilter, a union: and {filters} | or {filters} | not {filter} | userId {userId} | title {title, fuzzy?}; at most 32 levels and 1000 nodes',
+    oneOf: [AndObjectSetFilterDto, OrObjectSetFilterDto, NotObjectSetFilterDto, UserIdObjectSetFilterDto, TitleObjectSetFilterDto].map((m) => ({
+      $ref: getSchemaPath(m),
+    })),
+    example: FILTER_EXAMPLE,
+  })
+  @Allow()
+  filter: unknown;
+
+  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 500, description: 'Below 1: 400; above 500: clamped to 500' })
+  @IsOptional()
+  @IsInt()
+  maxPageSize?: number;
+
+  @ApiPropertyOptional({ description: 'From the previous page; valid only with the same filter' })
+  @IsOptional()
+  @IsString()
+  pagingToken?: string;
+}
+
+export class SearchObjectSetsResponseDto {
+  @ApiProperty({ type: [ObjectSetMetadataDto] }) objectSets: ObjectSetMetadataDto[];
+  @ApiPropertyOptional({ description: 'Present only when more sets follow' }) pagingToken?: string;
+}

@@ -1,0 +1,194 @@
+/**
+ * ObjectSetFilter (API.md §5, seed §4.2 rule 1): the Conjure union of set search, its runtime
+ * validation (every fault is an InvalidFilter naming the exact path, e.g.
+ * `filter.and.filters[1].title.title`) and its translation to one parameterized SQL predicate.
+ */
+import { InvalidArgument, InvalidFilter } from '@app/domain';
+
+export type ObjectSetFilter =
+  | { type: 'and'; and: { filters: ObjectSetFilter[] } }
+  | { type: 'or'; or: { filters: ObjectSetFilter[] } }
+  | { type: 'not'; not: { filter: ObjectSetFilter } }
+  | { type: 'userId'; userId: { userId: string } }
+  | { type: 'title'; title: { title: string; fuzzy: boolean } };
+
+export const OBJECT_SET_FILTER_TYPES = ['and', 'or', 'not', 'userId', 'title'] as const;
+export type ObjectSetFilterType = (typeof OBJECT_SET_FILTER_TYPES)[number];
+
+/** The same bounds as ObjectSearchFilter (API.md §7). */
+export const MAX_SET_FILTER_DEPTH = 32;
+export const MAX_SET_FILTER_NODES = 1000;
+/** Titles are at most 1024 characters (createObjectSet); a longer query can match nothing. */
+const MAX_TEXT_LENGTH = 1024;
+
+/**
+ * Fuzzy title threshold on pg_trgm `word_similarity(query, title)` (both lower-cased). 0.4 keeps
+ * typos ('quartely report' → 'Quarterly Report 2026': 0.74, 'markting' → 'Marketing plan': 0.58)
+ * and drops titles that only share a few letters ('sales' → 'Safety audit': 0.33). A fixed
+ * constant rather than the `pg_trgm.word_similarity_threshold` setting, so results do not
+ * depend on server configuration.
+ */
+export const FUZZY_TITLE_THRESHOLD = 0.4;
+
+const PAYLOAD_FIELDS: Record<ObjectSetFilterType, { required: string[]; optional: string[] }> = {
+  and: { required: ['filters'], optional: [] },
+  or: { required: ['filters'], optional: [] },
+  not: { required: ['filter'], optional: [] },
+  userId: { required: ['userId'], optional: [] },
+  title: { required: ['title'], optional: ['fuzzy'] },
+};
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function has(o: Record<string, unknown>, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(o, key);
+}
+
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+function text(value: unknown, path: string): string {
+  if (typeof value !== 'string') throw new InvalidFilter(path, `must be a string, not ${kindOf(value)}`);
+  if (value.length === 0) throw new InvalidFilter(path, 'must not be empty');
+  if (value.length > MAX_TEXT_LENGTH) throw new InvalidFilter(path, `must be at most ${MAX_TEXT_LENGTH} characters`);
+  return value;
+}
+
+/**
+ * Validates an untrusted ObjectSetFilter and returns it normalized (`fuzzy` always present), so
+ * two spellings of the same filter bind the same paging tokens.
+ */
+export function validateObjectSetFilter(raw: unknown, path = 'filter'): ObjectSetFilter {
+  if (raw === undefined || raw === null) throw new InvalidArgument(path, 'is required');
+  const state = { nodes: 0 };
+  return validateNode(raw, path, 1, state);
+}
+
+function validateNode(raw: unknown, path: string, depth: number, state: { nodes: number }): ObjectSetFilter {
+  if (depth > MAX_SET_FILTER_DEPTH) throw new InvalidFilter(path, `filter is nested more than ${MAX_SET_FILTER_DEPTH} levels deep`);
+  if (++state.nodes > MAX_SET_FILTER_NODES) throw new InvalidFilter(path, `filter has more than ${MAX_SET_FILTER_NODES} nodes`);
+  if (!isPlainObject(raw)) throw new InvalidFilter(path, `must be an object {"type": "<variant>", "<variant>": {...}}, not ${kindOf(raw)}`);
+  if (!has(raw, 'type')) throw new InvalidFilter(`${path}.type`, 'is required');
+  const type = raw.type;
+  if (typeof type !== 'string' || !(OBJECT_SET_FILTER_TYPES as readonly string[]).includes(type)) {
+    throw new InvalidFilter(`${path}.type`, `must be one of ${OBJECT_SET_FILTER_TYPES.join(', ')}`);
+  }
+  const variant = type as ObjectSetFilterType;
+  for (const key of Object.keys(raw)) {
+    if (key !== 'type' && key !== variant) {
+      throw new InvalidFilter(`${path}.${key}`, `unknown field; a '${variant}' filter is {"type": "${variant}", "${variant}": {...}}`);
+    }
+  }
+  if (!has(raw, variant)) throw new InvalidFilter(`${path}.${variant}`, 'is required (the payload key must equal type)');
+  const payload = raw[variant];
+  const at = `${path}.${variant}`;
+  if (!isPlainObject(payload)) throw new InvalidFilter(at, `must be an object, not ${kindOf(payload)}`);
+  const fields = PAYLOAD_FIELDS[variant];
+  for (const key of Object.keys(payload)) {
+    if (!fields.required.includes(key) && !fields.optional.includes(key)) {
+      const allowed = [...fields.required, ...fields.optional].join(', ');
+      throw new InvalidFilter(`${at}.${key}`, `unknown field; '${variant}' takes ${allowed}`);
+    }
+  }
+  for (const key of fields.required) {
+    if (!has(payload, key) || payload[key] === undefined || payload[key] === null) throw new InvalidFilter(`${at}.${key}`, 'is required');
+  }
+
+  switch (variant) {
+    case 'and':
+    case 'or': {
+      const list = payload.filters;
+      if (!Array.isArray(list)) throw new InvalidFilter(`${at}.filters`, `must be an array, not ${kindOf(list)}`);
+      if (list.length === 0) throw new InvalidFilter(`${at}.filters`, 'must hold at least one filter');
+      const filters = list.map((f, i) => validateNode(f, `${at}.filters[${i}]`, depth + 1, state));
+      return variant === 'and' ? { type: 'and', and: { filters } } : { type: 'or', or: { filters } };
+    }
+    case 'not':
+      return { type: 'not', not: { filter: validateNode(payload.filter, `${at}.filter`, depth + 1, state) } };
+    case 'userId':
+      return { type: 'userId', userId: { userId: text(payload.userId, `${at}.userId`) } };
+    case 'title': {
+      const title = text(payload.title, `${at}.title`);
+      const fuzzy = payload.fuzzy;
+      // Conjure clients send an absent optional as either nothing or null.
+      if (fuzzy !== undefined && fuzzy !== null && typeof fuzzy !== 'boolean') {
+        throw new InvalidFilter(`${at}.fuzzy`, `must be true or false, not ${kindOf(fuzzy)}`);
+      }
+      return { type: 'title', title: { title, fuzzy: fuzzy === true } };
+    }
+  }
+}
+
+/**
+ * Whether results come best match first: the filter holds a fuzzy title predicate that is not
+ * negated (under an even number of `not`s).
+ */
+export function isRanked(filter: ObjectSetFilter, negated = false): boolean {
+  switch (filter.type) {
+    case 'and':
+      return filter.and.filters.some((f) => isRanked(f, negated));
+    case 'or':
+      return filter.or.filters.some((f) => isRanked(f, negated));
+    case 'not':
+      return isRanked(filter.not.filter, !negated);
+    case 'userId':
+      return false;
+    case 'title':
+      return filter.title.fuzzy && !negated;
+  }
+}
+
+/** A compiled filter: a boolean SQL predicate over alias `s`, and the score of its ranked fuzzy predicates. */
+export interface CompiledSetFilter {
+  where: string;
+  /** `GREATEST(...)` over the fuzzy title predicates not under a `not`; undefined when there are none (newest first). */
+  score?: string;
+}
+
+/**
+ * Translates a validated filter to SQL over `object_sets.object_set` aliased `alias`. Values only
+ * ever travel as parameters appended to `params`; the SQL text holds placeholders.
+ */
+export function compileObjectSetFilter(filter: ObjectSetFilter, alias: string, params: unknown[]): CompiledSetFilter {
+  const scores: string[] = [];
+  const param = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}::text`;
+  };
+  const fuzzyParts = (q: string): { matches: string; score: string } => {
+    const p = param(q);
+    const title = `lower(${alias}.title)`;
+    const substring = `strpos(${title}, lower(${p})) > 0`;
+    const similarity = `word_similarity(lower(${p}), ${title})`;
+    return {
+      matches: `(${substring} OR ${similarity} >= ${FUZZY_TITLE_THRESHOLD})`,
+      // A substring is as good as a match gets.
+      score: `(CASE WHEN ${substring} THEN 1::real ELSE ${similarity} END)`,
+    };
+  };
+  const walk = (f: ObjectSetFilter, negated: boolean): string => {
+    switch (f.type) {
+      case 'and':
+        return `(${f.and.filters.map((c) => walk(c, negated)).join(' AND ')})`;
+      case 'or':
+        return `(${f.or.filters.map((c) => walk(c, negated)).join(' OR ')})`;
+      case 'not':
+        return `(NOT ${walk(f.not.filter, !negated)})`;
+      case 'userId':
+        return `(${alias}.creator = ${param(f.userId.userId)})`;
+      case 'title': {
+        if (!f.title.fuzzy) return `(${alias}.title = ${param(f.title.title)})`;
+        const { matches, score } = fuzzyParts(f.title.title);
+        if (!negated) scores.push(score);
+        return matches;
+      }
+    }
+  };
+  const where = walk(filter, false);
+  return { where, score: scores.length === 0 ? undefined : scores.length === 1 ? scores[0] : `GREATEST(${scores.join(', ')})` };
+}
