@@ -3,7 +3,7 @@
  * validation (every fault is an InvalidFilter naming the exact path, e.g.
  * `filter.and.filters[1].title.title`) and its translation to one parameterized SQL predicate.
  */
-import { InvalidArgument, InvalidFilter } from '@app/domain';
+import { hasOwn, InvalidArgument, InvalidFilter, isPlainObject, kindOf } from '@app/domain';
 
 export type ObjectSetFilter =
   | { type: 'and'; and: { filters: ObjectSetFilter[] } }
@@ -38,19 +38,6 @@ const PAYLOAD_FIELDS: Record<ObjectSetFilterType, { required: string[]; optional
   title: { required: ['title'], optional: ['fuzzy'] },
 };
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function has(o: Record<string, unknown>, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(o, key);
-}
-
-function kindOf(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
-}
 
 function text(value: unknown, path: string): string {
   if (typeof value !== 'string') throw new InvalidFilter(path, `must be a string, not ${kindOf(value)}`);
@@ -73,7 +60,7 @@ function validateNode(raw: unknown, path: string, depth: number, state: { nodes:
   if (depth > MAX_SET_FILTER_DEPTH) throw new InvalidFilter(path, `filter is nested more than ${MAX_SET_FILTER_DEPTH} levels deep`);
   if (++state.nodes > MAX_SET_FILTER_NODES) throw new InvalidFilter(path, `filter has more than ${MAX_SET_FILTER_NODES} nodes`);
   if (!isPlainObject(raw)) throw new InvalidFilter(path, `must be an object {"type": "<variant>", "<variant>": {...}}, not ${kindOf(raw)}`);
-  if (!has(raw, 'type')) throw new InvalidFilter(`${path}.type`, 'is required');
+  if (!hasOwn(raw, 'type')) throw new InvalidFilter(`${path}.type`, 'is required');
   const type = raw.type;
   if (typeof type !== 'string' || !(OBJECT_SET_FILTER_TYPES as readonly string[]).includes(type)) {
     throw new InvalidFilter(`${path}.type`, `must be one of ${OBJECT_SET_FILTER_TYPES.join(', ')}`);
@@ -84,7 +71,7 @@ function validateNode(raw: unknown, path: string, depth: number, state: { nodes:
       throw new InvalidFilter(`${path}.${key}`, `unknown field; a '${variant}' filter is {"type": "${variant}", "${variant}": {...}}`);
     }
   }
-  if (!has(raw, variant)) throw new InvalidFilter(`${path}.${variant}`, 'is required (the payload key must equal type)');
+  if (!hasOwn(raw, variant)) throw new InvalidFilter(`${path}.${variant}`, 'is required (the payload key must equal type)');
   const payload = raw[variant];
   const at = `${path}.${variant}`;
   if (!isPlainObject(payload)) throw new InvalidFilter(at, `must be an object, not ${kindOf(payload)}`);
@@ -96,7 +83,7 @@ function validateNode(raw: unknown, path: string, depth: number, state: { nodes:
     }
   }
   for (const key of fields.required) {
-    if (!has(payload, key) || payload[key] === undefined || payload[key] === null) throw new InvalidFilter(`${at}.${key}`, 'is required');
+    if (!hasOwn(payload, key) || payload[key] === undefined || payload[key] === null) throw new InvalidFilter(`${at}.${key}`, 'is required');
   }
 
   switch (variant) {

@@ -7,6 +7,7 @@ import { InvalidFilter } from '../errors/domain-error';
 import { identifierFault } from '../ids/identifier';
 import { OntologyIndex, PropertyType } from '../ontology/ontology.types';
 import { isValidDate, parseDatetime } from '../time/datetime';
+import { hasOwn, isPlainObject, kindOf } from '../validation/json-shape';
 import { FILTER_TYPES, FilterType, ObjectSearchFilter, PropertyValue } from './filter.types';
 
 export const MAX_FILTER_DEPTH = 32;
@@ -51,19 +52,6 @@ export function propertyValueFault(type: PropertyType, value: unknown): string |
   }
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function has(o: Record<string, unknown>, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(o, key);
-}
-
-function kindOf(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
-}
 
 function joinTypes(types: readonly string[]): string {
   return types.length <= 1 ? (types[0] ?? '') : `${types.slice(0, -1).join(', ')} or ${types[types.length - 1]}`;
@@ -99,7 +87,7 @@ class FilterValidator {
     if (!isPlainObject(input)) {
       throw new InvalidFilter(path, `must be a filter object {"type": "<variant>", "<variant>": {...}}, not ${kindOf(input)}`);
     }
-    if (!has(input, 'type') || input.type === undefined || input.type === null) {
+    if (!hasOwn(input, 'type') || input.type === undefined || input.type === null) {
       throw new InvalidFilter(`${path}.type`, `missing "type"; one of ${FILTER_TYPES.join(', ')}`);
     }
     const type = input.type;
@@ -108,7 +96,7 @@ class FilterValidator {
       throw new InvalidFilter(`${path}.type`, `unknown filter type '${type}'; one of ${FILTER_TYPES.join(', ')}`);
     }
     const others = Object.keys(input).filter((k) => k !== 'type' && k !== type);
-    if (!has(input, type) || input[type] === undefined) {
+    if (!hasOwn(input, type) || input[type] === undefined) {
       const misnamed = others.find((k) => FILTER_TYPE_SET.has(k));
       if (misnamed !== undefined) {
         throw new InvalidFilter(`${path}.${misnamed}`, `payload key '${misnamed}' does not match type '${type}'; expected "${type}": {...}`);

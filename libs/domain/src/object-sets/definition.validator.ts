@@ -1,13 +1,13 @@
 import { InvalidArgument, InvalidObjectSetDefinition } from '../errors';
 import { environmentIdFault, identifierFault } from '../ids';
 import { ObjectSearchFilter } from '../filter';
+import { isPlainObject } from '../validation/json-shape';
 import { DefinitionType, ObjectSetDefinition } from './definition.types';
 
 export const MAX_STABLE_OBJECTS = 100_000;
 export const MAX_OPERATION_OPERANDS = 1_000;
 const DEFINITION_TYPES: readonly DefinitionType[] = ['stable', 'filter', 'operation', 'linkOperation', 'empty'];
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function onlyKeys(payload: Record<string, unknown>, allowed: string[], path: string): void {
   for (const k of Object.keys(payload)) {
@@ -27,7 +27,7 @@ function setId(v: unknown, path: string): string {
  * a stable set over MAX_STABLE_OBJECTS is InvalidObjectSetDefinition.
  */
 export function validateDefinition(input: unknown, path = 'definition'): ObjectSetDefinition {
-  if (!isObject(input)) throw new InvalidArgument(path, 'must be an object like {"type": "empty", "empty": {}}');
+  if (!isPlainObject(input)) throw new InvalidArgument(path, 'must be an object like {"type": "empty", "empty": {}}');
   const type = input.type;
   if (typeof type !== 'string') throw new InvalidArgument(`${path}.type`, `is required; one of ${DEFINITION_TYPES.join(', ')}`);
   if (!DEFINITION_TYPES.includes(type as DefinitionType)) {
@@ -36,7 +36,7 @@ export function validateDefinition(input: unknown, path = 'definition'): ObjectS
   onlyKeys(input, ['type', type], path);
   const payload = input[type];
   const p = `${path}.${type}`;
-  if (!isObject(payload)) throw new InvalidArgument(p, `the payload of '${type}' must be an object under the key '${type}'`);
+  if (!isPlainObject(payload)) throw new InvalidArgument(p, `the payload of '${type}' must be an object under the key '${type}'`);
   switch (type as DefinitionType) {
     case 'empty':
       onlyKeys(payload, [], p);
@@ -50,7 +50,7 @@ export function validateDefinition(input: unknown, path = 'definition'): ObjectS
       }
       const out = objects.map((o, i) => {
         const op = `${p}.objects[${i}]`;
-        if (!isObject(o)) throw new InvalidArgument(op, 'must be {environmentId, id}');
+        if (!isPlainObject(o)) throw new InvalidArgument(op, 'must be {environmentId, id}');
         onlyKeys(o, ['environmentId', 'id'], op);
         const envFault = environmentIdFault(o.environmentId);
         if (envFault) throw new InvalidArgument(`${op}.environmentId`, `environmentId ${envFault}`);
