@@ -2,9 +2,7 @@
  * Renders a row of `object_sets.object_set` as the ObjectSetMetadata JSON of API.md §5 in SQL,
  * so reads hand PostgreSQL's text to the client. Optional fields are omitted when absent.
  */
-function isoUtc(expr: string): string {
-  return `to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-}
+import { isoUtcSql } from '@app/domain';
 
 /**
  * `visibleParam`: the placeholder of the caller's visible environments (text[], NULL: all). A
@@ -28,9 +26,9 @@ export function objectSetMetadataJsonSql(alias: string, visibleParam?: string): 
     'immutable', ${alias}.immutable,
     'ephemeral', ${alias}.ephemeral,
     'creator', ${alias}.creator,
-    'createdAt', ${isoUtc(`${alias}.created_at`)},
-    'updatedAt', ${isoUtc(`${alias}.updated_at`)},
-    'expiresAt', ${isoUtc(`${alias}.expires_at`)}))`;
+    'createdAt', ${isoUtcSql(`${alias}.created_at`)},
+    'updatedAt', ${isoUtcSql(`${alias}.updated_at`)},
+    'expiresAt', ${isoUtcSql(`${alias}.expires_at`)}))`;
 }
 
 /** A set is live unless it is ephemeral and past its expiry. */

@@ -1,16 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext, InvalidArgument } from '@app/domain';
+import { Caller, CallerContext, InvalidArgument, sendJsonText } from '@app/domain';
 import { CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetMetadataDto, UpdateObjectSetDto } from './dto/object-set.dto';
 import { Consistency, ObjectSetsService } from './object-sets.service';
 
 function checkSetId(id: string): void {
   if (id.length === 0 || id.length > 256) throw new InvalidArgument('id', 'must be an object set id');
-}
-
-function sendJson(res: Response, status: number, json: string): void {
-  res.status(status).type('application/json').send(json);
 }
 
 @ApiTags('object-sets')
@@ -23,7 +19,7 @@ export class ObjectSetsController {
   @ApiBody({ type: CreateObjectSetDto })
   @ApiCreatedResponse({ type: ObjectSetMetadataDto })
   async create(@Caller() caller: CallerContext, @Body() body: CreateObjectSetDto, @Res() res: Response): Promise<void> {
-    sendJson(res, 201, await this.sets.create(caller, body));
+    sendJsonText(res, await this.sets.create(caller, body), 201);
   }
 
   @Put(':id')
@@ -32,7 +28,7 @@ export class ObjectSetsController {
   @ApiOkResponse({ type: ObjectSetMetadataDto })
   async update(@Caller() caller: CallerContext, @Param('id') id: string, @Body() body: UpdateObjectSetDto, @Res() res: Response): Promise<void> {
     checkSetId(id);
-    sendJson(res, 200, await this.sets.update(caller, id, body));
+    sendJsonText(res, await this.sets.update(caller, id, body));
   }
 
   @Delete(':id')
@@ -49,7 +45,7 @@ export class ObjectSetsController {
   @ApiOkResponse({ type: ObjectSetMetadataDto })
   async metadata(@Caller() caller: CallerContext, @Param('id') id: string, @Res() res: Response): Promise<void> {
     checkSetId(id);
-    sendJson(res, 200, await this.sets.metadata(caller, id));
+    sendJsonText(res, await this.sets.metadata(caller, id));
   }
 
   @Get(':id/members')
@@ -64,7 +60,7 @@ export class ObjectSetsController {
     if (consistency !== undefined && consistency !== 'STRONG' && consistency !== 'EVENTUALLY') {
       throw new InvalidArgument('consistency', 'must be STRONG or EVENTUALLY');
     }
-    sendJson(res, 200, await this.sets.members(caller, id, (consistency as Consistency | undefined) ?? 'STRONG'));
+    sendJsonText(res, await this.sets.members(caller, id, (consistency as Consistency | undefined) ?? 'STRONG'));
   }
 
   @Get('internal/:id/filter')

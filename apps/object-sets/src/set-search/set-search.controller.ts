@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext } from '@app/domain';
+import { Caller, CallerContext, sendJsonText } from '@app/domain';
 import { OBJECT_SET_FILTER_MODELS, SearchObjectSetsRequestDto, SearchObjectSetsResponseDto } from './dto/search-object-sets.dto';
 import { SetSearchService } from './set-search.service';
 
@@ -21,6 +21,6 @@ export class SetSearchController {
   @ApiOkResponse({ type: SearchObjectSetsResponseDto })
   async searchObjectSets(@Caller() caller: CallerContext, @Body() body: SearchObjectSetsRequestDto, @Res() res: Response): Promise<void> {
     // The page is rendered as JSON by PostgreSQL; sent as it is.
-    res.status(200).type('application/json').send(await this.search.search(caller, body));
+    sendJsonText(res, await this.search.search(caller, body));
   }
 }

@@ -3,9 +3,7 @@
  * which share these columns) as the OntologyObject JSON of API.md §4, so hot reads hand
  * PostgreSQL's text straight to the client without parsing it in Node.
  */
-export function isoUtcSql(expr: string): string {
-  return `to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-}
+import { isoUtcSql } from '@app/domain';
 
 export function objectJsonSql(alias: string): string {
   return `json_build_object(

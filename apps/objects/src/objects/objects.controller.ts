@@ -10,6 +10,7 @@ import {
   PAGE_LIMITS,
   parseDatetime,
   resolvePageSize,
+  sendJsonText,
 } from '@app/domain';
 import {
   BulkLoadObjectRequestDto,
@@ -43,11 +44,6 @@ function requiredDatetime(field: string, value: unknown): Date {
   return parsed.value;
 }
 
-/** Hands PostgreSQL-rendered JSON text to the client as is. */
-function sendJson(res: Response, json: string): void {
-  res.status(200).type('application/json').send(json);
-}
-
 @ApiTags('objects')
 @Controller('objects')
 export class ObjectsController {
@@ -71,7 +67,7 @@ export class ObjectsController {
     @Res() res: Response,
   ): Promise<void> {
     const size = resolvePageSize(pageSize, PAGE_LIMITS.bulk);
-    sendJson(res, await this.objects.bulk(caller, body.objectIds, size, optionalString('pagingToken', pagingToken)));
+    sendJsonText(res, await this.objects.bulk(caller, body.objectIds, size, optionalString('pagingToken', pagingToken)));
   }
 
   @Get('versioned/:environmentId/:id')
@@ -106,7 +102,7 @@ export class ObjectsController {
     } else {
       at = { timestamp: requiredDatetime('timestamp', timestamp) };
     }
-    sendJson(res, await this.objects.atVersion(caller, environmentId, id, at));
+    sendJsonText(res, await this.objects.atVersion(caller, environmentId, id, at));
   }
 
   @Get(':environmentId/:id/history')
@@ -136,7 +132,7 @@ export class ObjectsController {
     if (startTime.getTime() > endTime.getTime()) throw new InvalidArgument('startTime', 'startTime must not be after endTime');
     const size = resolvePageSize(pageSize, PAGE_LIMITS.history);
     const token = optionalString('pagingToken', pagingToken);
-    sendJson(res, await this.objects.history(caller, environmentId, id, { startTime, endTime }, size, token));
+    sendJsonText(res, await this.objects.history(caller, environmentId, id, { startTime, endTime }, size, token));
   }
 
   @Get(':id')
@@ -155,6 +151,6 @@ export class ObjectsController {
     checkId('id', id);
     const environmentId = optionalString('environmentId', environmentIdRaw);
     if (environmentId !== undefined) checkEnvironmentId(environmentId);
-    sendJson(res, await this.objects.load(caller, id, environmentId));
+    sendJsonText(res, await this.objects.load(caller, id, environmentId));
   }
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext } from '@app/domain';
+import { Caller, CallerContext, sendJsonText } from '@app/domain';
 import { MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
 import { SearchService } from './search.service';
 
@@ -35,7 +35,6 @@ export class InternalController {
   })
   @ApiOkResponse({ description: '{"members": {env: [ids]}, "links": [...]} or {"tooLarge": true, "limit": n}' })
   async members(@Caller() caller: CallerContext, @Body() body: MembersRequestDto, @Res() res: Response): Promise<void> {
-    const json = await this.search.members(caller, body.filter, body.limit);
-    res.status(200).type('application/json').send(json);
+    sendJsonText(res, await this.search.members(caller, body.filter, body.limit));
   }
 }

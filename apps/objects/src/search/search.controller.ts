@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext, InvalidArgument, PAGE_LIMITS, resolvePageSize } from '@app/domain';
+import { Caller, CallerContext, InvalidArgument, PAGE_LIMITS, resolvePageSize, sendJsonText } from '@app/domain';
 import { ObjectIdsAndLinksPageDto, ObjectSearchRequestDto } from './dto/search.dto';
 import { SearchService } from './search.service';
 
@@ -29,7 +29,6 @@ export class SearchController {
   ): Promise<void> {
     const size = resolvePageSize(pageSize, PAGE_LIMITS.search);
     if (pagingToken !== undefined && typeof pagingToken !== 'string') throw new InvalidArgument('pagingToken', 'pagingToken must be given once');
-    const json = await this.search.search(caller, body, size, pagingToken);
-    res.status(200).type('application/json').send(json);
+    sendJsonText(res, await this.search.search(caller, body, size, pagingToken));
   }
 }

@@ -1,3 +1,4 @@
 export * from './configure-app';
 export * from './logging.module';
 export * from './health.controller';
+export * from './send-json';

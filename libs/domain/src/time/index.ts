@@ -1,1 +1,2 @@
 export * from './datetime';
+export * from './datetime-sql';
