@@ -327,3 +327,38 @@ describe('object sets: the member limit', () => {
     expect(search.body.objects).toHaveLength(8);
   });
 });
+
+describe('object sets: the objects app cannot be reached', () => {
+  it('answers 503 DependencyUnavailable with Retry-After, and stores nothing', async () => {
+    const { createTestDatabase } = await import('./support/database');
+    const { withEnv } = await import('./support/apps');
+    const { createObjectSetsApp } = await import('../apps/object-sets/src/create-app');
+    const request = (await import('supertest')).default;
+    const database = await createTestDatabase();
+    // Port 9 (discard) on loopback: nothing listens there, so every call is refused.
+    const app = await withEnv({ LOG_LEVEL: 'silent', DATABASE_URL: database.url, OBJECTS_URL: 'http://127.0.0.1:9' }, async () => {
+      const a = await createObjectSetsApp();
+      await a.init();
+      return a;
+    });
+    try {
+      const res = await request(app.getHttpServer())
+        .post('/object-sets')
+        .send({ title: 'x', definition: { type: 'filter', filter: { filter: { type: 'all', all: {} } } } })
+        .expect(503);
+      expect(res.body).toMatchObject({ errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', parameters: { dependency: 'objects' } });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      const { Client } = await import('pg');
+      const db = new Client({ connectionString: database.url });
+      await db.connect();
+      expect((await db.query('SELECT count(*)::int AS n FROM object_sets.object_set')).rows[0].n).toBe(0);
+      await db.end();
+      const empty = (await request(app.getHttpServer()).post('/object-sets').send({ title: 'e', definition: { type: 'empty', empty: {} } }).expect(201)).body.id;
+      const members = await request(app.getHttpServer()).get(`/object-sets/${empty}/members`).expect(503);
+      expect(members.body.errorName).toBe('DependencyUnavailable');
+    } finally {
+      await app.close();
+      await database.drop();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig, CallerContext, DependencyUnavailable, DomainError, ErrorCode, ErrorParameters, ObjectSearchFilter } from '@app/domain';
+import { AppConfig, callService, CallerContext, ObjectSearchFilter } from '@app/domain';
 
 export type MembersResult = { tooLarge: true } | { tooLarge: false; json: string };
 
@@ -17,9 +17,8 @@ const SHORT_TIMEOUT_MS = 10_000;
 const MEMBERS_TIMEOUT_MS = 120_000;
 
 /**
- * ObjectsClient over HTTP. Node's fetch (undici) keeps connections alive between calls. The
- * caller's credentials are forwarded on every call, so visibility holds end to end; there is no
- * service identity that could see more than the caller.
+ * ObjectsClient over HTTP (callService): keep-alive, the caller's credentials forwarded on every
+ * call so visibility holds end to end, timeouts, 503 DependencyUnavailable when unreachable.
  */
 @Injectable()
 export class HttpObjectsClient extends ObjectsClient {
@@ -46,38 +45,7 @@ export class HttpObjectsClient extends ObjectsClient {
     return { tooLarge: false, json: text };
   }
 
-  private async call(caller: CallerContext, method: string, path: string, body: unknown, timeoutMs: number): Promise<string> {
-    const url = `${this.config.objectsUrl}${path}`;
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method,
-        headers: {
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          'x-user-id': caller.userId,
-          ...(caller.authorization ? { authorization: caller.authorization } : {}),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (e) {
-      this.logger.warn(`object service unreachable (${method} ${url}): ${(e as Error).message}`);
-      throw new DependencyUnavailable('objects');
-    }
-    const text = await res.text().catch(() => '');
-    if (res.ok) return text;
-    let error: { errorCode?: ErrorCode; errorName?: string; parameters?: ErrorParameters } | undefined;
-    try {
-      error = JSON.parse(text);
-    } catch {
-      error = undefined;
-    }
-    if (res.status < 500 && error?.errorName && error.errorCode) {
-      // The object service's verdict about the caller's input or credentials: pass it on as is.
-      throw new DomainError(error.errorCode, error.errorName, error.parameters ?? {});
-    }
-    this.logger.warn(`object service answered ${res.status} to ${method} ${url}`);
-    throw new DependencyUnavailable('objects');
+  private call(caller: CallerContext, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<string> {
+    return callService({ dependency: 'objects', baseUrl: this.config.objectsUrl, method, path, caller, body, timeoutMs, logger: this.logger });
   }
 }

@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig, CallerContext, DependencyUnavailable, DomainError, ErrorCode, ErrorParameters, ObjectSetNotFound } from '@app/domain';
+import { AppConfig, callService, CallerContext, DependencyUnavailable, DomainError, ObjectSetNotFound } from '@app/domain';
 
 const TIMEOUT_MS = 10_000;
 
 /**
  * The objects app's view of the object set service: resolves a `startingSet` to its compiled
  * membership filter through the internal endpoint `GET /object-sets/internal/{id}/filter`,
- * forwarding the caller's credentials. Node's fetch keeps connections alive.
+ * on behalf of the caller (see callService).
  */
 @Injectable()
 export class ObjectSetsClient {
@@ -15,31 +15,31 @@ export class ObjectSetsClient {
   constructor(private readonly config: AppConfig) {}
 
   async compiledFilter(caller: CallerContext, objectSetId: string): Promise<unknown> {
-    const url = `${this.config.objectSetsUrl}/object-sets/internal/${encodeURIComponent(objectSetId)}/filter`;
-    let res: Response;
+    let text: string;
     try {
-      res = await fetch(url, {
-        headers: {
-          accept: 'application/json',
-          'x-user-id': caller.userId,
-          ...(caller.authorization ? { authorization: caller.authorization } : {}),
-        },
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+      text = await callService({
+        dependency: 'object-sets',
+        baseUrl: this.config.objectSetsUrl,
+        method: 'GET',
+        path: `/object-sets/internal/${encodeURIComponent(objectSetId)}/filter`,
+        caller,
+        timeoutMs: TIMEOUT_MS,
+        logger: this.logger,
       });
     } catch (e) {
-      this.logger.warn(`object set service unreachable at ${url}: ${(e as Error).message}`);
-      throw new DependencyUnavailable('object-sets');
+      // Whatever the set service's 404 says, for searchObjects it is this starting set that is missing.
+      if (e instanceof DomainError && e.status === 404) throw new ObjectSetNotFound(objectSetId);
+      throw e;
     }
-    const body = (await res.json().catch(() => undefined)) as
-      | { filter?: unknown; errorCode?: ErrorCode; errorName?: string; parameters?: ErrorParameters }
-      | undefined;
-    if (res.ok && body && body.filter !== undefined) return body.filter;
-    if (res.status === 404) throw new ObjectSetNotFound(objectSetId);
-    if (body?.errorName && res.status >= 400 && res.status < 500) {
-      // The set service's own verdict (e.g. InvalidObjectSetDefinition for a cycle): pass it on.
-      throw new DomainError(body.errorCode ?? 'INVALID_ARGUMENT', body.errorName, body.parameters ?? {});
-    }
-    this.logger.warn(`object set service answered ${res.status} for ${url}`);
+    const body = (() => {
+      try {
+        return JSON.parse(text) as { filter?: unknown };
+      } catch {
+        return undefined;
+      }
+    })();
+    if (body?.filter !== undefined) return body.filter;
+    this.logger.warn(`object set service answered without a filter for ${objectSetId}`);
     throw new DependencyUnavailable('object-sets');
   }
 }

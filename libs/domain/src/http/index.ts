@@ -2,3 +2,4 @@ export * from './configure-app';
 export * from './logging.module';
 export * from './health.controller';
 export * from './send-json';
+export * from './service-call';
