@@ -42,6 +42,15 @@ export class ObjectSetsRepository {
     return row?.json;
   }
 
+  /** Whether a set exists and has not expired. Primary key. */
+  async isLive(id: string): Promise<boolean> {
+    const [row] = await this.dataSource.query(
+      `SELECT EXISTS (SELECT 1 FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s')}) AS live`,
+      [id],
+    );
+    return row.live;
+  }
+
   /**
    * A set and every set it references, transitively, in one statement (recursive CTE over
    * object_set_reference's primary key; UNION stops at cycles).
