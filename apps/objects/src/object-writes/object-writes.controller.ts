@@ -1,15 +1,13 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext, environmentIdFault, identifierFault, InvalidArgument } from '@app/domain';
+import { Caller, CallerContext, checkEnvironmentIdParam, checkIdentifierParam, InvalidArgument } from '@app/domain';
 import { IngestRequestDto, IngestResponseDto, WriteObjectDto } from './dto/write-object.dto';
 import { ObjectWritesService } from './object-writes.service';
 
 function pathIds(environmentId: string, id: string): void {
-  const envFault = environmentIdFault(environmentId);
-  if (envFault) throw new InvalidArgument('environmentId', `environmentId ${envFault}`);
-  const idFault = identifierFault(id);
-  if (idFault) throw new InvalidArgument('id', `id ${idFault}`);
+  checkEnvironmentIdParam(environmentId);
+  checkIdentifierParam('id', id);
 }
 
 function parseExpectedVersion(raw: string | undefined): number | undefined {

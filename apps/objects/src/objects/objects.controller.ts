@@ -4,8 +4,8 @@ import type { Response } from 'express';
 import {
   Caller,
   CallerContext,
-  environmentIdFault,
-  identifierFault,
+  checkEnvironmentIdParam,
+  checkIdentifierParam,
   InvalidArgument,
   PAGE_LIMITS,
   parseDatetime,
@@ -20,16 +20,6 @@ import {
   OntologyObjectWithVersionDto,
 } from './dto/object-reads.dto';
 import { ObjectsService } from './objects.service';
-
-function checkId(field: string, value: string): void {
-  const fault = identifierFault(value);
-  if (fault) throw new InvalidArgument(field, `${field} ${fault}`);
-}
-
-function checkEnvironmentId(value: string): void {
-  const fault = environmentIdFault(value);
-  if (fault) throw new InvalidArgument('environmentId', `environmentId ${fault}`);
-}
 
 function optionalString(field: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;
@@ -86,8 +76,8 @@ export class ObjectsController {
     @Query('timestamp') timestampRaw: unknown,
     @Res() res: Response,
   ): Promise<void> {
-    checkEnvironmentId(environmentId);
-    checkId('id', id);
+    checkEnvironmentIdParam(environmentId);
+    checkIdentifierParam('id', id);
     const version = optionalString('version', versionRaw);
     const timestamp = optionalString('timestamp', timestampRaw);
     if ((version === undefined) === (timestamp === undefined)) {
@@ -125,8 +115,8 @@ export class ObjectsController {
     @Query('pagingToken') pagingToken: unknown,
     @Res() res: Response,
   ): Promise<void> {
-    checkEnvironmentId(environmentId);
-    checkId('id', id);
+    checkEnvironmentIdParam(environmentId);
+    checkIdentifierParam('id', id);
     const startTime = requiredDatetime('startTime', optionalString('startTime', startRaw));
     const endTime = requiredDatetime('endTime', optionalString('endTime', endRaw));
     if (startTime.getTime() > endTime.getTime()) throw new InvalidArgument('startTime', 'startTime must not be after endTime');
@@ -148,9 +138,9 @@ export class ObjectsController {
     @Query('environmentId') environmentIdRaw: unknown,
     @Res() res: Response,
   ): Promise<void> {
-    checkId('id', id);
+    checkIdentifierParam('id', id);
     const environmentId = optionalString('environmentId', environmentIdRaw);
-    if (environmentId !== undefined) checkEnvironmentId(environmentId);
+    if (environmentId !== undefined) checkEnvironmentIdParam(environmentId);
     sendJsonText(res, await this.objects.load(caller, id, environmentId));
   }
 }

@@ -1,2 +1,3 @@
 export * from './identifier';
 export * from './decorators';
+export * from './path-ids';
