@@ -36,7 +36,8 @@ export interface ObjectWriteInput {
   environmentId: string;
   id: string;
   type: string;
-  properties: { id: string; value: unknown; origin: string; trigger?: string }[];
+  /** A null `trigger` is accepted and stored as sent (the API has always taken it so). */
+  properties: { id: string; value: unknown; origin: string; trigger?: string | null }[];
   links?: Record<string, unknown>;
   tags?: string[];
   metadata?: { firstSighting?: unknown; lastSighting?: unknown };
@@ -101,13 +102,28 @@ export function validateObject(input: ObjectWriteInput, ontology: OntologyIndex,
     const normalized = normalizeValue(def.type, p.value);
     if ('reason' in normalized) throw fail(`properties[${i}].value`, `property '${p.id}' is of type ${def.type}: ${normalized.reason}`);
     const stored: StoredProperty = { id: p.id, value: normalized.value, origin: p.origin };
-    if (p.trigger !== undefined) stored.trigger = p.trigger;
+    if (p.trigger !== undefined) stored.trigger = p.trigger as string; // a null trigger is kept as sent
     return stored;
   });
   // Canonical order (by property id, then by value): the same content in any order compares
-  // equal, so re-sending it makes no new version.
-  const sortKey = new Map(properties.map((p) => [p, canonicalJson([p.value, p.origin, p.trigger ?? null])]));
-  properties.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : sortKey.get(a)! < sortKey.get(b)! ? -1 : sortKey.get(a)! > sortKey.get(b)! ? 1 : 0));
+  // equal, so re-sending it makes no new version. Only values of the same property id are
+  // compared by value, so their keys are computed when two ids tie, once per value.
+  let sortKeys: Map<StoredProperty, string> | undefined;
+  const sortKey = (p: StoredProperty): string => {
+    sortKeys ??= new Map();
+    let key = sortKeys.get(p);
+    if (key === undefined) {
+      key = canonicalJson([p.value, p.origin, p.trigger ?? null]);
+      sortKeys.set(p, key);
+    }
+    return key;
+  };
+  properties.sort((a, b) => {
+    if (a.id !== b.id) return a.id < b.id ? -1 : 1;
+    const ka = sortKey(a);
+    const kb = sortKey(b);
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  });
 
   const links: Record<string, string[]> = {};
   for (const [linkId, targets] of Object.entries(input.links ?? {})) {

@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Caller, CallerContext, checkEnvironmentIdParam, checkIdentifierParam, InvalidArgument } from '@app/domain';
 import { IngestRequestDto, IngestResponseDto, WriteObjectDto } from './dto/write-object.dto';
+import { checkIngestBody, checkWriteObjectBody } from './object-shape';
 import { ObjectWritesService } from './object-writes.service';
 
 function pathIds(environmentId: string, id: string): void {
@@ -28,16 +29,19 @@ export class ObjectWritesController {
   })
   @ApiQuery({ name: 'expectedVersion', required: false, type: Number, description: 'Current version expected (0: must not exist); else 409 VersionConflict' })
   @ApiOkResponse({ description: 'OntologyObjectWithVersion' })
+  @ApiBody({ type: WriteObjectDto })
   async put(
     @Caller() caller: CallerContext,
     @Param('environmentId') environmentId: string,
     @Param('id') id: string,
     @Query('expectedVersion') expectedVersion: string | undefined,
-    @Body() body: WriteObjectDto,
+    @Body() body: unknown,
     @Res({ passthrough: true }) res: Response,
   ) {
+    // The body is checked first, as the validation pipe did before the handler ran.
+    const write = checkWriteObjectBody(body);
     pathIds(environmentId, id);
-    const { created, result } = await this.writes.put(caller, environmentId, id, body, parseExpectedVersion(expectedVersion));
+    const { created, result } = await this.writes.put(caller, environmentId, id, write, parseExpectedVersion(expectedVersion));
     res.status(created ? 201 : 200);
     return result;
   }
@@ -61,7 +65,8 @@ export class ObjectWritesController {
   @HttpCode(200)
   @ApiOperation({ operationId: 'ingestOntologyObjects', summary: 'Writes 1 to 10,000 objects, all or nothing' })
   @ApiOkResponse({ type: IngestResponseDto })
-  ingest(@Caller() caller: CallerContext, @Body() body: IngestRequestDto): Promise<IngestResponseDto> {
-    return this.writes.ingest(caller, body.objects);
+  @ApiBody({ type: IngestRequestDto })
+  async ingest(@Caller() caller: CallerContext, @Body() body: unknown): Promise<IngestResponseDto> {
+    return this.writes.ingest(caller, checkIngestBody(body));
   }
 }

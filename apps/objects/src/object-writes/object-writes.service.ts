@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { CallerContext, canSeeEnvironment, InvalidArgument, OntologyIndex, PermissionDenied } from '@app/domain';
 import { OntologyService } from '../ontology/ontology.service';
-import { IngestObjectDto, IngestResultDto, WriteObjectDto } from './dto/write-object.dto';
+import { IngestResultDto } from './dto/write-object.dto';
 import { ObjectWritesRepository, WriteOutcome } from './object-writes.repository';
-import { validateObject, ValidatedObject } from './object-validator';
+import type { ObjectWriteBody } from './object-shape';
+import { ObjectWriteInput, validateObject, ValidatedObject } from './object-validator';
 
 /** The OntologyObjectWithVersion a PUT answers with. */
 export interface ObjectWithVersion {
@@ -32,7 +33,7 @@ export class ObjectWritesService {
     caller: CallerContext,
     environmentId: string,
     id: string,
-    body: WriteObjectDto,
+    body: ObjectWriteBody,
     expectedVersion?: number,
   ): Promise<{ created: boolean; result: ObjectWithVersion }> {
     this.assertWritable(caller, environmentId);
@@ -42,7 +43,7 @@ export class ObjectWritesService {
     return { created: outcome.created, result: toObjectWithVersion(outcome) };
   }
 
-  async ingest(caller: CallerContext, objects: IngestObjectDto[]): Promise<{ results: IngestResultDto[] }> {
+  async ingest(caller: CallerContext, objects: ObjectWriteInput[]): Promise<{ results: IngestResultDto[] }> {
     const seen = new Map<string, number>();
     objects.forEach((o, i) => {
       this.assertWritable(caller, o.environmentId);

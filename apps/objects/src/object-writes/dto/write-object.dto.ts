@@ -15,6 +15,10 @@ import {
 } from 'class-validator';
 import { IsEnvironmentId, IsIdentifier } from '@app/domain';
 
+// The write bodies (WriteObjectDto, IngestRequestDto) are checked by ../object-shape.ts, not by
+// the validation pipe (the controller takes them as `unknown`): these classes and their
+// decorators are their Swagger schema. A rule changed here must be changed there too.
+
 export class PropertyValueDto {
   @IsIdentifier({ description: 'Property id of the object type', example: 'name' })
   id: string;
