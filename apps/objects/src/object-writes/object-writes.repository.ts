@@ -36,41 +36,39 @@ const earlier = (a: Date, b: Date) => (a.getTime() <= b.getTime() ? a : b);
 const contentOf = (o: { type: string; properties: unknown; links: unknown; tags: unknown }) =>
   canonicalJson({ type: o.type, properties: o.properties, links: o.links, tags: o.tags });
 
-/** The typed column a value goes in, so filters can use a btree on that column. */
-function valueColumns(type: PropertyType | undefined, value: unknown) {
-  const cols = {
-    value_string: null as string | null,
-    value_number: null as number | null,
-    value_boolean: null as boolean | null,
-    value_date: null as string | null,
-    value_timestamp: null as string | null,
-    value_geo: null as string | null,
-  };
-  switch (type) {
-    case 'string':
-      cols.value_string = value as string;
-      break;
-    case 'long':
-    case 'double':
-      cols.value_number = value as number;
-      break;
-    case 'boolean':
-      cols.value_boolean = value as boolean;
-      break;
-    case 'date':
-      cols.value_date = value as string;
-      break;
-    case 'timestamp':
-      cols.value_timestamp = value as string;
-      break;
-    case 'geopoint': {
-      const g = value as { lat: number; lon: number };
-      cols.value_geo = `(${g.lon},${g.lat})`;
-      break;
-    }
+/**
+ * Property value rows as one array per column (bound with unnest: a batch of any size is one
+ * statement, and arrays bind faster than a jsonb document). Each value goes in the column of its
+ * type, so filters can use a btree on that column.
+ */
+class ValueRows {
+  readonly columns: [string[], string[], string[], number[], string[], (string | null)[], (number | null)[], (boolean | null)[], (string | null)[], (string | null)[], (string | null)[]] =
+    [[], [], [], [], [], [], [], [], [], [], []];
+
+  get length(): number {
+    return this.columns[0].length;
   }
-  return cols;
+
+  add(environmentId: string, objectId: string, ordinal: number, p: StoredProperty, type: PropertyType | undefined): void {
+    const [env, obj, prop, ord, origin, str, num, bool, date, ts, geo] = this.columns;
+    env.push(environmentId);
+    obj.push(objectId);
+    prop.push(p.id);
+    ord.push(ordinal);
+    origin.push(p.origin);
+    const v = p.value;
+    str.push(type === 'string' ? (v as string) : null);
+    num.push(type === 'long' || type === 'double' ? (v as number) : null);
+    bool.push(type === 'boolean' ? (v as boolean) : null);
+    date.push(type === 'date' ? (v as string) : null);
+    ts.push(type === 'timestamp' ? (v as string) : null);
+    geo.push(type === 'geopoint' ? `(${(v as { lon: number }).lon},${(v as { lat: number }).lat})` : null);
+  }
 }
+
+const INSERT_VALUES = `INSERT INTO objects.property_value AS p
+         (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])`;
 
 // Row shapes handed to PostgreSQL as one jsonb parameter each (jsonb_to_recordset), so a batch
 // of any size is a fixed number of statements.
@@ -117,7 +115,9 @@ export class ObjectWritesRepository {
             WHERE environment_id = $1 AND id = $2 AND version = $3`,
           [environmentId, id, rows[0].version],
         );
-        // Property values and links go with it (ON DELETE CASCADE).
+        // Its property values and links go with it (prefixes of their primary keys).
+        await m.query(`DELETE FROM objects.property_value WHERE environment_id = $1 AND object_id = $2`, [environmentId, id]);
+        await m.query(`DELETE FROM objects.link WHERE environment_id = $1 AND source_id = $2`, [environmentId, id]);
         await m.query(`DELETE FROM objects.object WHERE environment_id = $1 AND id = $2`, [environmentId, id]);
       }),
     );
@@ -243,37 +243,66 @@ export class ObjectWritesRepository {
         [JSON.stringify(updates)],
       );
     }
-    if (replaced.length) {
-      const e = replaced.map((o) => o.environmentId);
-      const i = replaced.map((o) => o.id);
-      // PKs of property_value and link (prefix environment_id, object/source id).
+    // Property values and links of changed objects are rewritten by difference, so a new version
+    // that changes one value writes one row (and its index entries), not all of them.
+    const staleValues: [string[], string[], string[], number[]] = [[], [], [], []];
+    const staleLinks: [string[], string[], string[], string[]] = [[], [], [], []];
+    for (const o of replaced) {
+      const cur = currentByKey.get(key(o.environmentId, o.id))!;
+      // Rows mirror the stored list: ordinal k holds properties[k]. Where the property id at k
+      // changes, or the list got shorter, the old row goes; every other row is upserted below.
+      cur.properties.forEach((p, ordinal) => {
+        if (o.properties[ordinal]?.id !== p.id) {
+          staleValues[0].push(o.environmentId);
+          staleValues[1].push(o.id);
+          staleValues[2].push(p.id);
+          staleValues[3].push(ordinal);
+        }
+      });
+      for (const [linkId, targets] of Object.entries(cur.links)) {
+        const kept = new Set(o.links[linkId] ?? []);
+        for (const t of targets) {
+          if (!kept.has(t)) {
+            staleLinks[0].push(o.environmentId);
+            staleLinks[1].push(o.id);
+            staleLinks[2].push(linkId);
+            staleLinks[3].push(t);
+          }
+        }
+      }
+    }
+    if (staleValues[0].length) {
+      // property_value PK.
       await m.query(
-        `DELETE FROM objects.property_value p USING unnest($1::text[], $2::text[]) AS k(environment_id, id)
-          WHERE p.environment_id = k.environment_id COLLATE "C" AND p.object_id = k.id COLLATE "C"`,
-        [e, i],
+        `DELETE FROM objects.property_value p
+          USING unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS k(environment_id, object_id, property_id, ordinal)
+          WHERE p.environment_id = k.environment_id COLLATE "C" AND p.object_id = k.object_id COLLATE "C"
+            AND p.property_id = k.property_id COLLATE "C" AND p.ordinal = k.ordinal`,
+        staleValues,
       );
+    }
+    if (staleLinks[0].length) {
+      // link PK.
       await m.query(
-        `DELETE FROM objects.link l USING unnest($1::text[], $2::text[]) AS k(environment_id, id)
-          WHERE l.environment_id = k.environment_id COLLATE "C" AND l.source_id = k.id COLLATE "C"`,
-        [e, i],
+        `DELETE FROM objects.link l
+          USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(environment_id, source_id, link_id, target_id)
+          WHERE l.environment_id = k.environment_id COLLATE "C" AND l.source_id = k.source_id COLLATE "C"
+            AND l.link_id = k.link_id COLLATE "C" AND l.target_id = k.target_id COLLATE "C"`,
+        staleLinks,
       );
     }
     if (newValues.length) {
-      const values: unknown[] = [];
+      const created = new ValueRows();
+      const rewritten = new ValueRows();
       const links: [string[], string[], string[], string[]] = [[], [], [], []];
       for (const o of newValues) {
-        o.properties.forEach((p, ordinal) => {
-          values.push({
-            environment_id: o.environmentId,
-            object_id: o.id,
-            property_id: p.id,
-            ordinal,
-            origin: p.origin,
-            ...valueColumns(propertyTypes(o, p.id), p.value),
-          });
-        });
+        const cur = currentByKey.get(key(o.environmentId, o.id));
+        const rows = cur ? rewritten : created;
+        o.properties.forEach((p, ordinal) => rows.add(o.environmentId, o.id, ordinal, p, propertyTypes(o, p.id)));
         for (const [linkId, targets] of Object.entries(o.links)) {
+          const had = new Set(cur?.links[linkId] ?? []);
           for (const t of targets) {
+            if (had.has(t)) continue;
             links[0].push(o.environmentId);
             links[1].push(o.id);
             links[2].push(linkId);
@@ -281,17 +310,25 @@ export class ObjectWritesRepository {
           }
         }
       }
-      if (values.length) {
+      if (created.length) await m.query(INSERT_VALUES, created.columns);
+      if (rewritten.length) {
+        // An unchanged row (same key, same stored columns) is left alone: ON CONFLICT ... WHERE
+        // compares the typed columns PostgreSQL holds, so a value keeps no stale column even if
+        // the ontology changed its type.
         await m.query(
-          `INSERT INTO objects.property_value
-                  (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
-           SELECT environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo::point
-             FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text, object_id text, property_id text, ordinal int, origin text,
-                  value_string text, value_number double precision, value_boolean boolean, value_date date, value_timestamp timestamptz, value_geo text)`,
-          [JSON.stringify(values)],
+          `${INSERT_VALUES}
+           ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
+              SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
+                  value_boolean = EXCLUDED.value_boolean, value_date = EXCLUDED.value_date,
+                  value_timestamp = EXCLUDED.value_timestamp, value_geo = EXCLUDED.value_geo
+            WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
+                  IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
+                                    EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)`,
+          rewritten.columns,
         );
       }
       if (links[0].length) {
+        // link PK: new links only (those kept by a rewrite are already there).
         await m.query(
           `INSERT INTO objects.link (environment_id, source_id, link_id, target_id)
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])`,
