@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ObjectSetDefinition, StoredSet } from '@app/domain';
+import { ObjectSetDefinition, queryRows, StoredSet } from '@app/domain';
 import { liveSetSql, objectSetMetadataJsonSql } from './object-set-json.sql';
+
+/** The EVENTUALLY read (see cachedMembers); exported so the benchmark floor runs the same SQL. */
+export const CACHED_MEMBERS_SQL = `SELECT (SELECT c.result FROM object_sets.members_cache c
+                WHERE c.set_id = s.id AND c.visibility_key = $2::text COLLATE "C" AND c.computed_at > now() - make_interval(secs => $3)) AS result
+   FROM object_sets.object_set s
+  WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s')}`;
 
 export interface SetRow extends StoredSet {
   creator: string;
@@ -40,15 +46,6 @@ export class ObjectSetsRepository {
       [id, visible],
     );
     return row?.json;
-  }
-
-  /** Whether a set exists and has not expired. Primary key. */
-  async isLive(id: string): Promise<boolean> {
-    const [row] = await this.dataSource.query(
-      `SELECT EXISTS (SELECT 1 FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s')}) AS live`,
-      [id],
-    );
-    return row.live;
   }
 
   /**
@@ -156,14 +153,13 @@ export class ObjectSetsRepository {
     });
   }
 
-  /** EVENTUALLY: a cached result no older than ttlSeconds, for this set and visibility. */
-  async cachedMembers(id: string, visibilityKey: string, ttlSeconds: number): Promise<string | undefined> {
-    const [row] = await this.dataSource.query(
-      `SELECT result FROM object_sets.members_cache
-        WHERE set_id = $1::text COLLATE "C" AND visibility_key = $2::text COLLATE "C" AND computed_at > now() - make_interval(secs => $3)`,
-      [id, visibilityKey, ttlSeconds],
-    );
-    return row?.result;
+  /**
+   * EVENTUALLY, in one statement (primary keys of object_set and members_cache): whether the set
+   * is live, and a cached result no older than ttlSeconds for this set and visibility.
+   */
+  async cachedMembers(id: string, visibilityKey: string, ttlSeconds: number): Promise<{ live: boolean; result?: string }> {
+    const [row] = await queryRows(this.dataSource, CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds]);
+    return { live: !!row, result: row?.result ?? undefined };
   }
 
   async storeMembers(id: string, visibilityKey: string, result: string, computedAt: Date): Promise<void> {

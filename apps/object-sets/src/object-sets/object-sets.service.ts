@@ -161,9 +161,9 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const ttl = this.config.membersCacheTtlSeconds;
     if (consistency === 'EVENTUALLY' && ttl > 0) {
       // The set must still be live: an expired or deleted set is 404 whatever the cache holds.
-      const [cached, live] = await Promise.all([this.repository.cachedMembers(id, key, ttl), this.repository.isLive(id)]);
+      const { live, result } = await this.repository.cachedMembers(id, key, ttl);
       if (!live) throw new ObjectSetNotFound(id);
-      if (cached) return cached;
+      if (result) return result;
     }
     const startedAt = new Date();
     const filter = await this.compiledFilter(caller, id);

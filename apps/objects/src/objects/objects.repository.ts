@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { queryRows } from '@app/domain';
 import { objectJsonSql, objectWithVersionJsonSql } from './object-json.sql';
 
 /** A bulk-load keyset position: the index in the deduplicated request and the environment. */
@@ -7,6 +8,54 @@ export interface BulkPosition {
   ord: number;
   env: string;
 }
+
+/**
+ * The statements of the hot reads, each ONE parameterized statement whose rows are already the
+ * response JSON; exported so the benchmark floor (bench/floor) runs exactly the same SQL.
+ */
+export const OBJECT_READ_SQL = {
+  /** loadOntologyObject: object_id_idx (id, environment_id), or the primary key with an environment. */
+  findById: `SELECT o.environment_id AS env, ${objectJsonSql('o')}::text AS json
+         FROM objects.object o
+        WHERE o.id = $1::text COLLATE "C"
+          AND ($2::text IS NULL OR o.environment_id = $2::text COLLATE "C")
+          AND ($3::text[] IS NULL OR o.environment_id = ANY($3::text[]))
+        ORDER BY o.environment_id
+        LIMIT 100`,
+  /** bulkLoadOntologyObjects: request order (ordinality) × visible environments, after a keyset position; object_id_idx. */
+  bulk: `SELECT r.ord, o.environment_id AS env, ${objectJsonSql('o')}::text AS json
+         FROM unnest($1::text[]) WITH ORDINALITY AS r(id, ord)
+         JOIN objects.object o ON o.id = r.id COLLATE "C"
+        WHERE ($2::bigint IS NULL OR r.ord > $2 OR (r.ord = $2 AND o.environment_id > $3::text COLLATE "C"))
+          AND ($4::text[] IS NULL OR o.environment_id = ANY($4::text[]))
+        ORDER BY r.ord, o.environment_id
+        LIMIT $5`,
+  /** getObjectHistory: a range scan of object_version_valid_from_idx from the version current at $3 up to $4. */
+  history: `SELECT v.version, ${objectWithVersionJsonSql('v')}::text AS json
+         FROM objects.object_version v
+        WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C"
+          AND v.valid_from >= COALESCE((SELECT max(p.valid_from) FROM objects.object_version p
+                                         WHERE p.environment_id = $1::text COLLATE "C" AND p.id = $2::text COLLATE "C"
+                                           AND p.valid_from <= $3::timestamptz), '-infinity')
+          AND v.valid_from <= $4::timestamptz
+          AND (v.valid_to IS NULL OR v.valid_to > $3::timestamptz)
+          AND v.version > $5
+        ORDER BY v.valid_from
+        LIMIT $6`,
+  /** Whether any version of ($1, $2) was ever written: object_version primary key. */
+  everExisted: `SELECT EXISTS (SELECT 1 FROM objects.object_version WHERE environment_id = $1::text COLLATE "C" AND id = $2::text COLLATE "C") AS known`,
+  /** getObjectAtVersion by number (object_version primary key), and whether the object ever existed. */
+  atVersion: `SELECT (SELECT ${objectWithVersionJsonSql('v')}::text FROM objects.object_version v
+            WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C" AND v.version = $3::bigint) AS json,
+              EXISTS (SELECT 1 FROM objects.object_version k WHERE k.environment_id = $1::text COLLATE "C" AND k.id = $2::text COLLATE "C") AS known`,
+  /** getObjectAtVersion at a time: valid_from <= T < valid_to (object_version_valid_from_idx, backward, LIMIT 1). */
+  atTimestamp: `SELECT (SELECT ${objectWithVersionJsonSql('v')}::text FROM (
+              SELECT * FROM objects.object_version p
+               WHERE p.environment_id = $1::text COLLATE "C" AND p.id = $2::text COLLATE "C" AND p.valid_from <= $3::timestamptz
+               ORDER BY p.valid_from DESC LIMIT 1) v
+            WHERE v.valid_to IS NULL OR v.valid_to > $3::timestamptz) AS json,
+              EXISTS (SELECT 1 FROM objects.object_version k WHERE k.environment_id = $1::text COLLATE "C" AND k.id = $2::text COLLATE "C") AS known`,
+};
 
 /**
  * The hot reads of the object service. Each method is ONE parameterized statement whose rows
@@ -19,14 +68,8 @@ export class ObjectsRepository {
 
   /** loadOntologyObject. Served by object_id_idx (id, environment_id), or the primary key with an environment. */
   async findById(id: string, environmentId: string | undefined, visible: string[] | null): Promise<{ env: string; json: string }[]> {
-    return this.dataSource.query(
-      `SELECT o.environment_id AS env, ${objectJsonSql('o')}::text AS json
-         FROM objects.object o
-        WHERE o.id = $1::text COLLATE "C"
-          AND ($2::text IS NULL OR o.environment_id = $2::text COLLATE "C")
-          AND ($3::text[] IS NULL OR o.environment_id = ANY($3::text[]))
-        ORDER BY o.environment_id
-        LIMIT 100`,
+    return queryRows(this.dataSource, 
+      OBJECT_READ_SQL.findById,
       [id, environmentId ?? null, visible],
     );
   }
@@ -36,14 +79,8 @@ export class ObjectsRepository {
    * visible environment holding it, after the keyset position. Served by object_id_idx (id, environment_id).
    */
   async bulk(ids: string[], after: BulkPosition | undefined, limit: number, visible: string[] | null): Promise<{ ord: number; env: string; json: string }[]> {
-    const rows: { ord: string; env: string; json: string }[] = await this.dataSource.query(
-      `SELECT r.ord, o.environment_id AS env, ${objectJsonSql('o')}::text AS json
-         FROM unnest($1::text[]) WITH ORDINALITY AS r(id, ord)
-         JOIN objects.object o ON o.id = r.id COLLATE "C"
-        WHERE ($2::bigint IS NULL OR r.ord > $2 OR (r.ord = $2 AND o.environment_id > $3::text COLLATE "C"))
-          AND ($4::text[] IS NULL OR o.environment_id = ANY($4::text[]))
-        ORDER BY r.ord, o.environment_id
-        LIMIT $5`,
+    const rows: { ord: string; env: string; json: string }[] = await queryRows(this.dataSource, 
+      OBJECT_READ_SQL.bulk,
       [ids, after?.ord ?? null, after?.env ?? '', visible, limit],
     );
     return rows.map((r) => ({ ord: Number(r.ord), env: r.env, json: r.json }));
@@ -55,26 +92,16 @@ export class ObjectsRepository {
    * the version current at `start` up to `end` (valid_from grows with the version number).
    */
   async history(env: string, id: string, start: string, end: string, afterVersion: number, limit: number): Promise<{ version: number; json: string }[]> {
-    return this.dataSource.query(
-      `SELECT v.version, ${objectWithVersionJsonSql('v')}::text AS json
-         FROM objects.object_version v
-        WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C"
-          AND v.valid_from >= COALESCE((SELECT max(p.valid_from) FROM objects.object_version p
-                                         WHERE p.environment_id = $1::text COLLATE "C" AND p.id = $2::text COLLATE "C"
-                                           AND p.valid_from <= $3::timestamptz), '-infinity')
-          AND v.valid_from <= $4::timestamptz
-          AND (v.valid_to IS NULL OR v.valid_to > $3::timestamptz)
-          AND v.version > $5
-        ORDER BY v.valid_from
-        LIMIT $6`,
+    return queryRows(this.dataSource, 
+      OBJECT_READ_SQL.history,
       [env, id, start, end, afterVersion, limit],
     );
   }
 
   /** Whether any version of (env, id) was ever written. Primary key of object_version. */
   async everExisted(env: string, id: string): Promise<boolean> {
-    const [row] = await this.dataSource.query(
-      `SELECT EXISTS (SELECT 1 FROM objects.object_version WHERE environment_id = $1::text COLLATE "C" AND id = $2::text COLLATE "C") AS known`,
+    const [row] = await queryRows(this.dataSource, 
+      OBJECT_READ_SQL.everExisted,
       [env, id],
     );
     return row.known;
@@ -86,20 +113,11 @@ export class ObjectsRepository {
    * and in the same statement whether the object ever existed.
    */
   async atVersion(env: string, id: string, at: { version: number } | { timestamp: string }): Promise<{ json: string | null; known: boolean }> {
-    const hit =
-      'version' in at
-        ? `SELECT ${objectWithVersionJsonSql('v')}::text FROM objects.object_version v
-            WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C" AND v.version = $3::bigint`
-        : `SELECT ${objectWithVersionJsonSql('v')}::text FROM (
-              SELECT * FROM objects.object_version p
-               WHERE p.environment_id = $1::text COLLATE "C" AND p.id = $2::text COLLATE "C" AND p.valid_from <= $3::timestamptz
-               ORDER BY p.valid_from DESC LIMIT 1) v
-            WHERE v.valid_to IS NULL OR v.valid_to > $3::timestamptz`;
-    const [row] = await this.dataSource.query(
-      `SELECT (${hit}) AS json,
-              EXISTS (SELECT 1 FROM objects.object_version k WHERE k.environment_id = $1::text COLLATE "C" AND k.id = $2::text COLLATE "C") AS known`,
-      [env, id, 'version' in at ? at.version : at.timestamp],
-    );
+    const [row] = await queryRows(this.dataSource, 'version' in at ? OBJECT_READ_SQL.atVersion : OBJECT_READ_SQL.atTimestamp, [
+      env,
+      id,
+      'version' in at ? at.version : at.timestamp,
+    ]);
     return { json: row.json, known: row.known };
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { OntologyDefinition, OntologyVersion } from '@app/domain';
+import { OntologyDefinition, OntologyVersion, queryRows } from '@app/domain';
 
 /** Ontology versions in `objects.ontology_version`; every query is served by its primary key. */
 @Injectable()
@@ -9,13 +9,13 @@ export class OntologyRepository {
 
   /** The active (highest) version number, 0 when none. PK backward scan, LIMIT 1. */
   async activeVersion(): Promise<number> {
-    const rows = await this.dataSource.query(`SELECT version FROM objects.ontology_version ORDER BY version DESC LIMIT 1`);
+    const rows = await queryRows(this.dataSource, `SELECT version FROM objects.ontology_version ORDER BY version DESC LIMIT 1`);
     return rows.length ? rows[0].version : 0;
   }
 
   /** One version by number (PK lookup). */
   async findVersion(version: number): Promise<OntologyVersion | undefined> {
-    const rows = await this.dataSource.query(`SELECT version, definition FROM objects.ontology_version WHERE version = $1`, [version]);
+    const rows = await queryRows(this.dataSource, `SELECT version, definition FROM objects.ontology_version WHERE version = $1`, [version]);
     return rows.length ? { version: rows[0].version, ...rows[0].definition } : undefined;
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ObjectSearchFilter, OntologyIndex } from '@app/domain';
+import { ObjectSearchFilter, OntologyIndex, queryRows } from '@app/domain';
 import { compileFilter, SqlParams } from './filter-compiler';
 
 export interface SearchPosition {
@@ -46,12 +46,12 @@ export class SearchRepository {
 
   page(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: Parameters<typeof buildSearchSql>[2]): Promise<SearchRow[]> {
     const { sql, params } = buildSearchSql(filter, ontology, opts);
-    return this.dataSource.query(sql, params);
+    return queryRows(this.dataSource, sql, params);
   }
 
   async members(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: Parameters<typeof buildMembersSql>[2]): Promise<{ count: number; json: string | null }> {
     const { sql, params } = buildMembersSql(filter, ontology, opts);
-    const [row] = await this.dataSource.query(sql, params);
+    const [row] = await queryRows(this.dataSource, sql, params);
     return { count: Number(row.count), json: row.json };
   }
 }

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import type { Pool } from 'pg';
 import { DataSource, DataSourceOptions, MigrationInterface } from 'typeorm';
 
 type MigrationClass = new () => MigrationInterface;
@@ -60,4 +61,18 @@ export function isRetryableTransactionError(error: unknown): boolean {
   const code = (error as { code?: string; driverError?: { code?: string } })?.code ??
     (error as { driverError?: { code?: string } })?.driverError?.code;
   return !!code && RETRYABLE.has(code);
+}
+
+/**
+ * The pg Pool under a TypeORM DataSource. Hot reads use it directly: one `pool.query` per
+ * statement, without the QueryRunner TypeORM makes (and logs) for every `dataSource.query`.
+ */
+export function pgPool(dataSource: DataSource): Pool {
+  return (dataSource.driver as unknown as { master: Pool }).master;
+}
+
+/** One statement on the pool (see pgPool); the rows. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function queryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = []): Promise<T[]> {
+  return (await pgPool(dataSource).query(sql, params)).rows as T[];
 }

@@ -5,6 +5,7 @@ import { Logger } from 'nestjs-pino';
 import { AppConfig } from '../config';
 import { ConjureExceptionFilter } from '../errors';
 import { createValidationPipe } from '../validation';
+import { requestIdMiddleware } from './request-id';
 
 export interface ApiDocsOptions {
   title: string;
@@ -28,6 +29,7 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions):
       'Auth',
     );
   }
+  app.use(requestIdMiddleware);
   app.useBodyParser('json', { limit: config.bodyLimit });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ConjureExceptionFilter());

@@ -3,3 +3,4 @@ export * from './logging.module';
 export * from './health.controller';
 export * from './send-json';
 export * from './service-call';
+export * from './request-id';

@@ -2,8 +2,13 @@ import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config';
+import { REQUEST_LOG_LEVELS } from './request-id';
 
-/** Structured logs with request ids; credentials are redacted. */
+/**
+ * Structured logs with request ids; credentials are redacted. The per-request logger (pino-http
+ * and its request-scoped context) is installed only when requests are logged (LOG_LEVEL info or
+ * lower): at warn and above it would cost every request work for lines that are never written.
+ */
 @Module({
   imports: [
     LoggerModule.forRootAsync({
@@ -11,18 +16,15 @@ import { AppConfig } from '../config';
       useFactory: (config: AppConfig) => ({
         pinoHttp: {
           level: config.logLevel,
-          genReqId: (req, res) => {
-            const existing = req.headers['x-request-id'];
-            const id = (Array.isArray(existing) ? existing[0] : existing) || randomUUID();
-            res.setHeader('X-Request-Id', id);
-            return id;
-          },
+          // Set by requestIdMiddleware (configureApp), which runs first.
+          genReqId: (req) => (req as { id?: string }).id ?? randomUUID(),
           redact: ['req.headers.authorization', 'req.headers.cookie'],
           autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/health') },
           serializers: {
             req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
           },
         },
+        ...(REQUEST_LOG_LEVELS.includes(config.logLevel) ? {} : { forRoutes: [] }),
       }),
     }),
   ],
