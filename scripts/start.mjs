@@ -5,10 +5,9 @@
 //  3. A gateway on GATEWAY_PORT serving /objects, /ontology, /object-sets, /health/* and /docs.
 //  4. A demo ontology and data set on first start, unless DEMO_DATA=false.
 // Stops everything, embedded database included, on SIGINT/SIGTERM.
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { missingBuilds, startApps, stopChildren } from './lib/apps.mjs';
 import { startEmbeddedPostgres } from './lib/embedded-postgres.mjs';
 import { startGateway } from './lib/gateway.mjs';
 import { DEMO_ONTOLOGY, demoBatches } from './lib/demo-data.mjs';
@@ -35,13 +34,9 @@ const objectsPort = port('OBJECTS_PORT', 3001);
 const objectSetsPort = port('OBJECT_SETS_PORT', 3002);
 const dataDir = resolve(root, env.DATA_DIR || '.data');
 const demo = !['false', '0', 'no'].includes(String(env.DEMO_DATA ?? 'true').toLowerCase());
-const apps = [
-  { name: 'objects', entry: 'dist/apps/objects/apps/objects/src/main.js', port: objectsPort },
-  { name: 'object-sets', entry: 'dist/apps/object-sets/apps/object-sets/src/main.js', port: objectSetsPort },
-];
-for (const a of apps) if (!existsSync(join(root, a.entry))) fail(`${a.entry} is missing; run \`npm run build\` first (npm start does).`);
+for (const entry of missingBuilds(root)) fail(`${entry} is missing; run \`npm run build\` first (npm start does).`);
 
-const children = [];
+let children = [];
 let database;
 let gateway;
 let stopping = false;
@@ -52,17 +47,7 @@ async function stop(code = 0) {
   console.log('npm start: stopping…');
   gateway?.close();
   gateway?.closeAllConnections?.();
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise((res) => {
-          if (c.exitCode !== null || c.signalCode !== null) return res();
-          const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
-          c.once('exit', () => (clearTimeout(timer), res()));
-          c.kill('SIGTERM');
-        }),
-    ),
-  );
+  await stopChildren(children);
   if (database) {
     await database.stop().catch((e) => console.error('npm start: embedded PostgreSQL did not stop cleanly:', e));
     console.log('npm start: embedded PostgreSQL stopped');
@@ -71,21 +56,6 @@ async function stop(code = 0) {
 }
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
-
-async function waitReady(url, child, name, timeoutMs = 120_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} (see its log above)`);
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      if (res.ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(`${name} was not ready at ${url} after ${timeoutMs / 1000} s`);
-}
 
 let demoAuthorization;
 async function request(method, url, body) {
@@ -157,18 +127,15 @@ async function main() {
     OBJECT_SETS_URL: env.OBJECT_SETS_URL || objectSetsUrl,
     HOST: env.HOST || '127.0.0.1',
   };
-  // Migrations take an advisory lock, so the two apps may start together.
-  for (const a of apps) {
-    const child = spawn(process.execPath, [join(root, a.entry)], { env: childEnv, stdio: 'inherit' });
-    child.on('exit', (code, signal) => {
+  const started = await startApps(root, childEnv, {
+    onExit: (name, how) => {
       if (!stopping) {
-        console.error(`npm start: ${a.name} exited (${signal ?? code}); stopping everything`);
+        console.error(`npm start: ${name} exited (${how}); stopping everything`);
         void stop(1);
       }
-    });
-    children.push(child);
-  }
-  await Promise.all(apps.map((a, i) => waitReady(`http://127.0.0.1:${a.port}/health/ready`, children[i], a.name)));
+    },
+  });
+  children = started.children;
   gateway = await startGateway({ port: gatewayPort, objectsUrl, objectSetsUrl });
   if (demo) await loadDemo(objectsUrl, objectSetsUrl);
   const base = `http://localhost:${gatewayPort}`;

@@ -33,9 +33,10 @@ function postgresIds() {
 
 /**
  * Starts an embedded PostgreSQL.
- * @param {{ dataDir?: string, port?: number, persistent?: boolean, fast?: boolean, onLog?: (m: string) => void }} opts
+ * @param {{ dataDir?: string, port?: number, persistent?: boolean, fast?: boolean, settings?: Record<string, string>, onLog?: (m: string) => void }} opts
  *   dataDir: where the cluster lives (created and initialised on first use; a temp dir when absent)
  *   fast: trade durability for speed (tests only)
+ *   settings: extra server settings (name → value), e.g. { shared_buffers: '1GB' } for benchmarks
  * @returns {Promise<{ url: string, port: number, stop: () => Promise<void> }>}
  */
 export async function startEmbeddedPostgres(opts = {}) {
@@ -57,6 +58,7 @@ export async function startEmbeddedPostgres(opts = {}) {
   }
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'];
   if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  for (const [name, value] of Object.entries(opts.settings ?? {})) flags.push('-c', `${name}=${value}`);
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,

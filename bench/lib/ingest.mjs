@@ -1,0 +1,117 @@
+// The ingest scenario: new objects through POST /objects/ingest, against the floor of loading
+// the same rows (objects, versions, property values, links) with COPY, in batches of the same
+// size and in the same number of concurrent transactions.
+import pg from 'pg';
+import copyStreams from 'pg-copy-streams';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { objectAt } from './dataset.mjs';
+import { post } from './scenarios.mjs';
+import { percentiles } from './measure.mjs';
+
+const BATCH = 5000;
+const CONCURRENCY = 2;
+
+/** `count` objects shaped like the data set's, in environment `env`, ids unique to this run. */
+function objectsFor(env, count, n) {
+  return Array.from({ length: count }, (_, k) => ({ ...objectAt(k % n, 0, n), environmentId: env, id: `ingest-${k}` }));
+}
+
+// COPY text format: tab-separated, \N for NULL, backslash escapes.
+const esc = (v) => (v === null || v === undefined ? '\\N' : String(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r'));
+const pgArray = (a) => `{${a.map((s) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+const TYPES = { name: 'string', serial: 'long', score: 'double', since: 'date', updatedAt: 'timestamp', labels: 'string', region: 'string', active: 'boolean' };
+
+/** The rows the product stores for a new object (version 1), in COPY text, per table. */
+function copyRows(objects, now) {
+  const object = [];
+  const version = [];
+  const values = [];
+  const links = [];
+  for (const o of objects) {
+    const props = [...o.properties].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : JSON.stringify(a.value) < JSON.stringify(b.value) ? -1 : 1));
+    const common = [o.type, now, now, pgArray(o.tags), JSON.stringify(props), JSON.stringify(o.links)].map(esc);
+    object.push([esc(o.environmentId), esc(o.id), common[0], '1', esc(now), ...common.slice(1)].join('\t'));
+    version.push([esc(o.environmentId), esc(o.id), '1', esc(now), '\\N', ...common].join('\t'));
+    props.forEach((p, ordinal) => {
+      const t = TYPES[p.id];
+      const col = (type) => (t === type ? esc(p.value) : '\\N');
+      values.push([esc(o.environmentId), esc(o.id), esc(p.id), ordinal, esc(p.origin), col('string'), t === 'long' || t === 'double' ? esc(p.value) : '\\N', col('boolean'), col('date'), col('timestamp'), '\\N'].join('\t'));
+    });
+    for (const [linkId, targets] of Object.entries(o.links)) for (const t of targets) links.push([esc(o.environmentId), esc(o.id), esc(linkId), esc(t)].join('\t'));
+  }
+  return { object, version, values, links };
+}
+
+async function copyInto(client, table, columns, lines) {
+  const stream = client.query(copyStreams.from(`COPY ${table} (${columns}) FROM STDIN`));
+  await pipeline(Readable.from([lines.join('\n') + '\n']), stream);
+}
+
+async function inBatches(objects, fn) {
+  let next = 0;
+  const started = performance.now();
+  const times = [];
+  const worker = async () => {
+    while (next < objects.length) {
+      const batch = objects.slice(next, (next += BATCH));
+      const t = performance.now();
+      await fn(batch);
+      times.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    requestsPerSecond: times.length / seconds,
+    objectsPerSecond: objects.length / seconds,
+    ...percentiles(times),
+    requests: times.length,
+    errors: 0,
+    non2xx: 0,
+  };
+}
+
+/** Ingests `count` new objects through the product and COPYs the same rows; removes both afterwards. */
+export async function ingestScenario({ objectsUrl, databaseUrl, n, count }) {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: CONCURRENCY + 1 });
+  const envs = ['bench-ingest', 'bench-copy'];
+  const cleanup = async () => {
+    for (const table of ['objects.property_value', 'objects.link', 'objects.object_version', 'objects.object']) {
+      await pool.query(`DELETE FROM ${table} WHERE environment_id = ANY($1)`, [envs]);
+    }
+  };
+  try {
+    await cleanup();
+    const product = await inBatches(objectsFor(envs[0], count, n), (objects) => post(`${objectsUrl}/objects/ingest`, { objects }));
+    const floor = await inBatches(objectsFor(envs[1], count, n), async (objects) => {
+      const rows = copyRows(objects, new Date().toISOString());
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const common = 'type, first_sighting, last_sighting, tags, properties, links';
+        await copyInto(client, 'objects.object', `environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links`, rows.object);
+        await copyInto(client, 'objects.object_version', `environment_id, id, version, valid_from, valid_to, ${common}`, rows.version);
+        await copyInto(client, 'objects.property_value', 'environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo', rows.values);
+        await copyInto(client, 'objects.link', 'environment_id, source_id, link_id, target_id', rows.links);
+        await client.query('COMMIT');
+      } catch (e) {
+        await client.query('ROLLBACK');
+        throw e;
+      } finally {
+        client.release();
+      }
+    });
+    // Both wrote the same rows.
+    const { rows } = await pool.query(
+      `SELECT environment_id, count(*)::int AS n FROM objects.property_value WHERE environment_id = ANY($1) GROUP BY 1 ORDER BY 1`,
+      [envs],
+    );
+    const counts = Object.fromEntries(rows.map((r) => [r.environment_id, r.n]));
+    if (counts['bench-ingest'] !== counts['bench-copy']) throw new Error(`ingest and COPY stored different rows: ${JSON.stringify(counts)}`);
+    return { product, floor };
+  } finally {
+    await cleanup();
+    await pool.end();
+  }
+}

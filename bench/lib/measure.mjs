@@ -1,0 +1,74 @@
+// Load generation: autocannon for request/response scenarios, a timed loop for scenarios made
+// of several dependent requests (a scan over every page, an ingest of many batches).
+import autocannon from 'autocannon';
+
+/** A seeded PRNG (mulberry32), so the product and the floor get the same request sequence. */
+export function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** p50 and p99 of a list of durations (ms), at full precision. */
+export function percentiles(times) {
+  const sorted = Float64Array.from(times).sort();
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+/**
+ * Runs `next()` → {method, path, body?} against `baseUrl` with autocannon. Latencies are taken
+ * from every 2xx response at full precision (autocannon's own histogram keeps whole ms).
+ * @returns {Promise<{ requestsPerSecond: number, p50: number, p99: number, requests: number, errors: number, non2xx: number }>}
+ */
+export async function cannon(baseUrl, next, { connections, duration }) {
+  const times = [];
+  const instance = autocannon({
+    url: baseUrl,
+    connections,
+    duration,
+    requests: [
+      {
+        setupRequest: (req) => {
+          const r = next();
+          const headers = { ...req.headers, 'x-user-id': 'bench' };
+          if (r.body !== undefined) headers['content-type'] = 'application/json';
+          return { ...req, method: r.method, path: r.path, body: r.body, headers };
+        },
+      },
+    ],
+  });
+  instance.on('response', (_client, status, _bytes, responseTime) => {
+    if (status >= 200 && status < 300) times.push(responseTime);
+  });
+  const result = await instance;
+  return {
+    requestsPerSecond: result.requests.average,
+    ...percentiles(times),
+    requests: result.requests.total,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+/** Repeats `op` (which resolves when one operation is done) for `duration` seconds (at least `min` times), `concurrency` at a time. */
+export async function timedLoop(op, { duration, concurrency = 1, min = 3 }) {
+  const times = [];
+  const started = performance.now();
+  const end = started + duration * 1000;
+  const worker = async () => {
+    while (performance.now() < end || times.length < min) {
+      const t = performance.now();
+      await op();
+      times.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  return { requestsPerSecond: times.length / seconds, ...percentiles(times), requests: times.length, errors: 0, non2xx: 0 };
+}

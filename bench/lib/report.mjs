@@ -1,0 +1,76 @@
+// The benchmark report: one Markdown table per data set, with the floor and the ratio next to
+// every scenario, the target and whether it was met, and the growth table of the scale runs.
+
+const n0 = (v) => Math.round(v).toLocaleString('en-US');
+const ms = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const x = (v) => `${v.toFixed(2)}×`;
+
+/** The value a scenario's target is judged on, and whether it is met. */
+export function judge(r, results) {
+  const t = r.target;
+  if (!t) return { value: undefined, met: undefined };
+  let value;
+  if (t.metric === 'throughput') value = r.product.requestsPerSecond / r.floor.requestsPerSecond;
+  else if (t.metric === 'p50') value = r.product.p50 / r.floor.p50;
+  else if (t.metric === 'objects') value = r.product.objectsPerSecond / r.floor.objectsPerSecond;
+  else if (t.metric === 'vsStrong') {
+    const strong = results.find((s) => s.name === 'members-three-strong');
+    if (!strong) return { value: undefined, met: undefined };
+    value = strong.product.p50 / r.product.p50;
+  }
+  const met = t.min !== undefined ? value >= t.min : value <= t.max;
+  return { value, met };
+}
+
+function table(run) {
+  const rows = [
+    '| Scenario | Product req/s | p50 ms | p99 ms | Floor req/s | p50 ms | p99 ms | Throughput ratio | p50 ratio | Target | Measured | Met |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|:-:|',
+  ];
+  for (const r of run.results) {
+    const { value, met } = judge(r, run.results);
+    const p = r.product;
+    const f = r.floor;
+    const thr = r.name === 'ingest' ? `${n0(p.objectsPerSecond)} obj/s` : n0(p.requestsPerSecond);
+    const fthr = r.name === 'ingest' ? `${n0(f.objectsPerSecond)} obj/s` : n0(f.requestsPerSecond);
+    const ratio = r.name === 'ingest' ? p.objectsPerSecond / f.objectsPerSecond : p.requestsPerSecond / f.requestsPerSecond;
+    rows.push(
+      `| ${r.title} | ${thr} | ${ms(p.p50)} | ${ms(p.p99)} | ${fthr} | ${ms(f.p50)} | ${ms(f.p99)} | ${x(ratio)} | ${x(p.p50 / f.p50)} | ${r.target?.label ?? ''} | ${value === undefined ? '' : x(value)} | ${met === undefined ? '' : met ? 'yes' : '**no**'} |`,
+    );
+  }
+  return rows.join('\n');
+}
+
+export function renderMarkdown(report) {
+  const { main, compare, machine } = report;
+  const out = [
+    `# Benchmark results`,
+    '',
+    `${report.date.slice(0, 16).replace('T', ' ')} UTC · ${machine.cpus} × ${machine.cpu} · ${machine.memoryGiB} GiB · Node ${machine.node} · PostgreSQL ${main.database.version}`,
+    '',
+    `Command: \`${report.command}\`. Each request scenario: ${report.settings.duration} s with autocannon after a 2 s warm-up, ` +
+      `${report.settings.connections} connections unless the table says otherwise (bulk: 4; members STRONG: 2); product and floor get the same seeded request sequence ` +
+      `and their answers to the first request are checked to be the same data. Scans and ingest are timed loops (p50/p99 of whole scans, of ingest batches).`,
+    '',
+    `## ${n0(main.objects)} objects`,
+    '',
+    `${n0(main.database.objects)} objects, ${n0(main.database.versions)} versions, ${n0(main.database.property_values)} property values, ${n0(main.database.links)} links.`,
+    '',
+    table(main),
+    '',
+  ];
+  if (compare) {
+    out.push(`## Scale: ${n0(compare.objects)} → ${n0(main.objects)} objects`, '');
+    out.push(`| Scenario | p50 ms at ${n0(compare.objects)} | p50 ms at ${n0(main.objects)} | Growth | Floor growth | Target | Met |`, '|---|--:|--:|--:|--:|---|:-:|');
+    for (const s of compare.results) {
+      const big = main.results.find((r) => r.name === s.name);
+      if (!big) continue;
+      const growth = big.product.p50 / s.product.p50;
+      out.push(
+        `| ${s.title} | ${ms(s.product.p50)} | ${ms(big.product.p50)} | ${x(growth)} | ${x(big.floor.p50 / s.floor.p50)} | ≤ 1.3× | ${growth <= 1.3 ? 'yes' : '**no**'} |`,
+      );
+    }
+    out.push('', `### ${n0(compare.objects)} objects, selective scenarios`, '', table(compare), '');
+  }
+  return out.join('\n') + '\n';
+}

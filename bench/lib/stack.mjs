@@ -1,0 +1,91 @@
+// The product as the benchmarks run it: PostgreSQL (an embedded cluster kept under
+// bench/.data/<name>, or BENCH_DATABASE_URL) and both apps from dist/, production settings.
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { missingBuilds, startApps } from '../../scripts/lib/apps.mjs';
+import { freePort, startEmbeddedPostgres } from '../../scripts/lib/embedded-postgres.mjs';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * Server settings for the benchmark cluster: memory for a 1M-object data set on a small machine
+ * and checkpoints spaced out for bulk loading. Durability settings stay at their defaults.
+ */
+export const BENCH_PG_SETTINGS = {
+  shared_buffers: '2GB',
+  effective_cache_size: '8GB',
+  work_mem: '64MB',
+  maintenance_work_mem: '512MB',
+  max_wal_size: '16GB',
+  checkpoint_timeout: '30min',
+  random_page_cost: '1.1',
+  // Per-statement timings (SELECT * FROM pg_stat_statements) for finding where time goes.
+  shared_preload_libraries: 'pg_stat_statements',
+};
+
+/** Where the data set of `objects` objects lives. */
+export function benchDataDir(objects) {
+  return resolve(process.env.BENCH_DATA_DIR || join(ROOT, 'bench/.data'), String(objects));
+}
+
+/**
+ * Starts PostgreSQL (unless `databaseUrl`) and both apps.
+ * @returns {Promise<{ databaseUrl: string, objectsUrl: string, objectSetsUrl: string, children: any[], stop: () => Promise<void> }>}
+ */
+export async function startStack({ objects, databaseUrl = process.env.BENCH_DATABASE_URL, env = {}, log = console.log } = {}) {
+  // BENCH_CPU_PROF=<dir>: both apps write a V8 CPU profile there when they stop (open it in Chrome DevTools).
+  const prof = process.env.BENCH_CPU_PROF;
+  const profArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${resolve(prof)}`] : [];
+  const execArgv = { objects: profArgs, 'object-sets': profArgs };
+  const missing = missingBuilds(ROOT);
+  if (missing.length) throw new Error(`${missing.join(', ')} missing: run \`npm run build\` first`);
+  let database;
+  if (!databaseUrl) {
+    const dataDir = benchDataDir(objects);
+    mkdirSync(dataDir, { recursive: true });
+    log(`PostgreSQL: embedded, data in ${dataDir}`);
+    database = await startEmbeddedPostgres({ dataDir, settings: BENCH_PG_SETTINGS });
+    databaseUrl = database.url;
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').finally(() => client.end());
+  }
+  const [objectsPort, objectSetsPort] = [await freePort(), await freePort()];
+  const objectsUrl = `http://127.0.0.1:${objectsPort}`;
+  const objectSetsUrl = `http://127.0.0.1:${objectSetsPort}`;
+  let apps;
+  try {
+    apps = await startApps(
+      ROOT,
+      {
+        ...process.env,
+        NODE_ENV: 'production',
+        AUTH_ALLOW_NONE: 'true',
+        LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn',
+        ...env,
+        DATABASE_URL: databaseUrl,
+        OBJECTS_PORT: String(objectsPort),
+        OBJECT_SETS_PORT: String(objectSetsPort),
+        OBJECTS_URL: objectsUrl,
+        OBJECT_SETS_URL: objectSetsUrl,
+        HOST: '127.0.0.1',
+      },
+      { execArgv },
+    );
+  } catch (e) {
+    await database?.stop();
+    throw e;
+  }
+  return {
+    databaseUrl,
+    objectsUrl,
+    objectSetsUrl,
+    children: apps.children,
+    async stop() {
+      await apps.stop();
+      await database?.stop();
+    },
+  };
+}

@@ -1,0 +1,178 @@
+#!/usr/bin/env node
+// `npm run bench -- --objects N [--compare M]`: every scenario against the running product and
+// against the floor (bench/floor: node:http + pg running the identical SQL), in the same run,
+// on the data set `npm run bench:generate -- --objects N` loaded. With --compare M, the
+// selective scenarios also run on the M-object data set and the table shows the growth.
+// Writes bench/results/<date>-<N>.{json,md} and bench/results/latest.{json,md}.
+import { fork } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { normaliseCount } from './lib/dataset.mjs';
+import { ingestScenario } from './lib/ingest.mjs';
+import { cannon, prng, timedLoop } from './lib/measure.mjs';
+import { renderMarkdown } from './lib/report.mjs';
+import { buildScenarios, productSql } from './lib/scenarios.mjs';
+import { benchDataDir, ROOT, startStack } from './lib/stack.mjs';
+import { freePort } from '../scripts/lib/embedded-postgres.mjs';
+import { requestJson } from './lib/http.mjs';
+
+const { values: args } = parseArgs({
+  options: {
+    objects: { type: 'string', default: '100000' },
+    compare: { type: 'string' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '8' },
+    only: { type: 'string' },
+    'ingest-objects': { type: 'string', default: '50000' },
+  },
+});
+const duration = Number(args.duration);
+const connections = Number(args.connections);
+const only = args.only ? new Set(args.only.split(',')) : undefined;
+const log = (m) => console.log(m);
+
+function manifestOf(n) {
+  const path = join(benchDataDir(n), 'dataset.json');
+  const manifest = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : undefined;
+  if (!manifest?.complete) throw new Error(`no complete data set of ${n} objects; run \`npm run bench:generate -- --objects ${n}\` first`);
+  return manifest;
+}
+
+async function startFloor(databaseUrl, statements) {
+  const file = join(tmpdir(), `oos-floor-${process.pid}.json`);
+  writeFileSync(file, JSON.stringify(statements));
+  const port = await freePort();
+  const child = fork(join(ROOT, 'bench/floor/server.mjs'), [], { env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), FLOOR_STATEMENTS: file }, stdio: 'inherit' });
+  await new Promise((res, rej) => {
+    child.once('message', res);
+    child.once('exit', (code) => rej(new Error(`floor server exited (${code})`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, stop: () => new Promise((res) => (child.once('exit', res), child.kill('SIGTERM'))) };
+}
+
+/** The product's and the floor's answer to the same first request must be the same data. */
+async function checkSameAnswer(s, productBase, floorBase) {
+  const fetchOne = async (base, r) => {
+    const res = await fetch(base + r.path, { method: r.method, headers: { 'content-type': 'application/json', 'x-user-id': 'bench' }, body: r.body });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${s.name}: ${r.method} ${r.path} → ${res.status} ${text.slice(0, 300)}`);
+    const body = JSON.parse(text);
+    return body.objects ? body.objects : body;
+  };
+  const a = await fetchOne(productBase, s.product(prng(1)));
+  const b = await fetchOne(floorBase, s.floor(prng(1)));
+  if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`${s.name}: the product and the floor answered differently:\n${JSON.stringify(a).slice(0, 400)}\n${JSON.stringify(b).slice(0, 400)}`);
+  return JSON.stringify(a).length;
+}
+
+async function runDataSet(n, { selectiveOnly }) {
+  const manifest = manifestOf(n);
+  log(`\n== ${n.toLocaleString('en-US')} objects ==`);
+  const stack = await startStack({ objects: n, log });
+  let floor;
+  try {
+    const sql = productSql();
+    const ontology = await requestJson('GET', `${stack.objectsUrl}/ontology`);
+    const compiled = async (id) => (await requestJson('GET', `${stack.objectSetsUrl}/object-sets/internal/${id}/filter`)).filter;
+    const threeLevel = await requestJson('GET', `${stack.objectSetsUrl}/object-sets/${manifest.sets.threeLevel}/members?consistency=STRONG`);
+    const ctx = {
+      n,
+      manifest,
+      ontology,
+      sql,
+      memberLimit: Number(process.env.OBJECT_SET_MEMBER_LIMIT || 100_000),
+      cacheTtl: Number(process.env.MEMBERS_CACHE_TTL || 60),
+      compiledFilters: { filter10k: await compiled(manifest.sets.filter10k), threeLevel: await compiled(manifest.sets.threeLevel) },
+      threeLevelSize: Object.values(threeLevel.members).reduce((s, ids) => s + ids.length, 0),
+    };
+    const { statements, scenarios } = buildScenarios(ctx);
+    floor = await startFloor(stack.databaseUrl, statements);
+    const results = [];
+    for (const s of scenarios) {
+      if (selectiveOnly && !s.selective) continue;
+      if (only && !only.has(s.name)) continue;
+      const base = s.service === 'object-sets' ? stack.objectSetsUrl : stack.objectsUrl;
+      const opts = { connections: s.connections ?? connections, duration };
+      let product;
+      let floorResult;
+      let bytes;
+      if (s.loop) {
+        const [a, b] = [await s.product(base), await s.floor(floor.url)];
+        if (a !== b) throw new Error(`${s.name}: the product returned ${a} ids, the floor ${b}`);
+        bytes = a;
+        product = await timedLoop(() => s.product(base), { duration });
+        floorResult = await timedLoop(() => s.floor(floor.url), { duration });
+      } else {
+        bytes = await checkSameAnswer(s, base, floor.url);
+        // Warm-up of both, then the measured runs with the same request sequence.
+        await cannon(base, s.product.bind(null, prng(2)), { ...opts, duration: 2 });
+        await cannon(floor.url, s.floor.bind(null, prng(2)), { ...opts, duration: 2 });
+        product = await cannon(base, s.product.bind(null, prng(3)), opts);
+        floorResult = await cannon(floor.url, s.floor.bind(null, prng(3)), opts);
+      }
+      const r = { name: s.name, title: s.title, target: s.target, connections: s.loop ? 1 : opts.connections, sample: bytes, product, floor: floorResult };
+      results.push(r);
+      log(`  ${s.name.padEnd(26)} product ${fmt(product)} | floor ${fmt(floorResult)}`);
+      if (product.errors || product.non2xx || floorResult.errors || floorResult.non2xx) log(`    !! errors: product ${product.errors}/${product.non2xx} non-2xx, floor ${floorResult.errors}/${floorResult.non2xx}`);
+    }
+    if (!selectiveOnly && (!only || only.has('ingest'))) {
+      const count = Number(args['ingest-objects']);
+      const { product, floor: copy } = await ingestScenario({ objectsUrl: stack.objectsUrl, databaseUrl: stack.databaseUrl, n, count });
+      results.push({
+        name: 'ingest',
+        title: `Ingest ${count.toLocaleString('en-US')} new objects (batches of 5,000, 2 in flight) vs COPY of the same rows`,
+        target: { metric: 'objects', min: 0.3, label: '≥ 0.3× COPY objects/s' },
+        connections: 2,
+        product,
+        floor: copy,
+      });
+      log(`  ingest                     product ${Math.round(product.objectsPerSecond)} obj/s | COPY ${Math.round(copy.objectsPerSecond)} obj/s`);
+    }
+    const client = new pg.Client({ connectionString: stack.databaseUrl });
+    await client.connect();
+    const { rows } = await client.query(`SELECT current_setting('server_version') AS version,
+      (SELECT count(*) FROM objects.object)::int AS objects, (SELECT count(*) FROM objects.object_version)::int AS versions,
+      (SELECT count(*) FROM objects.property_value)::int AS property_values, (SELECT count(*) FROM objects.link)::int AS links`);
+    await client.end();
+    return { objects: n, database: rows[0], results };
+  } finally {
+    await floor?.stop();
+    await stack.stop();
+  }
+}
+
+const fmt = (m) => `${Math.round(m.requestsPerSecond).toString().padStart(6)} req/s p50 ${m.p50.toFixed(1).padStart(7)} ms p99 ${m.p99.toFixed(1).padStart(7)} ms`;
+
+async function main() {
+  const n = normaliseCount(Number(args.objects));
+  const compare = args.compare ? normaliseCount(Number(args.compare)) : undefined;
+  manifestOf(n);
+  if (compare) manifestOf(compare);
+  const main = await runDataSet(n, { selectiveOnly: false });
+  const small = compare ? await runDataSet(compare, { selectiveOnly: true }) : undefined;
+  const report = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform },
+    settings: { duration, connections },
+    command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+    main,
+    compare: small,
+  };
+  const dir = join(ROOT, 'bench/results');
+  mkdirSync(dir, { recursive: true });
+  const stamp = `${report.date.slice(0, 10)}-${n}`;
+  const md = renderMarkdown(report);
+  for (const name of [stamp, 'latest']) {
+    writeFileSync(join(dir, `${name}.json`), JSON.stringify(report, null, 2) + '\n');
+    writeFileSync(join(dir, `${name}.md`), md);
+  }
+  console.log(`\n${md}\nWritten to bench/results/${stamp}.{json,md} and bench/results/latest.{json,md}`);
+}
+
+main().catch((e) => {
+  console.error(`bench: ${e.stack ?? e}`);
+  process.exit(1);
+});
