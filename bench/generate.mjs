@@ -16,7 +16,7 @@ const { values: args } = parseArgs({
   options: {
     objects: { type: 'string', default: '100000' },
     batch: { type: 'string', default: '5000' },
-    concurrency: { type: 'string', default: '2' },
+    concurrency: { type: 'string', default: '3' },
     passes: { type: 'string', default: '3' },
   },
 });
@@ -31,7 +31,13 @@ const manifestPath = `${benchDataDir(n)}/dataset.json`;
 
 async function loadPass(objectsUrl, pass) {
   const bar = new cliProgress.SingleBar(
-    { format: `pass ${pass + 1}/${passes} [{bar}] {percentage}% | {value}/{total} objects | {rate} obj/s | ETA {eta_formatted}`, hideCursor: true },
+    {
+      format: `pass ${pass + 1}/${passes} [{bar}] {percentage}% | {value}/{total} objects | {rate} obj/s | ETA {eta_formatted}`,
+      hideCursor: true,
+      // Without a terminal (CI, a log file) a line every 10 s.
+      noTTYOutput: true,
+      notTTYSchedule: 10_000,
+    },
     cliProgress.Presets.shades_classic,
   );
   bar.start(n, 0, { rate: 0 });

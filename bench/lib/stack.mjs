@@ -1,6 +1,7 @@
 // The product as the benchmarks run it: PostgreSQL (an embedded cluster kept under
 // bench/.data/<name>, or BENCH_DATABASE_URL) and both apps from dist/, production settings.
 import { mkdirSync } from 'node:fs';
+import { totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -13,9 +14,11 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
  * Server settings for the benchmark cluster: memory for a 1M-object data set on a small machine
  * and checkpoints spaced out for bulk loading. Durability settings stay at their defaults.
  */
+const memoryMiB = Math.floor(totalmem() / 2 ** 20);
 export const BENCH_PG_SETTINGS = {
-  shared_buffers: '2GB',
-  effective_cache_size: '8GB',
+  // A quarter of the memory for shared buffers (at most 8 GiB), as PostgreSQL's docs suggest for a dedicated server.
+  shared_buffers: `${Math.min(8192, Math.floor(memoryMiB / 4))}MB`,
+  effective_cache_size: `${Math.floor(memoryMiB / 2)}MB`,
   work_mem: '64MB',
   maintenance_work_mem: '512MB',
   max_wal_size: '16GB',

@@ -16,7 +16,14 @@ export interface WriteOutcome {
   lastSighting: Date;
 }
 
+/** The active ontology's version and property types: where each value's typed column is. */
+export interface PropertyTypes {
+  version: number;
+  of(o: ValidatedObject, propertyId: string): PropertyType | undefined;
+}
+
 interface CurrentRow {
+  values_ontology_version: number;
   environment_id: string;
   id: string;
   version: number;
@@ -33,6 +40,8 @@ const MS = 1;
 const key = (environmentId: string, id: string) => `${environmentId}\u0000${id}`;
 const later = (a: Date, b: Date) => (a.getTime() >= b.getTime() ? a : b);
 const earlier = (a: Date, b: Date) => (a.getTime() <= b.getTime() ? a : b);
+/** Equal property values (primitives, or geopoints compared canonically). */
+const sameValue = (a: unknown, b: unknown) => a === b || (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && canonicalJson(a) === canonicalJson(b));
 const contentOf = (o: { type: string; properties: unknown; links: unknown; tags: unknown }) =>
   canonicalJson({ type: o.type, properties: o.properties, links: o.links, tags: o.tags });
 
@@ -72,9 +81,9 @@ const INSERT_VALUES = `INSERT INTO objects.property_value AS p
 
 // Row shapes handed to PostgreSQL as one jsonb parameter each (jsonb_to_recordset), so a batch
 // of any size is a fixed number of statements.
-const OBJECT_COLUMNS = `environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
+const VERSION_COLUMNS = `environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
   first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb`;
-const VERSION_COLUMNS = OBJECT_COLUMNS;
+const OBJECT_COLUMNS = `${VERSION_COLUMNS}, values_ontology_version int`;
 
 /**
  * Object writes. One transaction per request (a PUT, a DELETE or a whole ingest batch): lock
@@ -87,12 +96,8 @@ const VERSION_COLUMNS = OBJECT_COLUMNS;
 export class ObjectWritesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async write(
-    objects: ValidatedObject[],
-    propertyTypes: (o: ValidatedObject, propertyId: string) => PropertyType | undefined,
-    expectedVersion?: number,
-  ): Promise<WriteOutcome[]> {
-    return this.retrying(() => this.dataSource.transaction((m) => this.writeInTransaction(m, objects, propertyTypes, expectedVersion)));
+  async write(objects: ValidatedObject[], types: PropertyTypes, expectedVersion?: number): Promise<WriteOutcome[]> {
+    return this.retrying(() => this.dataSource.transaction((m) => this.writeInTransaction(m, objects, types, expectedVersion)));
   }
 
   /** Ends the current version of a live object and removes it from the current tables. */
@@ -134,18 +139,14 @@ export class ObjectWritesRepository {
     }
   }
 
-  private async writeInTransaction(
-    m: EntityManager,
-    objects: ValidatedObject[],
-    propertyTypes: (o: ValidatedObject, propertyId: string) => PropertyType | undefined,
-    expectedVersion?: number,
-  ): Promise<WriteOutcome[]> {
+  private async writeInTransaction(m: EntityManager, objects: ValidatedObject[], types: PropertyTypes, expectedVersion?: number): Promise<WriteOutcome[]> {
     const envs = objects.map((o) => o.environmentId);
     const ids = objects.map((o) => o.id);
 
     // PK of objects.object; ORDER BY keeps lock order stable across concurrent batches.
     const current: CurrentRow[] = await m.query(
-      `SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.properties, o.links, o.tags, o.first_sighting, o.last_sighting
+      `SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.properties, o.links, o.tags, o.first_sighting, o.last_sighting,
+              o.values_ontology_version
          FROM objects.object o
          JOIN unnest($1::text[], $2::text[]) AS k(environment_id, id)
            ON o.environment_id = k.environment_id COLLATE "C" AND o.id = k.id COLLATE "C"
@@ -194,7 +195,7 @@ export class ObjectWritesRepository {
       if (!cur) {
         const prev = past.get(key(o.environmentId, o.id));
         const validFrom = prev ? later(now, new Date(prev.last_time.getTime() + 0)) : now;
-        const row = this.row(o, (prev?.version ?? 0) + 1, validFrom, seenFirst, seenLast);
+        const row = this.row(o, (prev?.version ?? 0) + 1, validFrom, seenFirst, seenLast, types.version);
         inserts.push(row);
         newVersions.push(row);
         newValues.push(o);
@@ -206,7 +207,7 @@ export class ObjectWritesRepository {
       const changed = contentOf(cur) !== contentOf(o);
       if (changed) {
         const validFrom = later(now, new Date(cur.valid_from.getTime() + MS));
-        const row = this.row(o, cur.version + 1, validFrom, first, last);
+        const row = this.row(o, cur.version + 1, validFrom, first, last, types.version);
         updates.push(row);
         newVersions.push(row);
         replaced.push(o);
@@ -216,7 +217,7 @@ export class ObjectWritesRepository {
       } else {
         const same = { ...o, properties: cur.properties, links: cur.links, tags: cur.tags };
         if (first.getTime() !== cur.first_sighting.getTime() || last.getTime() !== cur.last_sighting.getTime()) {
-          const row = this.row(same, cur.version, cur.valid_from, first, last);
+          const row = this.row(same, cur.version, cur.valid_from, first, last, cur.values_ontology_version);
           updates.push(row);
           widenVersions.push(row);
         }
@@ -226,8 +227,8 @@ export class ObjectWritesRepository {
 
     if (inserts.length) {
       await m.query(
-        `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links)
-         SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links
+        `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version)
+         SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version
            FROM jsonb_to_recordset($1::jsonb) AS x(${OBJECT_COLUMNS})`,
         [JSON.stringify(inserts)],
       );
@@ -237,7 +238,8 @@ export class ObjectWritesRepository {
       await m.query(
         `UPDATE objects.object o
             SET type = x.type, version = x.version, valid_from = x.valid_from, first_sighting = x.first_sighting,
-                last_sighting = x.last_sighting, tags = x.tags, properties = x.properties, links = x.links
+                last_sighting = x.last_sighting, tags = x.tags, properties = x.properties, links = x.links,
+                values_ontology_version = x.values_ontology_version
            FROM jsonb_to_recordset($1::jsonb) AS x(${OBJECT_COLUMNS})
           WHERE o.environment_id = x.environment_id AND o.id = x.id`,
         [JSON.stringify(updates)],
@@ -297,8 +299,21 @@ export class ObjectWritesRepository {
       const links: [string[], string[], string[], string[]] = [[], [], [], []];
       for (const o of newValues) {
         const cur = currentByKey.get(key(o.environmentId, o.id));
-        const rows = cur ? rewritten : created;
-        o.properties.forEach((p, ordinal) => rows.add(o.environmentId, o.id, ordinal, p, propertyTypes(o, p.id)));
+        if (!cur) {
+          o.properties.forEach((p, ordinal) => created.add(o.environmentId, o.id, ordinal, p, types.of(o, p.id)));
+        } else if (cur.values_ontology_version === types.version) {
+          // The stored rows were typed by this same ontology version, so a value equal to the
+          // stored one at the same ordinal has exactly the stored row: only the others are written.
+          o.properties.forEach((p, ordinal) => {
+            const old = cur.properties[ordinal];
+            if (old && old.id === p.id && old.origin === p.origin && sameValue(old.value, p.value)) return;
+            rewritten.add(o.environmentId, o.id, ordinal, p, types.of(o, p.id));
+          });
+        } else {
+          // Typed by another ontology version: every row is offered, and PostgreSQL rewrites
+          // those whose stored columns differ.
+          o.properties.forEach((p, ordinal) => rewritten.add(o.environmentId, o.id, ordinal, p, types.of(o, p.id)));
+        }
         for (const [linkId, targets] of Object.entries(o.links)) {
           const had = new Set(cur?.links[linkId] ?? []);
           for (const t of targets) {
@@ -365,8 +380,9 @@ export class ObjectWritesRepository {
     return outcomes;
   }
 
-  private row(o: ValidatedObject, version: number, validFrom: Date, first: Date, last: Date) {
+  private row(o: ValidatedObject, version: number, validFrom: Date, first: Date, last: Date, valuesOntologyVersion: number) {
     return {
+      values_ontology_version: valuesOntologyVersion,
       environment_id: o.environmentId,
       id: o.id,
       type: o.type,

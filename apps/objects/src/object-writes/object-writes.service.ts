@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CallerContext, canSeeEnvironment, InvalidArgument, OntologyIndex, PermissionDenied } from '@app/domain';
 import { OntologyService } from '../ontology/ontology.service';
 import { IngestResultDto } from './dto/write-object.dto';
-import { ObjectWritesRepository, WriteOutcome } from './object-writes.repository';
+import { ObjectWritesRepository, PropertyTypes, WriteOutcome } from './object-writes.repository';
 import type { ObjectWriteBody } from './object-shape';
 import { ObjectWriteInput, validateObject, ValidatedObject } from './object-validator';
 
@@ -72,8 +72,8 @@ export class ObjectWritesService {
     }
   }
 
-  private typesOf(ontology: OntologyIndex) {
-    return (o: ValidatedObject, propertyId: string) => ontology.objectTypes.get(o.type)?.propertyMap.get(propertyId)?.type;
+  private typesOf(ontology: OntologyIndex): PropertyTypes {
+    return { version: ontology.version, of: (o: ValidatedObject, propertyId: string) => ontology.objectTypes.get(o.type)?.propertyMap.get(propertyId)?.type };
   }
 }
 
