@@ -49,7 +49,7 @@ export function renderMarkdown(report) {
     `${report.date.slice(0, 16).replace('T', ' ')} UTC · ${machine.cpus} × ${machine.cpu} · ${machine.memoryGiB} GiB · Node ${machine.node} · PostgreSQL ${main.database.version}`,
     '',
     `Command: \`${report.command}\`. Each request scenario: ${report.settings.duration} s with autocannon after a 2 s warm-up, ` +
-      `${report.settings.connections} connections unless the table says otherwise (bulk: 4; members STRONG: 2); product and floor get the same seeded request sequence ` +
+      `${report.settings.connections} connections unless the table says otherwise (bulk: 4; members STRONG: 1, so that p50 is the read and not a queue behind another multi-second read on 2 cores); product and floor get the same seeded request sequence ` +
       `and their answers to the first request are checked to be the same data. Scans and ingest are timed loops (p50/p99 of whole scans, of ingest batches).`,
     '',
     `## ${n0(main.objects)} objects`,

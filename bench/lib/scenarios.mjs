@@ -155,7 +155,7 @@ export function buildScenarios(ctx) {
       name: 'members-filter-10k',
       title: 'Members of a filter set (10,000 members), STRONG',
       selective: true,
-      connections: 2,
+      connections: 1,
       target: { metric: 'p50', max: 1.5, label: 'p50 ≤ 1.5× floor' },
       service: 'object-sets',
       product: () => ({ method: 'GET', path: `/object-sets/${manifest.sets.filter10k}/members?consistency=STRONG` }),
@@ -164,7 +164,7 @@ export function buildScenarios(ctx) {
     {
       name: 'members-three-strong',
       title: `Members of a three-level set (union, intersection, link operation; ${ctx.threeLevelSize.toLocaleString('en-US')} members), STRONG`,
-      connections: 2,
+      connections: 1,
       target: { metric: 'p50', max: 1.5, label: 'p50 ≤ 1.5× floor' },
       service: 'object-sets',
       product: () => ({ method: 'GET', path: `/object-sets/${manifest.sets.threeLevel}/members?consistency=STRONG` }),

@@ -72,7 +72,8 @@ export const SEARCH_INDEX_DDL: string[] = [
   `CREATE INDEX IF NOT EXISTS link_link_target_idx ON objects.link (link_id, target_id)`,
   // tag (&& and @>), objectType, sightings.
   `CREATE INDEX IF NOT EXISTS object_tags_idx ON objects.object USING gin (tags)`,
-  `CREATE INDEX IF NOT EXISTS object_type_idx ON objects.object (type)`,
+  // objectType as an index-only scan of the keys (ObjectTypeKeyIndex migration).
+  `CREATE INDEX IF NOT EXISTS object_type_key_idx ON objects.object (type, environment_id, id)`,
   `CREATE INDEX IF NOT EXISTS object_first_sighting_idx ON objects.object (first_sighting)`,
   `CREATE INDEX IF NOT EXISTS object_last_sighting_idx ON objects.object (last_sighting)`,
 ];

@@ -2,6 +2,7 @@ import { InitialSchema1764000000000 } from './1764000000000-InitialSchema';
 import { SearchIndexes1764100000000 } from './1764100000000-SearchIndexes';
 import { DerivedRowsWithoutForeignKeys1764300000000 } from './1764300000000-DerivedRowsWithoutForeignKeys';
 import { ValuesOntologyVersion1764400000000 } from './1764400000000-ValuesOntologyVersion';
+import { ObjectTypeKeyIndex1764500000000 } from './1764500000000-ObjectTypeKeyIndex';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
 export const OBJECTS_MIGRATIONS = [
@@ -9,4 +10,5 @@ export const OBJECTS_MIGRATIONS = [
   SearchIndexes1764100000000,
   DerivedRowsWithoutForeignKeys1764300000000,
   ValuesOntologyVersion1764400000000,
+  ObjectTypeKeyIndex1764500000000,
 ];
