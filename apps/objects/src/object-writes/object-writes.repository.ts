@@ -75,6 +75,23 @@ class ValueRows {
   }
 }
 
+/** link rows (environment_id, source_id, link_id, target_id) as one array per column. */
+type LinkRows = [string[], string[], string[], string[]];
+
+/** Adds the links of `links` that `except` does not hold, as rows of object `o`. */
+function addLinkRows(rows: LinkRows, o: ValidatedObject, links: Record<string, string[]>, except: Record<string, string[]> | undefined): void {
+  for (const [linkId, targets] of Object.entries(links)) {
+    const skip = new Set(except?.[linkId] ?? []);
+    for (const t of targets) {
+      if (skip.has(t)) continue;
+      rows[0].push(o.environmentId);
+      rows[1].push(o.id);
+      rows[2].push(linkId);
+      rows[3].push(t);
+    }
+  }
+}
+
 const INSERT_VALUES = `INSERT INTO objects.property_value AS p
          (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])`;
@@ -248,7 +265,7 @@ export class ObjectWritesRepository {
     // Property values and links of changed objects are rewritten by difference, so a new version
     // that changes one value writes one row (and its index entries), not all of them.
     const staleValues: [string[], string[], string[], number[]] = [[], [], [], []];
-    const staleLinks: [string[], string[], string[], string[]] = [[], [], [], []];
+    const staleLinks: LinkRows = [[], [], [], []];
     for (const o of replaced) {
       const cur = currentByKey.get(key(o.environmentId, o.id))!;
       // Rows mirror the stored list: ordinal k holds properties[k]. Where the property id at k
@@ -261,17 +278,7 @@ export class ObjectWritesRepository {
           staleValues[3].push(ordinal);
         }
       });
-      for (const [linkId, targets] of Object.entries(cur.links)) {
-        const kept = new Set(o.links[linkId] ?? []);
-        for (const t of targets) {
-          if (!kept.has(t)) {
-            staleLinks[0].push(o.environmentId);
-            staleLinks[1].push(o.id);
-            staleLinks[2].push(linkId);
-            staleLinks[3].push(t);
-          }
-        }
-      }
+      addLinkRows(staleLinks, o, cur.links, o.links);
     }
     if (staleValues[0].length) {
       // property_value PK.
@@ -296,34 +303,19 @@ export class ObjectWritesRepository {
     if (newValues.length) {
       const created = new ValueRows();
       const rewritten = new ValueRows();
-      const links: [string[], string[], string[], string[]] = [[], [], [], []];
+      const links: LinkRows = [[], [], [], []];
       for (const o of newValues) {
         const cur = currentByKey.get(key(o.environmentId, o.id));
-        if (!cur) {
-          o.properties.forEach((p, ordinal) => created.add(o.environmentId, o.id, ordinal, p, types.of(o, p.id)));
-        } else if (cur.values_ontology_version === types.version) {
-          // The stored rows were typed by this same ontology version, so a value equal to the
-          // stored one at the same ordinal has exactly the stored row: only the others are written.
-          o.properties.forEach((p, ordinal) => {
-            const old = cur.properties[ordinal];
-            if (old && old.id === p.id && old.origin === p.origin && sameValue(old.value, p.value)) return;
-            rewritten.add(o.environmentId, o.id, ordinal, p, types.of(o, p.id));
-          });
-        } else {
-          // Typed by another ontology version: every row is offered, and PostgreSQL rewrites
-          // those whose stored columns differ.
-          o.properties.forEach((p, ordinal) => rewritten.add(o.environmentId, o.id, ordinal, p, types.of(o, p.id)));
-        }
-        for (const [linkId, targets] of Object.entries(o.links)) {
-          const had = new Set(cur?.links[linkId] ?? []);
-          for (const t of targets) {
-            if (had.has(t)) continue;
-            links[0].push(o.environmentId);
-            links[1].push(o.id);
-            links[2].push(linkId);
-            links[3].push(t);
-          }
-        }
+        // Rows typed by this same ontology version: a value equal to the stored one at the same
+        // ordinal has exactly the stored row, so it is skipped. Rows typed by another version
+        // are all offered, and PostgreSQL rewrites those whose stored columns differ.
+        const stored = cur?.values_ontology_version === types.version ? cur.properties : [];
+        o.properties.forEach((p, ordinal) => {
+          const old = stored[ordinal];
+          if (old && old.id === p.id && old.origin === p.origin && sameValue(old.value, p.value)) return;
+          (cur ? rewritten : created).add(o.environmentId, o.id, ordinal, p, types.of(o, p.id));
+        });
+        addLinkRows(links, o, o.links, cur?.links);
       }
       if (created.length) await m.query(INSERT_VALUES, created.columns);
       if (rewritten.length) {
