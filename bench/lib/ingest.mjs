@@ -5,8 +5,8 @@ import pg from 'pg';
 import copyStreams from 'pg-copy-streams';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
-import { objectAt } from './dataset.mjs';
-import { post } from './scenarios.mjs';
+import { objectAt, ONTOLOGY } from './dataset.mjs';
+import { postJson as post } from './http.mjs';
 import { percentiles } from './measure.mjs';
 
 const BATCH = 5000;
@@ -20,7 +20,8 @@ function objectsFor(env, count, n) {
 // COPY text format: tab-separated, \N for NULL, backslash escapes.
 const esc = (v) => (v === null || v === undefined ? '\\N' : String(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r'));
 const pgArray = (a) => `{${a.map((s) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
-const TYPES = { name: 'string', serial: 'long', score: 'double', since: 'date', updatedAt: 'timestamp', labels: 'string', region: 'string', active: 'boolean' };
+// Every type of the data set has the same properties.
+const TYPES = Object.fromEntries(ONTOLOGY.objectTypes[0].properties.map((p) => [p.id, p.type]));
 
 /** The rows the product stores for a new object (version 1), in COPY text, per table. */
 function copyRows(objects, now) {

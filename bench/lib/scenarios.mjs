@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { idOf, environmentOf } from './dataset.mjs';
 import { broadFilter, selectiveFilter } from './sets.mjs';
 import { ROOT } from './stack.mjs';
+import { postJson as post } from './http.mjs';
 
 const require = createRequire(import.meta.url);
 const dist = (p) => require(join(ROOT, 'dist', p));
@@ -180,11 +181,4 @@ export function buildScenarios(ctx) {
     },
   ];
   return { statements, scenarios };
-}
-
-export async function post(url, body) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-user-id': 'bench' }, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`POST ${url} → ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
 }

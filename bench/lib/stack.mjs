@@ -33,6 +33,17 @@ export function benchDataDir(objects) {
   return resolve(process.env.BENCH_DATA_DIR || join(ROOT, 'bench/.data'), String(objects));
 }
 
+/** Starts the embedded cluster of the `objects` data set, with pg_stat_statements installed. */
+export async function startBenchDatabase(objects) {
+  const dataDir = benchDataDir(objects);
+  mkdirSync(dataDir, { recursive: true });
+  const database = await startEmbeddedPostgres({ dataDir, settings: BENCH_PG_SETTINGS });
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').finally(() => client.end());
+  return database;
+}
+
 /**
  * Starts PostgreSQL (unless `databaseUrl`) and both apps.
  * @returns {Promise<{ databaseUrl: string, objectsUrl: string, objectSetsUrl: string, children: any[], stop: () => Promise<void> }>}
@@ -46,14 +57,9 @@ export async function startStack({ objects, databaseUrl = process.env.BENCH_DATA
   if (missing.length) throw new Error(`${missing.join(', ')} missing: run \`npm run build\` first`);
   let database;
   if (!databaseUrl) {
-    const dataDir = benchDataDir(objects);
-    mkdirSync(dataDir, { recursive: true });
-    log(`PostgreSQL: embedded, data in ${dataDir}`);
-    database = await startEmbeddedPostgres({ dataDir, settings: BENCH_PG_SETTINGS });
+    log(`PostgreSQL: embedded, data in ${benchDataDir(objects)}`);
+    database = await startBenchDatabase(objects);
     databaseUrl = database.url;
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').finally(() => client.end());
   }
   const [objectsPort, objectSetsPort] = [await freePort(), await freePort()];
   const objectsUrl = `http://127.0.0.1:${objectsPort}`;

@@ -2,11 +2,10 @@
 // `node bench/tools/statements.mjs <objects> [--reset]`: the statements that took the most time
 // in the benchmark cluster of that data set (pg_stat_statements), to see where time goes.
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../scripts/lib/embedded-postgres.mjs';
-import { BENCH_PG_SETTINGS, benchDataDir } from '../lib/stack.mjs';
+import { startBenchDatabase } from '../lib/stack.mjs';
 
 const n = Number(process.argv[2] ?? 100000);
-const db = process.env.BENCH_DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: benchDataDir(n), settings: BENCH_PG_SETTINGS });
+const db = process.env.BENCH_DATABASE_URL ? undefined : await startBenchDatabase(n);
 const client = new pg.Client({ connectionString: process.env.BENCH_DATABASE_URL ?? db.url });
 await client.connect();
 try {
