@@ -66,52 +66,35 @@ export const OBJECT_READ_SQL = {
 export class ObjectsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** loadOntologyObject. Served by object_id_idx (id, environment_id), or the primary key with an environment. */
-  async findById(id: string, environmentId: string | undefined, visible: string[] | null): Promise<{ env: string; json: string }[]> {
-    return queryRows(this.dataSource, 
-      OBJECT_READ_SQL.findById,
-      [id, environmentId ?? null, visible],
-    );
+  /** loadOntologyObject (OBJECT_READ_SQL.findById). */
+  findById(id: string, environmentId: string | undefined, visible: string[] | null): Promise<{ env: string; json: string }[]> {
+    return queryRows(this.dataSource, OBJECT_READ_SQL.findById, [id, environmentId ?? null, visible]);
   }
 
-  /**
-   * bulkLoadOntologyObjects: the requested ids in request order (ordinality), each joined to every
-   * visible environment holding it, after the keyset position. Served by object_id_idx (id, environment_id).
-   */
+  /** bulkLoadOntologyObjects: request order, each id in every visible environment, after the keyset position (OBJECT_READ_SQL.bulk). */
   async bulk(ids: string[], after: BulkPosition | undefined, limit: number, visible: string[] | null): Promise<{ ord: number; env: string; json: string }[]> {
-    const rows: { ord: string; env: string; json: string }[] = await queryRows(this.dataSource, 
-      OBJECT_READ_SQL.bulk,
-      [ids, after?.ord ?? null, after?.env ?? '', visible, limit],
-    );
+    const rows = await queryRows<{ ord: string; env: string; json: string }>(this.dataSource, OBJECT_READ_SQL.bulk, [
+      ids,
+      after?.ord ?? null,
+      after?.env ?? '',
+      visible,
+      limit,
+    ]);
     return rows.map((r) => ({ ord: Number(r.ord), env: r.env, json: r.json }));
   }
 
-  /**
-   * getObjectHistory: versions whose [valid_from, valid_to) overlaps [start, end], ascending.
-   * Served by object_version_valid_from_idx (environment_id, id, valid_from): a range scan from
-   * the version current at `start` up to `end` (valid_from grows with the version number).
-   */
-  async history(env: string, id: string, start: string, end: string, afterVersion: number, limit: number): Promise<{ version: number; json: string }[]> {
-    return queryRows(this.dataSource, 
-      OBJECT_READ_SQL.history,
-      [env, id, start, end, afterVersion, limit],
-    );
+  /** getObjectHistory: versions whose [valid_from, valid_to) overlaps [start, end], ascending (OBJECT_READ_SQL.history). */
+  history(env: string, id: string, start: string, end: string, afterVersion: number, limit: number): Promise<{ version: number; json: string }[]> {
+    return queryRows(this.dataSource, OBJECT_READ_SQL.history, [env, id, start, end, afterVersion, limit]);
   }
 
-  /** Whether any version of (env, id) was ever written. Primary key of object_version. */
+  /** Whether any version of (env, id) was ever written (OBJECT_READ_SQL.everExisted). */
   async everExisted(env: string, id: string): Promise<boolean> {
-    const [row] = await queryRows(this.dataSource, 
-      OBJECT_READ_SQL.everExisted,
-      [env, id],
-    );
+    const [row] = await queryRows(this.dataSource, OBJECT_READ_SQL.everExisted, [env, id]);
     return row.known;
   }
 
-  /**
-   * getObjectAtVersion: the version by number (primary key) or the one with
-   * valid_from <= T < valid_to (object_version_valid_from_idx, backward scan, LIMIT 1),
-   * and in the same statement whether the object ever existed.
-   */
+  /** getObjectAtVersion by number or at a time, and in the same statement whether the object ever existed. */
   async atVersion(env: string, id: string, at: { version: number } | { timestamp: string }): Promise<{ json: string | null; known: boolean }> {
     const [row] = await queryRows(this.dataSource, 'version' in at ? OBJECT_READ_SQL.atVersion : OBJECT_READ_SQL.atTimestamp, [
       env,
