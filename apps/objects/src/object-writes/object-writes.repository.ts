@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { canonicalJson, isRetryableTransactionError, ObjectNotFound, PropertyType, VersionConflict } from '@app/domain';
+import { isRetryableTransactionError, jsonEqual, ObjectNotFound, PropertyType, VersionConflict } from '@app/domain';
 import { StoredProperty, ValidatedObject } from './object-validator';
 
 /** What one write did to one object. */
@@ -40,10 +40,12 @@ const MS = 1;
 const key = (environmentId: string, id: string) => `${environmentId}\u0000${id}`;
 const later = (a: Date, b: Date) => (a.getTime() >= b.getTime() ? a : b);
 const earlier = (a: Date, b: Date) => (a.getTime() <= b.getTime() ? a : b);
-/** Equal property values (primitives, or geopoints compared canonically). */
-const sameValue = (a: unknown, b: unknown) => a === b || (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && canonicalJson(a) === canonicalJson(b));
-const contentOf = (o: { type: string; properties: unknown; links: unknown; tags: unknown }) =>
-  canonicalJson({ type: o.type, properties: o.properties, links: o.links, tags: o.tags });
+/** Equal property values (primitives, or geopoints compared as JSON data). */
+const sameValue = (a: unknown, b: unknown) => a === b || (typeof a === 'object' && typeof b === 'object' && jsonEqual(a, b));
+/** The same content (a new version is made only when it differs); compared without serialising either. */
+const sameContent = (a: ObjectContent, b: ObjectContent) =>
+  a.type === b.type && jsonEqual(a.tags, b.tags) && jsonEqual(a.links, b.links) && jsonEqual(a.properties, b.properties);
+type ObjectContent = { type: string; properties: unknown; links: unknown; tags: unknown };
 
 /**
  * Property value rows as one array per column (bound with unnest: a batch of any size is one
@@ -193,13 +195,13 @@ export class ObjectWritesRepository {
     const [{ now }]: { now: Date }[] = await m.query(`SELECT date_trunc('milliseconds', clock_timestamp()) AS now`);
 
     const outcomes: WriteOutcome[] = [];
-    const inserts: unknown[] = [];
-    const updates: unknown[] = [];
+    const inserts: object[] = [];
+    const updates: object[] = [];
     const replaced: ValidatedObject[] = [];
     const newValues: ValidatedObject[] = [];
     const closeVersions: { environment_id: string; id: string; version: number; valid_to: string }[] = [];
-    const newVersions: unknown[] = [];
-    const widenVersions: unknown[] = [];
+    const newVersions: object[] = [];
+    const widenVersions: object[] = [];
 
     for (const o of objects) {
       const cur = currentByKey.get(key(o.environmentId, o.id));
@@ -221,7 +223,7 @@ export class ObjectWritesRepository {
       }
       const first = earlier(cur.first_sighting, seenFirst);
       const last = later(cur.last_sighting, seenLast);
-      const changed = contentOf(cur) !== contentOf(o);
+      const changed = !sameContent(cur, o);
       if (changed) {
         const validFrom = later(now, new Date(cur.valid_from.getTime() + MS));
         const row = this.row(o, cur.version + 1, validFrom, first, last, types.version);
@@ -242,12 +244,23 @@ export class ObjectWritesRepository {
       }
     }
 
+    // A new version's row goes to objects.object and objects.object_version alike: each row is
+    // serialised once and its JSON reused by both statements.
+    const rowJson = new Map<object, string>();
+    const jsonRows = (rows: object[]) =>
+      `[${rows
+        .map((r) => {
+          let json = rowJson.get(r);
+          if (json === undefined) rowJson.set(r, (json = JSON.stringify(r)));
+          return json;
+        })
+        .join(',')}]`;
     if (inserts.length) {
       await m.query(
         `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version)
          SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version
            FROM jsonb_to_recordset($1::jsonb) AS x(${OBJECT_COLUMNS})`,
-        [JSON.stringify(inserts)],
+        [jsonRows(inserts)],
       );
     }
     if (updates.length) {
@@ -259,7 +272,7 @@ export class ObjectWritesRepository {
                 values_ontology_version = x.values_ontology_version
            FROM jsonb_to_recordset($1::jsonb) AS x(${OBJECT_COLUMNS})
           WHERE o.environment_id = x.environment_id AND o.id = x.id`,
-        [JSON.stringify(updates)],
+        [jsonRows(updates)],
       );
     }
     // Property values and links of changed objects are rewritten by difference, so a new version
@@ -358,7 +371,7 @@ export class ObjectWritesRepository {
         `UPDATE objects.object_version v SET first_sighting = x.first_sighting, last_sighting = x.last_sighting
            FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})
           WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.version`,
-        [JSON.stringify(widenVersions)],
+        [jsonRows(widenVersions)],
       );
     }
     if (newVersions.length) {
@@ -366,7 +379,7 @@ export class ObjectWritesRepository {
         `INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links)
          SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links
            FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})`,
-        [JSON.stringify(newVersions)],
+        [jsonRows(newVersions)],
       );
     }
     return outcomes;

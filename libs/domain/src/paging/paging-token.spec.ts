@@ -1,5 +1,5 @@
 import { InvalidArgument, InvalidPagingToken } from '../errors';
-import { canonicalJson, PagingTokenCodec, resolvePageSize } from './paging-token';
+import { canonicalJson, jsonEqual, PagingTokenCodec, resolvePageSize } from './paging-token';
 
 describe('paging tokens', () => {
   const codec = new PagingTokenCodec('secret');
@@ -33,6 +33,22 @@ describe('paging tokens', () => {
 
   it('canonicalises JSON independent of key order and undefined fields', () => {
     expect(canonicalJson({ b: 1, a: [{ y: 2, x: undefined, w: null }] })).toBe('{"a":[{"w":null,"y":2}],"b":1}');
+  });
+
+  // jsonEqual is canonicalJson equality without the strings: checked pairwise against it.
+  const samples: unknown[] = [
+    undefined, null, 0, -0, 1, 1.5, '1', '', 'a', true, false,
+    [], [null], [undefined], [1, 2], [2, 1], [[1]], {}, { a: undefined }, { a: null }, { a: 1 }, { a: '1' },
+    { a: 1, b: 2 }, { b: 2, a: 1 }, { a: 1, b: undefined }, { a: [1, { x: 1 }] }, { a: [1, { x: 1, y: undefined }] },
+    { a: [1, { x: 2 }] }, { lat: 1, lon: 2 }, { lon: 2, lat: 1 }, { '0': 1 }, ['1'],
+  ];
+  it('jsonEqual agrees with canonicalJson equality on every pair of samples', () => {
+    const disagreements = samples.flatMap((a, i) =>
+      samples.filter((b) => jsonEqual(a, b) !== (canonicalJson(a) === canonicalJson(b))).map((b) => [i, canonicalJson(a), canonicalJson(b)]),
+    );
+    expect(disagreements).toEqual([]);
+    expect(jsonEqual({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).toBe(true);
+    expect(jsonEqual({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 3 }], a: 1 })).toBe(false);
   });
 });
 

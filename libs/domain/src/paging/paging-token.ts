@@ -16,6 +16,33 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
+/**
+ * `canonicalJson(a) === canonicalJson(b)` without building either string: the same JSON data,
+ * whatever the key order; keys holding `undefined` count as absent. The write path compares
+ * every stored object with its replacement this way, so it must not allocate.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return (a ?? null) === (b ?? null);
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let defined = 0;
+  for (const k in x) {
+    if (!Object.prototype.hasOwnProperty.call(x, k) || x[k] === undefined) continue;
+    defined++;
+    if (!Object.prototype.hasOwnProperty.call(y, k) || !jsonEqual(x[k], y[k])) return false;
+  }
+  for (const k in y) if (Object.prototype.hasOwnProperty.call(y, k) && y[k] !== undefined) defined--;
+  return defined === 0;
+}
+
 function bindingHash(binding: unknown): string {
   return createHash('sha256').update(canonicalJson(binding)).digest('base64url').slice(0, 22);
 }
