@@ -7,12 +7,12 @@
 import { fork } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { normaliseCount } from './lib/dataset.mjs';
 import { ingestScenario } from './lib/ingest.mjs';
-import { cannon, prng, timedLoop } from './lib/measure.mjs';
+import { cannon, prng, timedLoop, withCpu } from './lib/measure.mjs';
 import { renderMarkdown } from './lib/report.mjs';
 import { buildScenarios, productSql } from './lib/scenarios.mjs';
 import { benchDataDir, ROOT, startStack } from './lib/stack.mjs';
@@ -45,12 +45,18 @@ async function startFloor(databaseUrl, statements) {
   const file = join(tmpdir(), `oos-floor-${process.pid}.json`);
   writeFileSync(file, JSON.stringify(statements));
   const port = await freePort();
-  const child = fork(join(ROOT, 'bench/floor/server.mjs'), [], { env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), FLOOR_STATEMENTS: file }, stdio: 'inherit' });
+  // BENCH_CPU_PROF profiles the floor too, so the two can be compared request for request.
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`, '--cpu-prof-name=floor.cpuprofile'] : [];
+  const child = fork(join(ROOT, 'bench/floor/server.mjs'), [], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), FLOOR_STATEMENTS: file },
+    execArgv: prof,
+    stdio: 'inherit',
+  });
   await new Promise((res, rej) => {
     child.once('message', res);
     child.once('exit', (code) => rej(new Error(`floor server exited (${code})`)));
   });
-  return { url: `http://127.0.0.1:${port}`, stop: () => new Promise((res) => (child.once('exit', res), child.kill('SIGTERM'))) };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => new Promise((res) => (child.once('exit', res), child.kill('SIGTERM'))) };
 }
 
 /** The product's and the floor's answer to the same first request must be the same data. */
@@ -91,6 +97,8 @@ async function runDataSet(n, { selectiveOnly }) {
     const { statements, scenarios } = buildScenarios(ctx);
     floor = await startFloor(stack.databaseUrl, statements);
     const results = [];
+    // Both apps: members reads go through the object-sets app to the objects app.
+    const appPids = stack.children.map((c) => c.pid);
     for (const s of scenarios) {
       if (selectiveOnly && !s.selective) continue;
       if (only && !only.has(s.name)) continue;
@@ -103,15 +111,15 @@ async function runDataSet(n, { selectiveOnly }) {
         const [a, b] = [await s.product(base), await s.floor(floor.url)];
         if (a !== b) throw new Error(`${s.name}: the product returned ${a} ids, the floor ${b}`);
         bytes = a;
-        product = await timedLoop(() => s.product(base), { duration });
-        floorResult = await timedLoop(() => s.floor(floor.url), { duration });
+        product = await withCpu(appPids, () => timedLoop(() => s.product(base), { duration }));
+        floorResult = await withCpu([floor.pid], () => timedLoop(() => s.floor(floor.url), { duration }));
       } else {
         bytes = await checkSameAnswer(s, base, floor.url);
         // Warm-up of both, then the measured runs with the same request sequence.
         await cannon(base, s.product.bind(null, prng(2)), { ...opts, duration: 2 });
         await cannon(floor.url, s.floor.bind(null, prng(2)), { ...opts, duration: 2 });
-        product = await cannon(base, s.product.bind(null, prng(3)), opts);
-        floorResult = await cannon(floor.url, s.floor.bind(null, prng(3)), opts);
+        product = await withCpu(appPids, () => cannon(base, s.product.bind(null, prng(3)), opts));
+        floorResult = await withCpu([floor.pid], () => cannon(floor.url, s.floor.bind(null, prng(3)), opts));
       }
       const r = { name: s.name, title: s.title, target: s.target, connections: s.loop ? 1 : opts.connections, sample: bytes, product, floor: floorResult };
       results.push(r);
@@ -144,7 +152,9 @@ async function runDataSet(n, { selectiveOnly }) {
   }
 }
 
-const fmt = (m) => `${Math.round(m.requestsPerSecond).toString().padStart(6)} req/s p50 ${m.p50.toFixed(1).padStart(7)} ms p99 ${m.p99.toFixed(1).padStart(7)} ms`;
+const fmt = (m) =>
+  `${Math.round(m.requestsPerSecond).toString().padStart(6)} req/s p50 ${m.p50.toFixed(1).padStart(7)} ms p99 ${m.p99.toFixed(1).padStart(7)} ms` +
+  (m.cpuUsPerRequest == null ? '' : ` cpu ${Math.round(m.cpuUsPerRequest).toString().padStart(6)} µs/req`);
 
 async function main() {
   const n = normaliseCount(Number(args.objects));

@@ -1,5 +1,6 @@
 // Load generation: autocannon for request/response scenarios, a timed loop for scenarios made
 // of several dependent requests (a scan over every page, an ingest of many batches).
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 /** A seeded PRNG (mulberry32), so the product and the floor get the same request sequence. */
@@ -54,6 +55,34 @@ export async function cannon(baseUrl, next, { connections, duration }) {
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
   };
+}
+
+/**
+ * CPU seconds (user + system) that the processes `pids` have used so far, from /proc; null where
+ * there is no /proc (not Linux). Clock ticks are 1/100 s on Linux.
+ */
+export function cpuSeconds(pids) {
+  try {
+    return pids.reduce((sum, pid) => {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return sum + (Number(fields[11]) + Number(fields[12])) / 100;
+    }, 0);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs `measure()` (which resolves to a result with `requests`) and adds `cpuUsPerRequest`: the
+ * CPU the serving processes `pids` used per request. Unlike latency it does not depend on what
+ * else the machine is running, so it shows what the framework costs next to the floor.
+ */
+export async function withCpu(pids, measure) {
+  const before = cpuSeconds(pids);
+  const result = await measure();
+  const after = cpuSeconds(pids);
+  return { ...result, cpuUsPerRequest: before === null || after === null || !result.requests ? null : ((after - before) * 1e6) / result.requests };
 }
 
 /** Repeats `op` (which resolves when one operation is done) for `duration` seconds (at least `min` times), `concurrency` at a time. */

@@ -4,6 +4,7 @@
 const n0 = (v) => Math.round(v).toLocaleString('en-US');
 const ms = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 const x = (v) => `${v.toFixed(2)}×`;
+const cpu = (p, f) => (p.cpuUsPerRequest == null || f.cpuUsPerRequest == null ? '' : `${n0(p.cpuUsPerRequest)} / ${n0(f.cpuUsPerRequest)}`);
 
 /** The value a scenario's target is judged on, and whether it is met. */
 export function judge(r, results) {
@@ -24,8 +25,8 @@ export function judge(r, results) {
 
 function table(run) {
   const rows = [
-    '| Scenario | Product req/s | p50 ms | p99 ms | Floor req/s | p50 ms | p99 ms | Throughput ratio | p50 ratio | Target | Measured | Met |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|:-:|',
+    '| Scenario | Product req/s | p50 ms | p99 ms | Floor req/s | p50 ms | p99 ms | Throughput ratio | p50 ratio | Node CPU µs/req, product / floor | Target | Measured | Met |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|:-:|',
   ];
   for (const r of run.results) {
     const { value, met } = judge(r, run.results);
@@ -35,7 +36,7 @@ function table(run) {
     const fthr = r.name === 'ingest' ? `${n0(f.objectsPerSecond)} obj/s` : n0(f.requestsPerSecond);
     const ratio = r.name === 'ingest' ? p.objectsPerSecond / f.objectsPerSecond : p.requestsPerSecond / f.requestsPerSecond;
     rows.push(
-      `| ${r.title} | ${thr} | ${ms(p.p50)} | ${ms(p.p99)} | ${fthr} | ${ms(f.p50)} | ${ms(f.p99)} | ${x(ratio)} | ${x(p.p50 / f.p50)} | ${r.target?.label ?? ''} | ${value === undefined ? '' : x(value)} | ${met === undefined ? '' : met ? 'yes' : '**no**'} |`,
+      `| ${r.title} | ${thr} | ${ms(p.p50)} | ${ms(p.p99)} | ${fthr} | ${ms(f.p50)} | ${ms(f.p99)} | ${x(ratio)} | ${x(p.p50 / f.p50)} | ${cpu(p, f)} | ${r.target?.label ?? ''} | ${value === undefined ? '' : x(value)} | ${met === undefined ? '' : met ? 'yes' : '**no**'} |`,
     );
   }
   return rows.join('\n');
@@ -50,7 +51,9 @@ export function renderMarkdown(report) {
     '',
     `Command: \`${report.command}\`. Each request scenario: ${report.settings.duration} s with autocannon after a 2 s warm-up, ` +
       `${report.settings.connections} connections unless the table says otherwise (bulk: 4; members STRONG: 1, so that p50 is the read and not a queue behind another multi-second read on 2 cores); product and floor get the same seeded request sequence ` +
-      `and their answers to the first request are checked to be the same data. Scans and ingest are timed loops (p50/p99 of whole scans, of ingest batches).`,
+      `and their answers to the first request are checked to be the same data. Scans and ingest are timed loops (p50/p99 of whole scans, of ingest batches). ` +
+      `Node CPU µs/req is the user + system CPU of the serving Node processes (both apps for the product, the floor's one) per request during the measured run: ` +
+      `unlike latency it does not depend on what else the machine runs, so it shows what the framework costs per request.`,
     '',
     `## ${n0(main.objects)} objects`,
     '',

@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// What the HTTP framework costs per request, apart from everything else the product does:
+// the same route (GET /objects/:id → OBJECT_READ_SQL.findById, the statement the product runs,
+// taken from dist/) served five ways, one at a time, each in its own process, measured with the
+// same autocannon load and the CPU each server process used per request.
+//
+//   node bench/tools/frameworks.mjs [--objects N] [--duration S] [--connections C]
+//
+//   node          node:http + pg (what the bench floor is)
+//   express       Express 5, one app.get route
+//   fastify       Fastify 5, one route
+//   nest-express  NestJS on @nestjs/platform-express (the product's adapter), one controller
+//   nest-fastify  NestJS on @nestjs/platform-fastify, the same controller
+//
+// The NestJS servers have one controller with @Param and @Res and nothing else (no guard, pipe
+// or filter), so the difference to `node` is the framework's own per-request cost.
+// Needs a data set (npm run bench:generate -- --objects N) and `npm run build`.
+import 'reflect-metadata';
+import { fork } from 'node:child_process';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { cannon, prng, withCpu } from '../lib/measure.mjs';
+import { normaliseCount, idOf } from '../lib/dataset.mjs';
+import { ROOT, startBenchDatabase } from '../lib/stack.mjs';
+import { freePort } from '../../scripts/lib/embedded-postgres.mjs';
+
+const MODES = ['node', 'express', 'fastify', 'nest-express', 'nest-fastify'];
+const require = createRequire(import.meta.url);
+
+/** One server: `mode` on `port`, answering GET /objects/:id with the product's findById statement. */
+async function serve(mode, port) {
+  const { OBJECT_READ_SQL } = require(`${ROOT}/dist/apps/objects/apps/objects/src/objects/objects.repository.js`);
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
+  const find = async (id) => (await pool.query(OBJECT_READ_SQL.findById, [id, null, null])).rows[0]?.json;
+  const listening = () => process.send('ready');
+  if (mode === 'node') {
+    createServer(async (req, res) => {
+      const json = req.url.startsWith('/objects/') ? await find(decodeURIComponent(req.url.slice(9))) : undefined;
+      const text = json ?? '{"errorName":"NotFound"}';
+      res.writeHead(json ? 200 : 404, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    }).listen(port, '127.0.0.1', listening);
+  } else if (mode === 'express') {
+    const app = require('express')();
+    app.get('/objects/:id', async (req, res) => {
+      const json = await find(req.params.id);
+      res.status(json ? 200 : 404).type('json').end(json ?? '{"errorName":"NotFound"}');
+    });
+    app.listen(port, '127.0.0.1', listening);
+  } else if (mode === 'fastify') {
+    const app = require('fastify')();
+    app.get('/objects/:id', async (req, reply) => {
+      const json = await find(req.params.id);
+      return reply.code(json ? 200 : 404).type('application/json; charset=utf-8').send(json ?? '{"errorName":"NotFound"}');
+    });
+    await app.listen({ port, host: '127.0.0.1' });
+    listening();
+  } else {
+    const { Controller, Get, Module, Param, Res } = require('@nestjs/common');
+    const { NestFactory } = require('@nestjs/core');
+    const fastify = mode === 'nest-fastify';
+    class ObjectsController {
+      async load(id, res) {
+        const json = await find(id);
+        const text = json ?? '{"errorName":"NotFound"}';
+        if (fastify) res.code(json ? 200 : 404).type('application/json; charset=utf-8').send(text);
+        else res.status(json ? 200 : 404).type('json').end(text);
+      }
+    }
+    const load = Object.getOwnPropertyDescriptor(ObjectsController.prototype, 'load');
+    Param('id')(ObjectsController.prototype, 'load', 0);
+    Res()(ObjectsController.prototype, 'load', 1);
+    Get(':id')(ObjectsController.prototype, 'load', load);
+    Controller('objects')(ObjectsController);
+    class AppModule {}
+    Module({ controllers: [ObjectsController] })(AppModule);
+    const adapter = fastify ? new (require('@nestjs/platform-fastify').FastifyAdapter)() : new (require('@nestjs/platform-express').ExpressAdapter)();
+    const app = await NestFactory.create(AppModule, adapter, { logger: false });
+    await app.listen(port, '127.0.0.1');
+    listening();
+  }
+}
+
+async function main() {
+  const { values: args } = parseArgs({
+    options: { objects: { type: 'string', default: '100000' }, duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '8' } },
+  });
+  const n = normaliseCount(Number(args.objects));
+  const database = await startBenchDatabase(n);
+  const results = [];
+  try {
+    for (const mode of MODES) {
+      const port = await freePort();
+      const child = fork(fileURLToPath(import.meta.url), ['--serve', mode, String(port)], { env: { ...process.env, DATABASE_URL: database.url } });
+      await new Promise((ok, fail) => (child.once('message', ok), child.once('exit', (code) => fail(new Error(`${mode} exited (${code})`)))));
+      const request = (r) => () => ({ method: 'GET', path: `/objects/${idOf(Math.floor(r() * n))}` });
+      const opts = { connections: Number(args.connections), duration: Number(args.duration) };
+      await cannon(`http://127.0.0.1:${port}`, request(prng(2)), { ...opts, duration: 2 });
+      const r = await withCpu([child.pid], () => cannon(`http://127.0.0.1:${port}`, request(prng(3)), opts));
+      child.kill('SIGKILL');
+      if (r.non2xx || r.errors) throw new Error(`${mode}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      results.push({ mode, ...r });
+      console.log(`${mode.padEnd(13)} ${Math.round(r.requestsPerSecond)} req/s, p50 ${r.p50.toFixed(2)} ms, ${Math.round(r.cpuUsPerRequest)} µs CPU/request`);
+    }
+  } finally {
+    await database.stop();
+  }
+  const base = results[0];
+  console.log(`\nGET /objects/:id at ${n.toLocaleString('en-US')} objects, ${args.connections} connections, ${args.duration} s each\n`);
+  console.log('| Server | req/s | p50 ms | CPU µs/request | req/s vs node:http | CPU vs node:http |');
+  console.log('|---|--:|--:|--:|--:|--:|');
+  for (const r of results) {
+    console.log(
+      `| ${r.mode} | ${Math.round(r.requestsPerSecond).toLocaleString('en-US')} | ${r.p50.toFixed(2)} | ${Math.round(r.cpuUsPerRequest)} | ` +
+        `${(r.requestsPerSecond / base.requestsPerSecond).toFixed(2)}× | ${(r.cpuUsPerRequest / base.cpuUsPerRequest).toFixed(2)}× |`,
+    );
+  }
+}
+
+if (process.argv[2] === '--serve') await serve(process.argv[3], Number(process.argv[4]));
+else await main();
