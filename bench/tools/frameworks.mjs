@@ -34,27 +34,31 @@ const require = createRequire(import.meta.url);
 async function serve(mode, port) {
   const { OBJECT_READ_SQL } = require(`${ROOT}/dist/apps/objects/apps/objects/src/objects/objects.repository.js`);
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
-  const find = async (id) => (await pool.query(OBJECT_READ_SQL.findById, [id, null, null])).rows[0]?.json;
+  // Every server answers the same way: the object's JSON text, or 404 with a short error body.
+  const answer = async (id) => {
+    const json = (await pool.query(OBJECT_READ_SQL.findById, [id, null, null])).rows[0]?.json;
+    return json ? { status: 200, text: json } : { status: 404, text: '{"errorName":"NotFound"}' };
+  };
+  const JSON_TYPE = 'application/json; charset=utf-8';
   const listening = () => process.send('ready');
   if (mode === 'node') {
     createServer(async (req, res) => {
-      const json = req.url.startsWith('/objects/') ? await find(decodeURIComponent(req.url.slice(9))) : undefined;
-      const text = json ?? '{"errorName":"NotFound"}';
-      res.writeHead(json ? 200 : 404, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+      const { status, text } = await answer(req.url.startsWith('/objects/') ? decodeURIComponent(req.url.slice(9)) : '');
+      res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text) });
       res.end(text);
     }).listen(port, '127.0.0.1', listening);
   } else if (mode === 'express') {
     const app = require('express')();
     app.get('/objects/:id', async (req, res) => {
-      const json = await find(req.params.id);
-      res.status(json ? 200 : 404).type('json').end(json ?? '{"errorName":"NotFound"}');
+      const { status, text } = await answer(req.params.id);
+      res.status(status).type(JSON_TYPE).end(text);
     });
     app.listen(port, '127.0.0.1', listening);
   } else if (mode === 'fastify') {
     const app = require('fastify')();
     app.get('/objects/:id', async (req, reply) => {
-      const json = await find(req.params.id);
-      return reply.code(json ? 200 : 404).type('application/json; charset=utf-8').send(json ?? '{"errorName":"NotFound"}');
+      const { status, text } = await answer(req.params.id);
+      return reply.code(status).type(JSON_TYPE).send(text);
     });
     await app.listen({ port, host: '127.0.0.1' });
     listening();
@@ -64,10 +68,9 @@ async function serve(mode, port) {
     const fastify = mode === 'nest-fastify';
     class ObjectsController {
       async load(id, res) {
-        const json = await find(id);
-        const text = json ?? '{"errorName":"NotFound"}';
-        if (fastify) res.code(json ? 200 : 404).type('application/json; charset=utf-8').send(text);
-        else res.status(json ? 200 : 404).type('json').end(text);
+        const { status, text } = await answer(id);
+        if (fastify) res.code(status).type(JSON_TYPE).send(text);
+        else res.status(status).type(JSON_TYPE).end(text);
       }
     }
     const load = Object.getOwnPropertyDescriptor(ObjectsController.prototype, 'load');
