@@ -1,3 +1,5 @@
+import type { Express } from 'express';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { startObjectsApp, TestObjectsApp } from './support/apps';
 
 describe('the HTTP pipeline shared by both apps', () => {
@@ -38,5 +40,22 @@ describe('the HTTP pipeline shared by both apps', () => {
       Object.values(p).map((o) => o.operationId),
     );
     expect(ops).toEqual(expect.arrayContaining(['getOntology', 'publishOntology', 'putOntologyObject', 'ingestOntologyObjects']));
+  });
+
+  it("creates every request and response with Express's prototypes, so Express never re-parents them", async () => {
+    const express = t.app.getHttpAdapter().getInstance() as Express;
+    const server = t.app.getHttpServer() as Server;
+    const seen: boolean[] = [];
+    // Runs before Express's handler: the prototypes are the ones Express would otherwise set.
+    const probe = (req: IncomingMessage, res: ServerResponse) =>
+      seen.push(Object.getPrototypeOf(req) === express.request && Object.getPrototypeOf(res) === express.response);
+    server.prependListener('request', probe);
+    try {
+      const res = await t.http().get('/objects/nobody?environmentId=prod').expect(404);
+      expect(res.body.errorName).toBe('ObjectNotFound');
+    } finally {
+      server.removeListener('request', probe);
+    }
+    expect(seen).toEqual([true]);
   });
 });

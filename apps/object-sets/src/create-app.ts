@@ -1,11 +1,10 @@
-import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { configureApp } from '@app/domain';
+import { configureApp, createExpressApp } from '@app/domain';
 import { AppModule } from './app.module';
 
 /** Builds the object-sets app exactly as production runs it; main.ts and the e2e tests both use this. */
 export async function createObjectSetsApp(): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true });
+  const app = await createExpressApp(AppModule);
   configureApp(app, {
     name: 'object-sets',
     title: 'Ontology object set service',

@@ -4,3 +4,4 @@ export * from './health.controller';
 export * from './send-json';
 export * from './service-call';
 export * from './request-id';
+export * from './express-adapter';
