@@ -9,7 +9,10 @@
 //   node          node:http + pg (what the bench floor is)
 //   express       Express 5, one app.get route
 //   fastify       Fastify 5, one route
-//   nest-express  NestJS on @nestjs/platform-express (the product's adapter), one controller
+//   express-prebuilt  Express 5 on an HTTP server that creates req/res with Express's prototypes
+//   nest-express  NestJS on @nestjs/platform-express as Nest ships it, one controller
+//   nest-express-prebuilt  NestJS on the product's adapter (libs/domain express-adapter.ts:
+//                 platform-express, req/res created with Express's prototypes), the same controller
 //   nest-fastify  NestJS on @nestjs/platform-fastify, the same controller
 //
 // The NestJS servers have one controller with @Param and @Res and nothing else (no guard, pipe
@@ -27,12 +30,13 @@ import { normaliseCount, idOf } from '../lib/dataset.mjs';
 import { ROOT, startBenchDatabase } from '../lib/stack.mjs';
 import { freePort } from '../../scripts/lib/embedded-postgres.mjs';
 
-const MODES = ['node', 'express', 'fastify', 'nest-express', 'nest-fastify'];
+const MODES = ['node', 'express', 'express-prebuilt', 'fastify', 'nest-express', 'nest-express-prebuilt', 'nest-fastify'];
 const require = createRequire(import.meta.url);
 
 /** One server: `mode` on `port`, answering GET /objects/:id with the product's findById statement. */
 async function serve(mode, port) {
   const { OBJECT_READ_SQL } = require(`${ROOT}/dist/apps/objects/apps/objects/src/objects/objects.repository.js`);
+  const { createExpressServer, PrebuiltPrototypesExpressAdapter } = require(`${ROOT}/dist/apps/objects/libs/domain/src/http/express-adapter.js`);
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
   // Every server answers the same way: the object's JSON text, or 404 with a short error body.
   const answer = async (id) => {
@@ -47,13 +51,15 @@ async function serve(mode, port) {
       res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text) });
       res.end(text);
     }).listen(port, '127.0.0.1', listening);
-  } else if (mode === 'express') {
+  } else if (mode === 'express' || mode === 'express-prebuilt') {
     const app = require('express')();
     app.get('/objects/:id', async (req, res) => {
       const { status, text } = await answer(req.params.id);
       res.status(status).type(JSON_TYPE).end(text);
     });
-    app.listen(port, '127.0.0.1', listening);
+    if (mode === 'express') app.listen(port, '127.0.0.1', listening);
+    // What the product's adapter does, on bare Express: Express's own prototypes from the start.
+    else createExpressServer(app).listen(port, '127.0.0.1', listening);
   } else if (mode === 'fastify') {
     const app = require('fastify')();
     app.get('/objects/:id', async (req, reply) => {
@@ -80,7 +86,11 @@ async function serve(mode, port) {
     Controller('objects')(ObjectsController);
     class AppModule {}
     Module({ controllers: [ObjectsController] })(AppModule);
-    const adapter = fastify ? new (require('@nestjs/platform-fastify').FastifyAdapter)() : new (require('@nestjs/platform-express').ExpressAdapter)();
+    const adapter = fastify
+      ? new (require('@nestjs/platform-fastify').FastifyAdapter)()
+      : mode === 'nest-express-prebuilt'
+        ? new PrebuiltPrototypesExpressAdapter()
+        : new (require('@nestjs/platform-express').ExpressAdapter)();
     const app = await NestFactory.create(AppModule, adapter, { logger: false });
     await app.listen(port, '127.0.0.1');
     listening();

@@ -2,7 +2,7 @@ import { NestApplicationOptions, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import type { Express } from 'express';
-import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 
 /**
  * Nest's Express adapter with one change: the HTTP server creates every request and response
@@ -25,16 +25,20 @@ export class PrebuiltPrototypesExpressAdapter extends ExpressAdapter {
       super.initHttpServer(options);
       return;
     }
-    const app = this.getInstance<Express>();
-    class ExpressRequest extends IncomingMessage {}
-    class ExpressResponse extends ServerResponse {}
-    // Once per app, not per request: the subclasses inherit Express's request/response API.
-    Object.setPrototypeOf(ExpressRequest.prototype, app.request);
-    Object.setPrototypeOf(ExpressResponse.prototype, app.response);
-    app.request = ExpressRequest.prototype as Express['request'];
-    app.response = ExpressResponse.prototype as unknown as Express['response'];
-    this.httpServer = createServer({ IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse }, app);
+    this.httpServer = createExpressServer(this.getInstance<Express>());
   }
+}
+
+/** An HTTP server for `app` that creates each request and response with Express's prototypes. */
+export function createExpressServer(app: Express): Server {
+  class ExpressRequest extends IncomingMessage {}
+  class ExpressResponse extends ServerResponse {}
+  // Once per app, not per request: the subclasses inherit Express's request/response API.
+  Object.setPrototypeOf(ExpressRequest.prototype, app.request);
+  Object.setPrototypeOf(ExpressResponse.prototype, app.response);
+  app.request = ExpressRequest.prototype as Express['request'];
+  app.response = ExpressResponse.prototype as unknown as Express['response'];
+  return createServer({ IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse }, app);
 }
 
 /** A Nest application on the Express adapter above, as both apps' createApp builds it. */
