@@ -2,15 +2,22 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { OntologyDefinition, OntologyVersion, queryRows } from '@app/domain';
 
+/**
+ * The active ontology version as a scalar SQL expression (PK backward scan). Reads that validate
+ * against a version this replica assumed active put it in their own statement, so they learn in
+ * the same round trip whether the assumption held (OntologyService.readWithActive).
+ */
+export const ACTIVE_ONTOLOGY_VERSION_SQL = `(SELECT coalesce(max(version), 0) FROM objects.ontology_version)`;
+
 /** Ontology versions in `objects.ontology_version`; every query is served by its primary key. */
 @Injectable()
 export class OntologyRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The active (highest) version number, 0 when none. PK backward scan, LIMIT 1. */
+  /** The active (highest) version number, 0 when none. */
   async activeVersion(): Promise<number> {
-    const rows = await queryRows(this.dataSource, `SELECT version FROM objects.ontology_version ORDER BY version DESC LIMIT 1`);
-    return rows.length ? rows[0].version : 0;
+    const [row] = await queryRows(this.dataSource, `SELECT ${ACTIVE_ONTOLOGY_VERSION_SQL} AS version`);
+    return row.version;
   }
 
   /** One version by number (PK lookup). */

@@ -1,20 +1,57 @@
 import { Injectable } from '@nestjs/common';
-import { OntologyDefinition, OntologyIndex, OntologyVersion, OntologyVersionNotFound } from '@app/domain';
+import { InvalidFilter, OntologyDefinition, OntologyIndex, OntologyVersion, OntologyVersionNotFound } from '@app/domain';
 import { checkOntology } from './ontology-rules';
 import { OntologyRepository } from './ontology.repository';
 
 const EMPTY: OntologyVersion = { version: 0, objectTypes: [], linkTypes: [] };
 
+/** What a read run by readWithActive returns: its value, and the active ontology version its statement saw. */
+export interface ReadOutcome<T> {
+  value: T;
+  /** ACTIVE_ONTOLOGY_VERSION_SQL as the read's statement saw it; undefined when it could not tell (no rows). */
+  activeVersion?: number;
+}
+
 /**
  * The ontology: versions are immutable once published, so each is parsed into an
- * OntologyIndex once and cached; only "which version is active" is asked of the database
- * each time, so every replica validates against the newest published version.
+ * OntologyIndex once and cached. Which version is active is asked of the database by writes
+ * (getActiveIndex) and checked inside the statement itself by reads (readWithActive), so every
+ * replica answers with the newest published version.
  */
 @Injectable()
 export class OntologyService {
   private readonly indexes = new Map<number, OntologyIndex>();
+  /** The newest version this replica has seen active. */
+  private lastActive?: OntologyIndex;
 
   constructor(private readonly repository: OntologyRepository) {}
+
+  /**
+   * Runs a read against the version this replica last saw active, without a round trip to ask
+   * first. The read's statement reports the version active in its own snapshot; when another
+   * replica has published since, the read runs again with that version, so an answer is never
+   * computed with an ontology other than the one active when its statement ran. InvalidFilter
+   * raised against an assumed version (a filter naming a type just published elsewhere) is
+   * rechecked the same way before it reaches the caller.
+   */
+  async readWithActive<T>(read: (ontology: OntologyIndex) => Promise<ReadOutcome<T>>): Promise<T> {
+    let ontology = this.lastActive ?? (await this.getActiveIndex());
+    for (;;) {
+      let outcome: ReadOutcome<T>;
+      try {
+        outcome = await read(ontology);
+      } catch (e) {
+        if (!(e instanceof InvalidFilter)) throw e;
+        const active = await this.getActiveIndex();
+        if (active.version === ontology.version) throw e;
+        ontology = active;
+        continue;
+      }
+      const version = outcome.activeVersion ?? (await this.repository.activeVersion());
+      if (version === ontology.version) return outcome.value;
+      ontology = this.sawActive(await this.getIndex(version));
+    }
+  }
 
   async getActive(): Promise<OntologyVersion> {
     return (await this.getActiveIndex()).ontology;
@@ -22,7 +59,7 @@ export class OntologyService {
 
   async getActiveIndex(): Promise<OntologyIndex> {
     const version = await this.repository.activeVersion();
-    return this.getIndex(version);
+    return this.sawActive(await this.getIndex(version));
   }
 
   async getVersion(version: number): Promise<OntologyVersion> {
@@ -31,8 +68,16 @@ export class OntologyService {
 
   async publish(definition: OntologyDefinition): Promise<OntologyVersion> {
     const published = await this.repository.publish(checkOntology(definition));
-    this.indexes.set(published.version, new OntologyIndex(published));
+    const index = new OntologyIndex(published);
+    this.indexes.set(published.version, index);
+    this.sawActive(index);
     return published;
+  }
+
+  /** Versions only grow: a version seen active replaces an older one, never a newer one. */
+  private sawActive(index: OntologyIndex): OntologyIndex {
+    if (!this.lastActive || index.version > this.lastActive.version) this.lastActive = index;
+    return index;
   }
 
   private async getIndex(version: number): Promise<OntologyIndex> {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ObjectSearchFilter, OntologyIndex, queryRows } from '@app/domain';
+import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, SqlParams } from './filter-compiler';
 
 export interface SearchPosition {
@@ -12,6 +13,8 @@ export interface SearchRow {
   env: string;
   id: string;
   json: string;
+  /** The active ontology version in this statement's snapshot (see OntologyService.readWithActive). */
+  active_ontology_version: number;
 }
 
 /** The statement one search page runs; exported so tests and the SQL snapshot can see it. */
@@ -31,7 +34,8 @@ export function buildSearchSql(
   const json = opts.loadLinks
     ? `json_build_object('id', o.id, 'environmentId', o.environment_id, 'links', o.links)`
     : `json_build_object('id', o.id, 'environmentId', o.environment_id)`;
-  const sql = `SELECT o.environment_id AS env, o.id, ${json}::text AS json
+  const sql = `SELECT o.environment_id AS env, o.id, ${json}::text AS json,
+       ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
   FROM objects.object o
  WHERE ${clauses.join('\n   AND ')}
  ORDER BY o.environment_id, o.id
@@ -39,7 +43,11 @@ export function buildSearchSql(
   return { sql, params: params.values };
 }
 
-/** searchObjects: ONE statement per page, whatever the filter. */
+/**
+ * searchObjects: ONE statement per page, whatever the filter. Each statement also reports the
+ * active ontology version it saw, so the version the filter was compiled with is confirmed
+ * without a round trip of its own.
+ */
 @Injectable()
 export class SearchRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -49,10 +57,14 @@ export class SearchRepository {
     return queryRows(this.dataSource, sql, params);
   }
 
-  async members(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: Parameters<typeof buildMembersSql>[2]): Promise<{ count: number; json: string | null }> {
+  async members(
+    filter: ObjectSearchFilter,
+    ontology: OntologyIndex,
+    opts: Parameters<typeof buildMembersSql>[2],
+  ): Promise<{ count: number; json: string | null; activeOntologyVersion: number }> {
     const { sql, params } = buildMembersSql(filter, ontology, opts);
     const [row] = await queryRows(this.dataSource, sql, params);
-    return { count: Number(row.count), json: row.json };
+    return { count: Number(row.count), json: row.json, activeOntologyVersion: row.active_ontology_version };
   }
 }
 
@@ -86,7 +98,8 @@ SELECT n.count,
                                      ORDER BY l.environment_id, l.source_id, l.link_id, l.target_id)
                               FROM m s
                               JOIN objects.link l ON l.environment_id = s.environment_id AND l.source_id = s.id
-                              JOIN m t ON t.environment_id = l.environment_id AND t.id = l.target_id), '[]'::json))::text END AS json
+                              JOIN m t ON t.environment_id = l.environment_id AND t.id = l.target_id), '[]'::json))::text END AS json,
+       ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
   FROM n`;
   return { sql, params: params.values };
 }

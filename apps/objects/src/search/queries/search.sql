@@ -5,7 +5,8 @@
 -- all
 -- filter: {"type":"all","all":{}}
 -- params: [["prod"],"prod","p-0999",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -16,7 +17,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- and / or / not
 -- filter: {"type":"and","and":{"filters":[{"type":"objectType","objectType":{"types":["person"]}},{"type":"or","or":{"filters":[{"type":"tag","tag":{"tags":["vip"]}},{"type":"not","not":{"filter":{"type":"propertyExists","propertyExists":{"propertyId":"email"}}}}]}}]}}
 -- params: [["prod"],"prod","p-0999",["person"],["vip"],"email",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -27,7 +29,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- objectType
 -- filter: {"type":"objectType","objectType":{"types":["person"]}}
 -- params: [["prod"],"prod","p-0999",["person"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -38,7 +41,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- environment
 -- filter: {"type":"environment","environment":{"environmentIds":["prod","staging"]}}
 -- params: [["prod"],"prod","p-0999",["prod","staging"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -49,7 +53,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- objectId
 -- filter: {"type":"objectId","objectId":{"ids":["p-1","p-2"]}}
 -- params: [["prod"],"prod","p-0999",["p-1","p-2"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -60,7 +65,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- tag ANY
 -- filter: {"type":"tag","tag":{"tags":["vip","new"]}}
 -- params: [["prod"],"prod","p-0999",["vip","new"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -71,7 +77,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- tag ALL
 -- filter: {"type":"tag","tag":{"tags":["vip","new"],"match":"ALL"}}
 -- params: [["prod"],"prod","p-0999",["vip","new"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -82,7 +89,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyExists
 -- filter: {"type":"propertyExists","propertyExists":{"propertyId":"email"}}
 -- params: [["prod"],"prod","p-0999","email",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -93,7 +101,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyEquals string
 -- filter: {"type":"propertyEquals","propertyEquals":{"propertyId":"name","value":"Ada Lovelace"}}
 -- params: [["prod"],"prod","p-0999","name","Ada Lovelace",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -104,7 +113,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyEquals long
 -- filter: {"type":"propertyEquals","propertyEquals":{"propertyId":"age","value":36}}
 -- params: [["prod"],"prod","p-0999","age",36,1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -115,7 +125,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyEquals boolean
 -- filter: {"type":"propertyEquals","propertyEquals":{"propertyId":"active","value":true}}
 -- params: [["prod"],"prod","p-0999","active",true,1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -126,7 +137,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyEquals timestamp
 -- filter: {"type":"propertyEquals","propertyEquals":{"propertyId":"lastLogin","value":"2026-01-01T09:00:00+01:00"}}
 -- params: [["prod"],"prod","p-0999","lastLogin","2026-01-01T08:00:00.000Z",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -137,7 +149,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyEquals geopoint
 -- filter: {"type":"propertyEquals","propertyEquals":{"propertyId":"home","value":{"lat":51.5,"lon":-0.12}}}
 -- params: [["prod"],"prod","p-0999","home",-0.12,51.5,1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -148,7 +161,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyIn
 -- filter: {"type":"propertyIn","propertyIn":{"propertyId":"email","values":["a@example.com","b@example.com"]}}
 -- params: [["prod"],"prod","p-0999","email",["a@example.com","b@example.com"],["a@example.com","b@example.com"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -159,7 +173,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyRange number
 -- filter: {"type":"propertyRange","propertyRange":{"propertyId":"rating","gte":2.5,"lt":4}}
 -- params: [["prod"],"prod","p-0999","rating",2.5,4,1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -170,7 +185,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyRange date
 -- filter: {"type":"propertyRange","propertyRange":{"propertyId":"born","gt":"1950-01-01","lte":"1960-12-31"}}
 -- params: [["prod"],"prod","p-0999","born","1950-01-01","1960-12-31",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -181,7 +197,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyRange string
 -- filter: {"type":"propertyRange","propertyRange":{"propertyId":"name","gte":"A","lt":"B"}}
 -- params: [["prod"],"prod","p-0999","name","A","B",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -192,7 +209,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyPrefix
 -- filter: {"type":"propertyPrefix","propertyPrefix":{"propertyId":"name","prefix":"Ada_%"}}
 -- params: [["prod"],"prod","p-0999","name","Ada\\_\\%%",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -203,7 +221,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyPrefix caseInsensitive
 -- filter: {"type":"propertyPrefix","propertyPrefix":{"propertyId":"name","prefix":"ada","caseInsensitive":true}}
 -- params: [["prod"],"prod","p-0999","name","ada%",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -214,7 +233,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyText ALL_TERMS
 -- filter: {"type":"propertyText","propertyText":{"propertyId":"name","query":"ada lovelace"}}
 -- params: [["prod"],"prod","p-0999","name","ada lovelace",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -225,7 +245,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyText ANY_TERM (any property)
 -- filter: {"type":"propertyText","propertyText":{"query":"ada grace","match":"ANY_TERM"}}
 -- params: [["prod"],"prod","p-0999","ada grace",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -236,7 +257,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyText PHRASE
 -- filter: {"type":"propertyText","propertyText":{"propertyId":"name","query":"ada lovelace","match":"PHRASE"}}
 -- params: [["prod"],"prod","p-0999","name","ada lovelace",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -247,7 +269,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyOrigin
 -- filter: {"type":"propertyOrigin","propertyOrigin":{"origin":"crm","propertyId":"name"}}
 -- params: [["prod"],"prod","p-0999","crm","name",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -258,7 +281,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- hasLink
 -- filter: {"type":"hasLink","hasLink":{"linkId":"worksFor","targetIds":["c-1"]}}
 -- params: [["prod"],"prod","p-0999","worksFor",["c-1"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id, 'links', o.links)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id, 'links', o.links)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -269,7 +293,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- linkedFrom (two levels)
 -- filter: {"type":"linkedFrom","linkedFrom":{"linkId":"worksFor","source":{"type":"linksTo","linksTo":{"linkId":"knows","target":{"type":"propertyEquals","propertyEquals":{"propertyId":"name","value":"Ada Lovelace"}}}}}}
 -- params: [["prod"],"prod","p-0999","worksFor",["prod"],"knows","name","Ada Lovelace",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -280,7 +305,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- linksTo
 -- filter: {"type":"linksTo","linksTo":{"linkId":"worksFor","target":{"type":"objectId","objectId":{"ids":["c-1"]}}}}
 -- params: [["prod"],"prod","p-0999","worksFor",["prod"],["c-1"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -291,7 +317,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- firstSighting
 -- filter: {"type":"firstSighting","firstSighting":{"start":"2026-01-01T00:00:00Z","end":"2026-02-01T00:00:00Z"}}
 -- params: [["prod"],"prod","p-0999","2026-01-01T00:00:00.000Z","2026-02-01T00:00:00.000Z",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -302,7 +329,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- lastSighting
 -- filter: {"type":"lastSighting","lastSighting":{"start":"2026-01-01T00:00:00Z"}}
 -- params: [["prod"],"prod","p-0999","2026-01-01T00:00:00.000Z",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
@@ -313,7 +341,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- sightedDuring
 -- filter: {"type":"sightedDuring","sightedDuring":{"start":"2026-01-01T00:00:00Z","end":"2026-02-01T00:00:00Z"}}
 -- params: [["prod"],"prod","p-0999","2026-02-01T00:00:00.000Z","2026-01-01T00:00:00.000Z",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json
+SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
