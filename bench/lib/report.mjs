@@ -51,7 +51,8 @@ export function renderMarkdown(report) {
     '',
     `Command: \`${report.command}\`. Each request scenario: ${report.settings.duration} s with autocannon after a 2 s warm-up, ` +
       `${report.settings.connections} connections unless the table says otherwise (bulk: 4; members STRONG: 1, so that p50 is the read and not a queue behind another multi-second read on 2 cores); product and floor get the same seeded request sequence ` +
-      `and their answers to the first request are checked to be the same data. Scans and ingest are timed loops (p50/p99 of whole scans, of ingest batches). ` +
+      `and their answers to the first request are checked to be the same data; before the scenarios the data set is read into memory with pg_prewarm ` +
+      `(tables and indexes into the page cache, indexes and current objects into shared buffers), so neither pays the disk reads that warm the cache for the other. Scans and ingest are timed loops (p50/p99 of whole scans, of ingest batches). ` +
       `Node CPU µs/req is the user + system CPU of the serving Node processes (both apps for the product, the floor's one) per request during the measured run: ` +
       `unlike latency it does not depend on what else the machine runs, so it shows what the framework costs per request.`,
     '',
