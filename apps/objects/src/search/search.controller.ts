@@ -23,10 +23,10 @@ export class SearchController {
   async searchObjects(
     @Caller() caller: CallerContext,
     @Body() body: ObjectSearchRequestDto,
-    @Query('pageSize') pageSize: unknown,
-    @Query('pagingToken') pagingToken: unknown,
+    @Query() query: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
+    const { pageSize, pagingToken } = query;
     const size = resolvePageSize(pageSize, PAGE_LIMITS.search);
     if (pagingToken !== undefined && typeof pagingToken !== 'string') throw new InvalidArgument('pagingToken', 'pagingToken must be given once');
     sendJsonText(res, await this.search.search(caller, body, size, pagingToken));
