@@ -795,6 +795,8 @@ describe('POST /objects/search paging', () => {
     expectError(await post({ filter: HIT }, { pagingToken: forged }), 'InvalidPagingToken');
     expectError(await post({ filter: HIT }, { pagingToken: `${token}x` }), 'InvalidPagingToken');
     expectError(await post({ filter: HIT }, { pagingToken: 'garbage' }), 'InvalidPagingToken');
+    // The filter is checked first: a bad filter is InvalidFilter whatever the token.
+    expectError(await post({ filter: { type: 'nope' } }, { pagingToken: 'garbage' }), 'InvalidFilter');
 
     // The untouched token still works with the same request.
     const second = await post({ filter: HIT }, { pageSize: 10, pagingToken: token }).expect(200);

@@ -34,9 +34,9 @@ export class SearchService {
     if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
     const loadLinks = body.loadLinks === true;
     const binding = { op: 'search', filter: body.filter, loadLinks, startingSet: body.startingSet ?? null };
-    const after = pagingToken === undefined ? undefined : this.tokens.decode<SearchPosition>(pagingToken, binding);
     const rows = await this.ontology.readWithActive(async (ontology) => {
       let filter = validateFilter(body.filter, ontology, 'filter');
+      const after = pagingToken === undefined ? undefined : this.tokens.decode<SearchPosition>(pagingToken, binding);
       if (body.startingSet !== undefined) {
         // The set's compiled membership filter, resolved by the object set service (no member limit).
         const setFilter = await this.objectSets.compiledFilter(caller, body.startingSet);
