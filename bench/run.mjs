@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { normaliseCount } from './lib/dataset.mjs';
 import { ingestScenario } from './lib/ingest.mjs';
-import { cannon, prng, timedLoop, withCpu } from './lib/measure.mjs';
+import { alternating, cannon, prng, timedLoop, withCpu } from './lib/measure.mjs';
 import { renderMarkdown } from './lib/report.mjs';
 import { buildScenarios, productSql } from './lib/scenarios.mjs';
 import { benchDataDir, ROOT, startStack } from './lib/stack.mjs';
@@ -30,6 +30,8 @@ const { values: args } = parseArgs({
   },
 });
 const duration = Number(args.duration);
+/** Measured request runs alternate between product and floor in this many slices (see alternating). */
+const SLICES = 5;
 const connections = Number(args.connections);
 const only = args.only ? new Set(args.only.split(',')) : undefined;
 const log = (m) => console.log(m);
@@ -142,11 +144,17 @@ async function runDataSet(n, { selectiveOnly }) {
         floorResult = await withCpu([floor.pid], () => timedLoop(() => s.floor(floor.url), { duration }));
       } else {
         bytes = await checkSameAnswer(s, base, floor.url);
-        // Warm-up of both, then the measured runs with the same request sequence.
+        // Warm-up of both, then the measured runs with the same request sequence, in alternating
+        // slices (one slice where a request takes seconds, so that a slice holds whole requests).
         await cannon(base, s.product.bind(null, prng(2)), { ...opts, duration: 2 });
         await cannon(floor.url, s.floor.bind(null, prng(2)), { ...opts, duration: 2 });
-        product = await withCpu(appPids, () => cannon(base, s.product.bind(null, prng(3)), opts));
-        floorResult = await withCpu([floor.pid], () => cannon(floor.url, s.floor.bind(null, prng(3)), opts));
+        const [nextProduct, nextFloor] = [s.product.bind(null, prng(3)), s.floor.bind(null, prng(3))];
+        ({ product, floor: floorResult } = await alternating({
+          product: { pids: appPids, run: (seconds) => cannon(base, nextProduct, { ...opts, duration: seconds }) },
+          floor: { pids: [floor.pid], run: (seconds) => cannon(floor.url, nextFloor, { ...opts, duration: seconds }) },
+          duration,
+          slices: s.slices ?? SLICES,
+        }));
       }
       const r = { name: s.name, title: s.title, target: s.target, connections: s.loop ? 1 : opts.connections, sample: bytes, product, floor: floorResult };
       results.push(r);

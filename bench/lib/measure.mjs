@@ -54,7 +54,36 @@ export async function cannon(baseUrl, next, { connections, duration }) {
     requests: result.requests.total,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
+    times,
+    seconds: result.duration,
   };
+}
+
+/**
+ * Runs `product` and `floor` (each `(seconds) => cannon result`) in `slices` alternating slices of
+ * `duration / slices` seconds, each with the CPU of its processes measured, and merges each
+ * side's slices into one result. On a shared machine whose speed drifts during a run, both
+ * sides then see the same conditions, which one long run after the other does not give.
+ */
+export async function alternating({ product, floor, duration, slices }) {
+  const parts = { product: [], floor: [] };
+  for (let k = 0; k < slices; k++) {
+    parts.product.push(await withCpu(product.pids, () => product.run(duration / slices)));
+    parts.floor.push(await withCpu(floor.pids, () => floor.run(duration / slices)));
+  }
+  const merge = (rs) => {
+    const requests = rs.reduce((n, r) => n + r.requests, 0);
+    const cpuUs = rs.every((r) => r.cpuUsPerRequest != null) ? rs.reduce((n, r) => n + r.cpuUsPerRequest * r.requests, 0) : null;
+    return {
+      requestsPerSecond: requests / rs.reduce((n, r) => n + r.seconds, 0),
+      ...percentiles(rs.flatMap((r) => r.times)),
+      requests,
+      errors: rs.reduce((n, r) => n + r.errors, 0),
+      non2xx: rs.reduce((n, r) => n + r.non2xx, 0),
+      cpuUsPerRequest: cpuUs === null || !requests ? null : cpuUs / requests,
+    };
+  };
+  return { product: merge(parts.product), floor: merge(parts.floor) };
 }
 
 /**

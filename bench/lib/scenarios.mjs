@@ -166,6 +166,8 @@ export function buildScenarios(ctx) {
       name: 'members-three-strong',
       title: `Members of a three-level set (union, intersection, link operation; ${ctx.threeLevelSize.toLocaleString('en-US')} members), STRONG`,
       connections: 1,
+      // Each read takes seconds: one slice per side, so no slice ends in the middle of one.
+      slices: 1,
       target: { metric: 'p50', max: 1.5, label: 'p50 ≤ 1.5× floor' },
       service: 'object-sets',
       product: () => ({ method: 'GET', path: `/object-sets/${manifest.sets.threeLevel}/members?consistency=STRONG` }),
