@@ -50,6 +50,7 @@ export function renderMarkdown(report) {
     `${report.date.slice(0, 16).replace('T', ' ')} UTC · ${machine.cpus} × ${machine.cpu} · ${machine.memoryGiB} GiB · Node ${machine.node} · PostgreSQL ${main.database.version}`,
     '',
     `Command: \`${report.command}\`. Each request scenario: ${report.settings.duration} s with autocannon after a 2 s warm-up, ` +
+      `measured in five slices alternating between product and floor (one slice for the multi-second three-level STRONG read), ` +
       `${report.settings.connections} connections unless the table says otherwise (bulk: 4; members STRONG: 1, so that p50 is the read and not a queue behind another multi-second read on 2 cores); product and floor get the same seeded request sequence ` +
       `and their answers to the first request are checked to be the same data; before the scenarios the data set is read into memory with pg_prewarm ` +
       `(tables and indexes into the page cache, indexes and current objects into shared buffers), so neither pays the disk reads that warm the cache for the other. Scans and ingest are timed loops (p50/p99 of whole scans, of ingest batches). ` +
