@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 // What the HTTP framework costs per request, apart from everything else the product does:
 // the same route (GET /objects/:id → OBJECT_READ_SQL.findById, the statement the product runs,
-// taken from dist/) served five ways, one at a time, each in its own process, measured with the
+// taken from dist/) served seven ways, one at a time, each in its own process, measured with the
 // same autocannon load and the CPU each server process used per request.
 //
 //   node bench/tools/frameworks.mjs [--objects N] [--duration S] [--connections C]
 //
 //   node          node:http + pg (what the bench floor is)
 //   express       Express 5, one app.get route
-//   fastify       Fastify 5, one route
 //   express-prebuilt  Express 5 on an HTTP server that creates req/res with Express's prototypes
+//   fastify       Fastify 5, one route
 //   nest-express  NestJS on @nestjs/platform-express as Nest ships it, one controller
 //   nest-express-prebuilt  NestJS on the product's adapter (libs/domain express-adapter.ts:
 //                 platform-express, req/res created with Express's prototypes), the same controller
