@@ -1,15 +1,51 @@
 /**
  * Two tiers: `unit` (pure logic, no database) and `e2e` (the real apps on a real PostgreSQL:
  * TEST_DATABASE_URL, else an embedded one started once in globalSetup).
+ *
+ * The tests are TypeScript compiled to CommonJS by ts-jest (as `nest build` compiles the apps).
+ * NestJS 12 and some of its neighbours ship as ES modules only. Node loads them from CommonJS
+ * with require(esm), but Jest runs modules in its own loader, which can do that only on Node
+ * 24.9+ with --experimental-vm-modules; on the Node 20.19+ / 22 lines the product also
+ * supports, it cannot. So Jest compiles exactly those packages to CommonJS with Babel
+ * (`import.meta` included) and caches the result: one loader on every supported Node line.
  */
 const swaggerPlugin = { path: '<rootDir>/test/support/swagger-transformer.js' };
+
+/** Packages published as ES modules only, that tests load (directly or through the apps). */
+const ESM_ONLY = ['@nestjs', 'jose'];
+
 const common = {
   moduleFileExtensions: ['js', 'json', 'ts'],
   rootDir: __dirname,
   testEnvironment: 'node',
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: false, astTransformers: { before: [swaggerPlugin] } }],
+    '^.+\\.ts$': [
+      'ts-jest',
+      {
+        tsconfig: 'tsconfig.json',
+        isolatedModules: false,
+        astTransformers: { before: [swaggerPlugin] },
+        // tsconfig.json says module "nodenext" (what Nest 12 asks for, so that TypeScript resolves
+        // the ESM-only packages' types as Node does); ts-jest emits CommonJS for the tests either
+        // way, which is what its warning 151002 is about.
+        diagnostics: { ignoreCodes: [151002] },
+      },
+    ],
+    '^.+\\.js$': [
+      'babel-jest',
+      {
+        babelrc: false,
+        configFile: false,
+        plugins: [
+          require.resolve('./test/support/babel-esm-to-commonjs.js'),
+          'babel-plugin-transform-import-meta',
+          '@babel/plugin-transform-dynamic-import',
+          '@babel/plugin-transform-modules-commonjs',
+        ],
+      },
+    ],
   },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   moduleNameMapper: {
     '^@app/domain(|/.*)$': '<rootDir>/libs/domain/src$1',
   },

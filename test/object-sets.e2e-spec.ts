@@ -1,6 +1,10 @@
 import { DataSource } from 'typeorm';
 import { pgPool } from '@app/domain';
-import { startBothApps, TestBothApps } from './support/apps';
+import request from 'supertest';
+import { Client } from 'pg';
+import { startBothApps, TestBothApps, withEnv } from './support/apps';
+import { createTestDatabase } from './support/database';
+import { createObjectSetsApp } from '../apps/object-sets/src/create-app';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 
 const RID = /^ri\.object-set\.main\.object-set\.[0-9a-f-]{36}$/;
@@ -334,10 +338,6 @@ describe('object sets: the member limit', () => {
 
 describe('object sets: the objects app cannot be reached', () => {
   it('answers 503 DependencyUnavailable with Retry-After, and stores nothing', async () => {
-    const { createTestDatabase } = await import('./support/database');
-    const { withEnv } = await import('./support/apps');
-    const { createObjectSetsApp } = await import('../apps/object-sets/src/create-app');
-    const request = (await import('supertest')).default;
     const database = await createTestDatabase();
     // Port 9 (discard) on loopback: nothing listens there, so every call is refused.
     const app = await withEnv({ LOG_LEVEL: 'silent', DATABASE_URL: database.url, OBJECTS_URL: 'http://127.0.0.1:9' }, async () => {
@@ -352,7 +352,6 @@ describe('object sets: the objects app cannot be reached', () => {
         .expect(503);
       expect(res.body).toMatchObject({ errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', parameters: { dependency: 'objects' } });
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-      const { Client } = await import('pg');
       const db = new Client({ connectionString: database.url });
       await db.connect();
       expect((await db.query('SELECT count(*)::int AS n FROM object_sets.object_set')).rows[0].n).toBe(0);

@@ -1,7 +1,9 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { Client } from 'pg';
+import { createServer } from 'node:net';
 import { createObjectsApp } from '../../apps/objects/src/create-app';
+import { createObjectSetsApp } from '../../apps/object-sets/src/create-app';
 import { createTestDatabase } from './database';
 
 export interface TestObjectsApp {
@@ -71,7 +73,6 @@ export interface TestBothApps {
 }
 
 async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.on('error', reject);
@@ -105,7 +106,6 @@ export async function startBothApps(env: Record<string, string | undefined> = {}
     await a.listen(objectsPort, '127.0.0.1');
     return a;
   });
-  const { createObjectSetsApp } = await import('../../apps/object-sets/src/create-app');
   const objectSets = await withEnv(common, async () => {
     const a = await createObjectSetsApp();
     await a.listen(objectSetsPort, '127.0.0.1');
