@@ -1,6 +1,7 @@
 # One image per app: docker build --build-arg APP=objects (or object-sets) .
-# Multi-stage: build with dev dependencies, run with production dependencies as a non-root user.
-FROM node:20-bookworm-slim AS build
+# Multi-stage on Node 26 (the Active LTS line; its official images are Debian 13 "trixie"): build
+# with dev dependencies, run with production dependencies as a non-root user.
+FROM node:26-trixie-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,7 +10,7 @@ COPY apps ./apps
 COPY libs ./libs
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:26-trixie-slim AS runtime
 ARG APP=objects
 # 3001 for objects, 3002 for object-sets (their default OBJECTS_PORT / OBJECT_SETS_PORT)
 ARG HEALTH_PORT=3001
