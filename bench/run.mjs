@@ -5,7 +5,7 @@
 // selective scenarios also run on the M-object data set and the table shows the growth.
 // Writes bench/results/<date>-<N>.{json,md} and bench/results/latest.{json,md}.
 import { fork } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,7 +15,7 @@ import { ingestScenario } from './lib/ingest.mjs';
 import { alternating, cannon, prng, timedLoop, withCpu } from './lib/measure.mjs';
 import { renderMarkdown } from './lib/report.mjs';
 import { buildScenarios, productSql } from './lib/scenarios.mjs';
-import { benchDataDir, ROOT, startStack } from './lib/stack.mjs';
+import { manifestOf, ROOT, startStack } from './lib/stack.mjs';
 import { freePort } from '../scripts/lib/embedded-postgres.mjs';
 import { requestJson } from './lib/http.mjs';
 
@@ -35,13 +35,6 @@ const SLICES = 5;
 const connections = Number(args.connections);
 const only = args.only ? new Set(args.only.split(',')) : undefined;
 const log = (m) => console.log(m);
-
-function manifestOf(n) {
-  const path = join(benchDataDir(n), 'dataset.json');
-  const manifest = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : undefined;
-  if (!manifest?.complete) throw new Error(`no complete data set of ${n} objects; run \`npm run bench:generate -- --objects ${n}\` first`);
-  return manifest;
-}
 
 async function startFloor(databaseUrl, statements) {
   const file = join(tmpdir(), `oos-floor-${process.pid}.json`);

@@ -1,6 +1,6 @@
 // The product as the benchmarks run it: PostgreSQL (an embedded cluster kept under
 // bench/.data/<name>, or BENCH_DATABASE_URL) and both apps from dist/, production settings.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +35,14 @@ export const BENCH_PG_SETTINGS = {
 /** Where the data set of `objects` objects lives. */
 export function benchDataDir(objects) {
   return resolve(process.env.BENCH_DATA_DIR || join(ROOT, 'bench/.data'), String(objects));
+}
+
+/** The manifest `npm run bench:generate` wrote for the data set of `n` objects; throws unless complete. */
+export function manifestOf(n) {
+  const path = join(benchDataDir(n), 'dataset.json');
+  const manifest = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : undefined;
+  if (!manifest?.complete) throw new Error(`no complete data set of ${n} objects; run \`npm run bench:generate -- --objects ${n}\` first`);
+  return manifest;
 }
 
 /** Starts the embedded cluster of the `objects` data set, with pg_stat_statements installed. */

@@ -1,0 +1,115 @@
+// A/B of two builds of the product on one data set: this checkout's dist/ (B) against another
+// checkout's (A, e.g. a worktree of the commit before an upgrade), both started on the same
+// PostgreSQL, measured in alternating slices with the same request sequence, so a change in
+// the shared machine's speed during the run hits both alike.
+//
+//   git worktree add ../before <commit> && (cd ../before && npm ci && npm run build)
+//   npm run build && node bench/tools/ab.mjs --base ../before --objects 100000 \
+//     [--only get-one,search-selective] [--duration 60] [--slices 6] [--connections 8]
+//
+// The data set comes from `npm run bench:generate -- --objects N` (in this checkout). Prints, per
+// scenario, req/s, p50, p99 and Node CPU µs/request of A and B, and B/A, per slice and merged.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { alternating, cannon, prng } from '../lib/measure.mjs';
+import { buildScenarios, productSql } from '../lib/scenarios.mjs';
+import { startApps } from '../../scripts/lib/apps.mjs';
+import { freePort } from '../../scripts/lib/embedded-postgres.mjs';
+import { manifestOf, ROOT, startBenchDatabase } from '../lib/stack.mjs';
+
+const { values: args } = parseArgs({
+  options: {
+    base: { type: 'string' },
+    objects: { type: 'string', default: '100000' },
+    only: { type: 'string', default: 'get-one,search-selective' },
+    duration: { type: 'string', default: '60' },
+    slices: { type: 'string', default: '6' },
+    connections: { type: 'string', default: '8' },
+  },
+});
+if (!args.base) throw new Error('--base <checkout of the other build> is required');
+const n = Number(args.objects);
+const duration = Number(args.duration);
+const slices = Number(args.slices);
+const connections = Number(args.connections);
+const only = new Set(args.only.split(','));
+
+/** Both apps of the build in `root`, on `databaseUrl`, with the settings `npm run bench` uses. */
+async function startBuild(root, databaseUrl) {
+  const [objectsPort, objectSetsPort] = [await freePort(), await freePort()];
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    AUTH_ALLOW_NONE: 'true',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl,
+    OBJECTS_PORT: String(objectsPort),
+    OBJECT_SETS_PORT: String(objectSetsPort),
+    OBJECTS_URL: `http://127.0.0.1:${objectsPort}`,
+    OBJECT_SETS_URL: `http://127.0.0.1:${objectSetsPort}`,
+    HOST: '127.0.0.1',
+  };
+  const apps = await startApps(root, env);
+  return { root, url: env.OBJECTS_URL, pids: apps.children.map((c) => c.pid), stop: apps.stop };
+}
+
+const fmt = (m) =>
+  `${Math.round(m.requestsPerSecond).toString().padStart(6)} req/s p50 ${m.p50.toFixed(2).padStart(7)} ms p99 ${m.p99.toFixed(1).padStart(7)} ms` +
+  (m.cpuUsPerRequest == null ? '' : ` cpu ${Math.round(m.cpuUsPerRequest).toString().padStart(5)} µs/req`);
+
+async function main() {
+  const manifest = manifestOf(n);
+  const database = await startBenchDatabase(n);
+  const builds = [];
+  try {
+    builds.push(await startBuild(resolve(args.base), database.url), await startBuild(ROOT, database.url));
+    const [a, b] = builds;
+    const sql = productSql();
+    const ontology = await (await fetch(`${b.url}/ontology`)).json();
+    const ctx = { n, manifest, ontology, sql, memberLimit: 100_000, cacheTtl: 60, threeLevelSize: 0, compiledFilters: {} };
+    // buildScenarios compiles the member filters too; give it trivially valid ones, they are not run here.
+    const all = { type: 'all', all: {} };
+    ctx.compiledFilters = { filter10k: all, threeLevel: all };
+    const { scenarios } = buildScenarios(ctx);
+    console.log(`A = ${a.root} (${process.version}), B = ${b.root}; ${n.toLocaleString('en-US')} objects, ${connections} connections, ${duration} s in ${slices} alternating slices`);
+    for (const s of scenarios) {
+      if (!only.has(s.name) || s.loop) continue;
+      const opts = { connections: s.connections ?? connections };
+      for (const x of builds) await cannon(x.url, s.product.bind(null, prng(2)), { ...opts, duration: 3 });
+      const [nextA, nextB] = [s.product.bind(null, prng(3)), s.product.bind(null, prng(3))];
+      const perSlice = [];
+      const run = (x, next) => async (seconds) => {
+        const r = await cannon(x.url, next, { ...opts, duration: seconds });
+        perSlice.push({ build: x === a ? 'A' : 'B', requestsPerSecond: r.requestsPerSecond, p50: r.p50 });
+        return r;
+      };
+      const { product: rb, floor: ra } = await alternating({
+        product: { pids: b.pids, run: run(b, nextB) },
+        floor: { pids: a.pids, run: run(a, nextA) },
+        duration,
+        slices,
+      });
+      console.log(`\n${s.name}: ${s.title}`);
+      console.log(`  A ${fmt(ra)}${ra.errors || ra.non2xx ? ` !! ${ra.errors} errors, ${ra.non2xx} non-2xx` : ''}`);
+      console.log(`  B ${fmt(rb)}${rb.errors || rb.non2xx ? ` !! ${rb.errors} errors, ${rb.non2xx} non-2xx` : ''}`);
+      console.log(
+        `  B/A: req/s ${(rb.requestsPerSecond / ra.requestsPerSecond).toFixed(3)}×, p50 ${(rb.p50 / ra.p50).toFixed(3)}×` +
+          (ra.cpuUsPerRequest && rb.cpuUsPerRequest ? `, CPU/request ${(rb.cpuUsPerRequest / ra.cpuUsPerRequest).toFixed(3)}×` : ''),
+      );
+      const slicesOf = (k) => perSlice.filter((p) => p.build === k);
+      const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+      const ratios = slicesOf('B').map((p, i) => p.requestsPerSecond / slicesOf('A')[i].requestsPerSecond);
+      const p50s = slicesOf('B').map((p, i) => p.p50 / slicesOf('A')[i].p50);
+      console.log(`  per slice B/A req/s: ${ratios.map((r) => r.toFixed(3)).join(' ')} (median ${median(ratios).toFixed(3)}×)`);
+      console.log(`  per slice B/A p50:   ${p50s.map((r) => r.toFixed(3)).join(' ')} (median ${median(p50s).toFixed(3)}×)`);
+    }
+  } finally {
+    for (const x of builds) await x.stop();
+    await database.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(`ab: ${e.stack ?? e}`);
+  process.exit(1);
+});
