@@ -44,10 +44,11 @@ describe('searchObjects uses indexes for selective filters (EXPLAIN)', () => {
     const published = await t.http().put('/ontology').send(ONTOLOGY).expect(200);
     ontology = new OntologyIndex(published.body);
     await t.db.query(
-      `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags)
+      `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, json)
        SELECT 'env-' || (g % 4), 'p-' || g, 'person', 1, now(),
               timestamptz '2026-01-01' + g * interval '1 minute', timestamptz '2026-03-01' + g * interval '1 minute',
-              CASE WHEN g % 1000 = 0 THEN ARRAY['rare', 'common'] ELSE ARRAY['common'] END
+              CASE WHEN g % 1000 = 0 THEN ARRAY['rare', 'common'] ELSE ARRAY['common'] END,
+              '{}' -- the stored response JSON; only the search plans matter here
          FROM generate_series(1, $1) g`,
       [N],
     );

@@ -10,7 +10,8 @@
 // plus one, the token being the last row's keyset columns in base64url.
 //
 // Env: DATABASE_URL, PORT, DB_POOL_SIZE (default 20, as the apps), FLOOR_STATEMENTS (JSON file
-// of {name: {sql, shape, keyset?: [column, …], column?: the "row" column, default json}}).
+// of {name: {sql, shape, keyset?: [column, …], column?: the "row" column, default json,
+// prepared?: true where the product runs it as a named prepared statement}}).
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import pg from 'pg';
@@ -31,7 +32,8 @@ const server = createServer((req, res) => {
     if (req.method !== 'POST' || !req.url.startsWith('/q/') || !statement) return send(res, 404, '{"error":"no such statement"}');
     try {
       const { params, pageSize } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const { rows } = await pool.query(statement.sql, params);
+      // Named where the product prepares the statement too (statement.prepared), so both plan it alike.
+      const { rows } = await pool.query(statement.prepared ? { name: req.url, text: statement.sql, values: params } : { text: statement.sql, values: params });
       if (statement.shape === 'row') {
         const json = rows[0]?.[statement.column ?? 'json'];
         return json == null ? send(res, 404, '{"error":"not found"}') : send(res, 200, json);

@@ -31,7 +31,9 @@ function copyRows(objects, now) {
   const links = [];
   for (const o of objects) {
     const props = [...o.properties].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : JSON.stringify(a.value) < JSON.stringify(b.value) ? -1 : 1));
-    const common = [o.type, now, now, pgArray(o.tags), JSON.stringify(props), JSON.stringify(o.links)].map(esc);
+    // The stored response JSON (migration StoredObjectJson), rendered here as the product renders it at write time.
+    const json = JSON.stringify({ id: o.id, type: o.type, environmentId: o.environmentId, metadata: { firstSighting: now, lastSighting: now }, properties: props, links: o.links, tags: o.tags });
+    const common = [o.type, now, now, pgArray(o.tags), JSON.stringify(props), JSON.stringify(o.links), json].map(esc);
     object.push([esc(o.environmentId), esc(o.id), common[0], '1', esc(now), ...common.slice(1)].join('\t'));
     version.push([esc(o.environmentId), esc(o.id), '1', esc(now), '\\N', ...common].join('\t'));
     props.forEach((p, ordinal) => {
@@ -92,8 +94,8 @@ export async function ingestScenario({ objectsUrl, databaseUrl, n, count }) {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const common = 'type, first_sighting, last_sighting, tags, properties, links';
-        await copyInto(client, 'objects.object', `environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links`, rows.object);
+        const common = 'type, first_sighting, last_sighting, tags, properties, links, json';
+        await copyInto(client, 'objects.object', `environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, json`, rows.object);
         await copyInto(client, 'objects.object_version', `environment_id, id, version, valid_from, valid_to, ${common}`, rows.version);
         await copyInto(client, 'objects.property_value', 'environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo', rows.values);
         await copyInto(client, 'objects.link', 'environment_id, source_id, link_id, target_id', rows.links);

@@ -41,13 +41,13 @@ export function buildScenarios(ctx) {
   const membersFilter = members(ctx.compiledFilters.filter10k);
   const membersThree = members(ctx.compiledFilters.threeLevel);
   const statements = {
-    one: { sql: sql.OBJECT_READ_SQL.findById, shape: 'row' },
-    bulk: { sql: sql.OBJECT_READ_SQL.bulk, shape: 'page', keyset: ['ord', 'env'] },
+    one: { sql: sql.OBJECT_READ_SQL.findById, shape: 'row', prepared: true },
+    bulk: { sql: sql.OBJECT_READ_SQL.bulk, shape: 'page', keyset: ['ord', 'env'], prepared: true },
     selective: { sql: selective0.sql, shape: 'page', keyset: ['env', 'id'] },
     broadFirst: { sql: broadFirst.sql, shape: 'page', keyset: ['env', 'id'] },
     broadNext: { sql: broadNext.sql, shape: 'page', keyset: ['env', 'id'] },
-    history: { sql: sql.OBJECT_READ_SQL.history, shape: 'page', keyset: ['version'] },
-    asOf: { sql: sql.OBJECT_READ_SQL.atTimestamp, shape: 'row' },
+    history: { sql: sql.OBJECT_READ_SQL.history, shape: 'page', keyset: ['version'], prepared: true },
+    asOf: { sql: sql.OBJECT_READ_SQL.atTimestamp, shape: 'row', prepared: true },
     membersFilter: { sql: membersFilter.sql, shape: 'row' },
     membersThree: { sql: membersThree.sql, shape: 'row' },
     eventually: { sql: sql.CACHED_MEMBERS_SQL, shape: 'row', column: 'result' },

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isRetryableTransactionError, jsonEqual, ObjectNotFound, PropertyType, VersionConflict } from '@app/domain';
+import { objectJsonSql } from '../objects/object-json.sql';
 import { StoredProperty, ValidatedObject } from './object-validator';
 
 /** What one write did to one object. */
@@ -103,6 +104,8 @@ const INSERT_VALUES = `INSERT INTO objects.property_value AS p
 const VERSION_COLUMNS = `environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
   first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb`;
 const OBJECT_COLUMNS = `${VERSION_COLUMNS}, values_ontology_version int`;
+/** The object's response JSON, rendered once here from the row being written (migration StoredObjectJson). */
+const STORED_JSON = `${objectJsonSql('x')}::text`;
 
 /**
  * Object writes. One transaction per request (a PUT, a DELETE or a whole ingest batch): lock
@@ -257,8 +260,8 @@ export class ObjectWritesRepository {
         .join(',')}]`;
     if (inserts.length) {
       await m.query(
-        `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version)
-         SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version
+        `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, json)
+         SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, ${STORED_JSON}
            FROM jsonb_to_recordset($1::jsonb) AS x(${OBJECT_COLUMNS})`,
         [jsonRows(inserts)],
       );
@@ -269,7 +272,7 @@ export class ObjectWritesRepository {
         `UPDATE objects.object o
             SET type = x.type, version = x.version, valid_from = x.valid_from, first_sighting = x.first_sighting,
                 last_sighting = x.last_sighting, tags = x.tags, properties = x.properties, links = x.links,
-                values_ontology_version = x.values_ontology_version
+                values_ontology_version = x.values_ontology_version, json = ${STORED_JSON}
            FROM jsonb_to_recordset($1::jsonb) AS x(${OBJECT_COLUMNS})
           WHERE o.environment_id = x.environment_id AND o.id = x.id`,
         [jsonRows(updates)],
@@ -368,7 +371,7 @@ export class ObjectWritesRepository {
     if (widenVersions.length) {
       // object_version PK: sightings widen in place on the current version.
       await m.query(
-        `UPDATE objects.object_version v SET first_sighting = x.first_sighting, last_sighting = x.last_sighting
+        `UPDATE objects.object_version v SET first_sighting = x.first_sighting, last_sighting = x.last_sighting, json = ${STORED_JSON}
            FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})
           WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.version`,
         [jsonRows(widenVersions)],
@@ -376,8 +379,8 @@ export class ObjectWritesRepository {
     }
     if (newVersions.length) {
       await m.query(
-        `INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links)
-         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links
+        `INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, json)
+         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, ${STORED_JSON}
            FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})`,
         [jsonRows(newVersions)],
       );

@@ -1,7 +1,7 @@
 /**
- * SQL that renders a stored object (a row of `objects.object` or `objects.object_version`,
- * which share these columns) as the OntologyObject JSON of API.md §4, so hot reads hand
- * PostgreSQL's text straight to the client without parsing it in Node.
+ * SQL that renders an object (a row of `objects.object` or `objects.object_version`, which
+ * share these columns, or a row being written) as the OntologyObject JSON of API.md §4. Writes
+ * store it in the row's `json` column, so hot reads hand stored text straight to the client.
  */
 import { isoUtcSql } from '@app/domain';
 
@@ -16,9 +16,12 @@ export function objectJsonSql(alias: string): string {
     'tags', to_json(${alias}.tags))`;
 }
 
-/** OntologyObjectWithVersion: `{version, object, validFrom, validTo?}` (validTo omitted when current). */
+/**
+ * OntologyObjectWithVersion `{version, object, validFrom, validTo?}` (validTo omitted when
+ * current) around the version's stored object JSON (`json`, rendered by objectJsonSql when the
+ * version was written), as text in json_build_object's own layout.
+ */
 export function objectWithVersionJsonSql(alias: string): string {
-  const head = `'version', ${alias}.version, 'object', ${objectJsonSql(alias)}, 'validFrom', ${isoUtcSql(`${alias}.valid_from`)}`;
-  return `CASE WHEN ${alias}.valid_to IS NULL THEN json_build_object(${head})
-               ELSE json_build_object(${head}, 'validTo', ${isoUtcSql(`${alias}.valid_to`)}) END`;
+  return `'{"version" : ' || ${alias}.version || ', "object" : ' || ${alias}.json || ', "validFrom" : "' || ${isoUtcSql(`${alias}.valid_from`)} || '"'
+    || CASE WHEN ${alias}.valid_to IS NULL THEN '}' ELSE ', "validTo" : "' || ${isoUtcSql(`${alias}.valid_to`)} || '"}' END`;
 }

