@@ -72,7 +72,7 @@ export interface TestBothApps {
   close: () => Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.on('error', reject);
