@@ -105,7 +105,7 @@ describe('compileFilter: properties', () => {
 
   it('propertyEquals per type', () => {
     expect(compile(F('propertyEquals', { propertyId: 'zz-name', value: 'zz-Ever Given' }))).toEqual({
-      sql: `${PV('pv0')}$1::text AND (left(pv0.value_string, ${STRING_INDEX_CHARS}) = left($2::text, ${STRING_INDEX_CHARS}) AND pv0.value_string = $2::text))`,
+      sql: `${PV('pv0')}$1::text AND left(pv0.value_string, ${STRING_INDEX_CHARS}) = $2::text)`,
       params: ['zz-name', 'zz-Ever Given'],
     });
     expect(compile(F('propertyEquals', { propertyId: 'zz-size', value: 42 }))).toEqual({
@@ -136,7 +136,20 @@ describe('compileFilter: properties', () => {
       sql: `${PV('pv0')}$1::text AND pv0.value_number = $2::float8)`,
       params: ['zz-code', 7],
     });
-    expect(compile(F('propertyEquals', { propertyId: 'zz-code', value: 'zz-A' })).sql).toContain('pv0.value_string = $2::text');
+    expect(compile(F('propertyEquals', { propertyId: 'zz-code', value: 'zz-A' })).sql).toContain(`left(pv0.value_string, ${STRING_INDEX_CHARS}) = $2::text`);
+  });
+
+  it('propertyEquals on a string as long as the index key or longer rechecks the full value', () => {
+    for (const length of [STRING_INDEX_CHARS, STRING_INDEX_CHARS + 100]) {
+      const value = 'zz' + 'é'.repeat(length - 2);
+      expect(compile(F('propertyEquals', { propertyId: 'zz-name', value }))).toEqual({
+        sql: `${PV('pv0')}$1::text AND (left(pv0.value_string, ${STRING_INDEX_CHARS}) = left($2::text, ${STRING_INDEX_CHARS}) AND pv0.value_string = $2::text))`,
+        params: ['zz-name', value],
+      });
+    }
+    // One character shorter than the key: the key is the whole value.
+    const short = 'zz' + 'é'.repeat(STRING_INDEX_CHARS - 3);
+    expect(compile(F('propertyEquals', { propertyId: 'zz-name', value: short })).sql).not.toContain('pv0.value_string = ');
   });
 
   it('propertyIn: one array parameter per column, ORed across types', () => {
@@ -146,9 +159,9 @@ describe('compileFilter: properties', () => {
     });
     expect(compile(F('propertyIn', { propertyId: 'zz-code', values: ['zz-A', 7, 'zz-B'] }))).toEqual({
       sql:
-        `${PV('pv0')}$1::text AND ((left(pv0.value_string, ${STRING_INDEX_CHARS}) = ANY($2::text[]) AND pv0.value_string = ANY($3::text[])) ` +
-        `OR pv0.value_number = ANY($4::float8[])))`,
-      params: ['zz-code', ['zz-A', 'zz-B'], ['zz-A', 'zz-B'], [7]],
+        `${PV('pv0')}$1::text AND (left(pv0.value_string, ${STRING_INDEX_CHARS}) = ANY($2::text[]) ` +
+        `OR pv0.value_number = ANY($3::float8[])))`,
+      params: ['zz-code', ['zz-A', 'zz-B'], [7]],
     });
     expect(compile(F('propertyIn', { propertyId: 'zz-seen', values: ['2026-01-01T00:00:00+01:00'] })).params).toEqual([
       'zz-seen',
@@ -172,8 +185,9 @@ describe('compileFilter: properties', () => {
 
   it('propertyIn truncates string index keys to the indexed length', () => {
     const long = 'zz' + 'é'.repeat(400);
-    const { params } = compile(F('propertyIn', { propertyId: 'zz-name', values: [long] }));
-    expect(params).toEqual(['zz-name', [leftChars(long, STRING_INDEX_CHARS)], [long]]);
+    const { sql, params } = compile(F('propertyIn', { propertyId: 'zz-name', values: [long, 'zz-short'] }));
+    expect(sql).toContain('pv0.value_string = ANY($3::text[])');
+    expect(params).toEqual(['zz-name', [leftChars(long, STRING_INDEX_CHARS), 'zz-short'], [long, 'zz-short']]);
     expect([...(params[1] as string[])[0]].length).toBe(STRING_INDEX_CHARS);
   });
 
@@ -335,12 +349,12 @@ describe('compileFilter: alias', () => {
 describe('SEARCH_INDEX_DDL', () => {
   it('indexes exactly the expressions the compiler emits', () => {
     const ddl = SEARCH_INDEX_DDL.join('\n');
-    expect(ddl).toContain(`(property_id, left(value_string, ${STRING_INDEX_CHARS}))`);
+    expect(ddl).toContain(`(property_id, left(value_string, ${STRING_INDEX_CHARS}), environment_id, object_id)`);
     expect(ddl).toContain(`lower(left(value_string, ${STRING_INDEX_CHARS}) COLLATE "default") text_pattern_ops`);
     expect(ddl).toContain("USING gin (to_tsvector('simple', value_string))");
     expect(ddl).toContain('USING gin (tags)');
     expect(ddl).toContain('(property_id, (value_geo[0]), (value_geo[1]))');
-    for (const col of ['value_number', 'value_boolean', 'value_date', 'value_timestamp']) expect(ddl).toContain(`(property_id, ${col})`);
+    for (const col of ['value_number', 'value_boolean', 'value_date', 'value_timestamp']) expect(ddl).toContain(`(property_id, ${col}, environment_id, object_id)`);
     for (const col of ['first_sighting', 'last_sighting']) expect(ddl).toContain(`objects.object (${col})`);
     expect(ddl).toContain('(origin, property_id)');
     for (const stmt of SEARCH_INDEX_DDL) expect(stmt).toMatch(/^CREATE (INDEX|STATISTICS) IF NOT EXISTS /);

@@ -48,11 +48,14 @@ export const STRING_INDEX_CHARS = 300;
  */
 export const SEARCH_INDEX_DDL: string[] = [
   // propertyEquals / propertyIn / propertyRange / propertyPrefix (case-sensitive) on strings.
-  // The column is COLLATE "C", so the btree orders by code point and serves LIKE 'abc%'.
-  `CREATE INDEX IF NOT EXISTS property_value_string_idx ON objects.property_value (property_id, left(value_string, ${STRING_INDEX_CHARS})) WHERE value_string IS NOT NULL`,
+  // The column is COLLATE "C", so the btree orders by code point and serves LIKE 'abc%'. Every
+  // typed value index ends with (environment_id, object_id), the object the EXISTS correlates
+  // on: a value filter is an index-only scan that also applies an environment filter, without
+  // reading a heap row (CoveringValueIndexes migration).
+  `CREATE INDEX IF NOT EXISTS property_value_string_key_idx ON objects.property_value (property_id, left(value_string, ${STRING_INDEX_CHARS}), environment_id, object_id) WHERE value_string IS NOT NULL`,
   // propertyPrefix with caseInsensitive: lower() under the database's default collation
   // (Unicode-aware), text_pattern_ops so LIKE 'abc%' is a range scan whatever the collation.
-  `CREATE INDEX IF NOT EXISTS property_value_string_lower_idx ON objects.property_value (property_id, lower(left(value_string, ${STRING_INDEX_CHARS}) COLLATE "default") text_pattern_ops) WHERE value_string IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_string_lower_key_idx ON objects.property_value (property_id, lower(left(value_string, ${STRING_INDEX_CHARS}) COLLATE "default") text_pattern_ops, environment_id, object_id) WHERE value_string IS NOT NULL`,
   // The partial indexes above keep no statistics on their expressions; these do, so the
   // planner sees how selective a string equality / prefix is and drives the search from it.
   `CREATE STATISTICS IF NOT EXISTS property_value_string_key_stats ON (left(value_string, ${STRING_INDEX_CHARS})) FROM objects.property_value`,
@@ -61,10 +64,10 @@ export const SEARCH_INDEX_DDL: string[] = [
   `CREATE INDEX IF NOT EXISTS property_value_text_idx ON objects.property_value USING gin (to_tsvector('simple', value_string)) WHERE value_string IS NOT NULL`,
   `CREATE STATISTICS IF NOT EXISTS property_value_text_stats ON (to_tsvector('simple', value_string)) FROM objects.property_value`,
   // long and double share value_number.
-  `CREATE INDEX IF NOT EXISTS property_value_number_idx ON objects.property_value (property_id, value_number) WHERE value_number IS NOT NULL`,
-  `CREATE INDEX IF NOT EXISTS property_value_boolean_idx ON objects.property_value (property_id, value_boolean) WHERE value_boolean IS NOT NULL`,
-  `CREATE INDEX IF NOT EXISTS property_value_date_idx ON objects.property_value (property_id, value_date) WHERE value_date IS NOT NULL`,
-  `CREATE INDEX IF NOT EXISTS property_value_timestamp_idx ON objects.property_value (property_id, value_timestamp) WHERE value_timestamp IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_number_key_idx ON objects.property_value (property_id, value_number, environment_id, object_id) WHERE value_number IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_boolean_key_idx ON objects.property_value (property_id, value_boolean, environment_id, object_id) WHERE value_boolean IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_date_key_idx ON objects.property_value (property_id, value_date, environment_id, object_id) WHERE value_date IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_timestamp_key_idx ON objects.property_value (property_id, value_timestamp, environment_id, object_id) WHERE value_timestamp IS NOT NULL`,
   `CREATE INDEX IF NOT EXISTS property_value_geo_idx ON objects.property_value (property_id, (value_geo[0]), (value_geo[1])) WHERE value_geo IS NOT NULL`,
   // propertyOrigin, with or without propertyId.
   `CREATE INDEX IF NOT EXISTS property_value_origin_idx ON objects.property_value (origin, property_id)`,
@@ -285,6 +288,11 @@ function scalarParam(column: Column, value: PropertyValue): unknown {
   return column === 'timestamp' ? instant(value as string) : value;
 }
 
+/** Fewer characters than the string key holds: equal to a value exactly when equal to its key. */
+function isShort(s: string): boolean {
+  return leftChars(s, STRING_INDEX_CHARS - 1) === s;
+}
+
 function stringKey(pv: string): string {
   return `left(${pv}.value_string, ${STRING_INDEX_CHARS})`;
 }
@@ -297,6 +305,9 @@ function equals(pv: string, column: Column, value: PropertyValue, ctx: Context):
   }
   if (column === 'string') {
     const v = p.add(value);
+    // A value shorter than the key is equal to a stored value exactly when it equals its key,
+    // so the index answers alone (no heap row to recheck).
+    if (isShort(value as string)) return `${stringKey(pv)} = ${v}::text`;
     return `(${stringKey(pv)} = left(${v}::text, ${STRING_INDEX_CHARS}) AND ${pv}.value_string = ${v}::text)`;
   }
   const { column: col, cast } = SCALAR[column];
@@ -314,6 +325,7 @@ function inList(pv: string, column: Column, values: PropertyValue[], ctx: Contex
   }
   if (column === 'string') {
     const strings = values as string[];
+    if (strings.every(isShort)) return `${stringKey(pv)} = ANY(${p.add(strings)}::text[])`;
     const keys = p.add([...new Set(strings.map((s) => leftChars(s, STRING_INDEX_CHARS)))]);
     return `(${stringKey(pv)} = ANY(${keys}::text[]) AND ${pv}.value_string = ANY(${p.add(strings)}::text[]))`;
   }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { filterOf, ObjectSearchFilter, OntologyIndex, validateFilter } from '@app/domain';
 import { SEARCH_INDEX_DDL } from './filter-compiler';
 import { ObjectTypeKeyIndex1764500000000 } from '../database/migrations/1764500000000-ObjectTypeKeyIndex';
+import { CoveringValueIndexes1764700000000 } from '../database/migrations/1764700000000-CoveringValueIndexes';
 import { buildSearchSql } from './search.repository';
 import { SearchIndexes1764100000000 } from '../database/migrations/1764100000000-SearchIndexes';
 
@@ -125,6 +126,7 @@ describe('searchObjects SQL snapshot', () => {
     const runner = { query: async (s: string) => void statements.push(s) } as never;
     await new SearchIndexes1764100000000().up(runner);
     await new ObjectTypeKeyIndex1764500000000().up(runner);
+    await new CoveringValueIndexes1764700000000().up(runner);
     // The net effect, in creation order: an index a later migration drops does not count.
     const dropped = statements.map((s) => /^DROP INDEX IF EXISTS objects\.(\w+)/.exec(s)?.[1]).filter(Boolean);
     const created = statements.filter((s) => !s.startsWith('ANALYZE') && !s.startsWith('DROP') && !dropped.some((d) => s.includes(` ${d} ON `)));

@@ -4,6 +4,7 @@ import { DerivedRowsWithoutForeignKeys1764300000000 } from './1764300000000-Deri
 import { ValuesOntologyVersion1764400000000 } from './1764400000000-ValuesOntologyVersion';
 import { ObjectTypeKeyIndex1764500000000 } from './1764500000000-ObjectTypeKeyIndex';
 import { StoredObjectJson1764600000000 } from './1764600000000-StoredObjectJson';
+import { CoveringValueIndexes1764700000000 } from './1764700000000-CoveringValueIndexes';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
 export const OBJECTS_MIGRATIONS = [
@@ -13,4 +14,5 @@ export const OBJECTS_MIGRATIONS = [
   ValuesOntologyVersion1764400000000,
   ObjectTypeKeyIndex1764500000000,
   StoredObjectJson1764600000000,
+  CoveringValueIndexes1764700000000,
 ];

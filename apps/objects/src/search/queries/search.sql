@@ -106,7 +106,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
-   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND (left(pv0.value_string, 300) = left($5::text, 300) AND pv0.value_string = $5::text))
+   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND left(pv0.value_string, 300) = $5::text)
  ORDER BY o.environment_id, o.id
  LIMIT $6;
 
@@ -160,15 +160,15 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 
 -- propertyIn
 -- filter: {"type":"propertyIn","propertyIn":{"propertyId":"email","values":["a@example.com","b@example.com"]}}
--- params: [["prod"],"prod","p-0999","email",["a@example.com","b@example.com"],["a@example.com","b@example.com"],1001]
+-- params: [["prod"],"prod","p-0999","email",["a@example.com","b@example.com"],1001]
 SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
-   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND (left(pv0.value_string, 300) = ANY($5::text[]) AND pv0.value_string = ANY($6::text[])))
+   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND left(pv0.value_string, 300) = ANY($5::text[]))
  ORDER BY o.environment_id, o.id
- LIMIT $7;
+ LIMIT $6;
 
 -- propertyRange number
 -- filter: {"type":"propertyRange","propertyRange":{"propertyId":"rating","gte":2.5,"lt":4}}
@@ -298,7 +298,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
-   AND EXISTS (SELECT 1 FROM objects.link l0 JOIN objects.object o1 ON o1.environment_id = l0.environment_id AND o1.id = l0.source_id WHERE l0.environment_id = o.environment_id AND l0.target_id = o.id AND l0.link_id = $4::text AND o1.environment_id = ANY($5::text[]) AND EXISTS (SELECT 1 FROM objects.link l2 JOIN objects.object o3 ON o3.environment_id = l2.environment_id AND o3.id = l2.target_id WHERE l2.environment_id = o1.environment_id AND l2.source_id = o1.id AND l2.link_id = $6::text AND o3.environment_id = ANY($5::text[]) AND EXISTS (SELECT 1 FROM objects.property_value pv4 WHERE pv4.environment_id = o3.environment_id AND pv4.object_id = o3.id AND pv4.property_id = $7::text AND (left(pv4.value_string, 300) = left($8::text, 300) AND pv4.value_string = $8::text))))
+   AND EXISTS (SELECT 1 FROM objects.link l0 JOIN objects.object o1 ON o1.environment_id = l0.environment_id AND o1.id = l0.source_id WHERE l0.environment_id = o.environment_id AND l0.target_id = o.id AND l0.link_id = $4::text AND o1.environment_id = ANY($5::text[]) AND EXISTS (SELECT 1 FROM objects.link l2 JOIN objects.object o3 ON o3.environment_id = l2.environment_id AND o3.id = l2.target_id WHERE l2.environment_id = o1.environment_id AND l2.source_id = o1.id AND l2.link_id = $6::text AND o3.environment_id = ANY($5::text[]) AND EXISTS (SELECT 1 FROM objects.property_value pv4 WHERE pv4.environment_id = o3.environment_id AND pv4.object_id = o3.id AND pv4.property_id = $7::text AND left(pv4.value_string, 300) = $8::text)))
  ORDER BY o.environment_id, o.id
  LIMIT $9;
 
