@@ -67,7 +67,8 @@ describe('compileFilter: object columns', () => {
 
   it('objectType, environment, objectId', () => {
     expect(compile(F('objectType', { types: ['zz-ship', 'zz-port'] }))).toEqual({ sql: 'o.type = ANY($1::text[])', params: [['zz-ship', 'zz-port']] });
-    expect(compile(F('environment', { environmentIds: ['zz-env'] }))).toEqual({ sql: 'o.environment_id = ANY($1::text[])', params: [['zz-env']] });
+    expect(compile(F('environment', { environmentIds: ['zz-env'] }))).toEqual({ sql: 'o.environment_id = $1::text', params: ['zz-env'] });
+    expect(compile(F('environment', { environmentIds: ['zz-a', 'zz-b'] }))).toEqual({ sql: 'o.environment_id = ANY($1::text[])', params: [['zz-a', 'zz-b']] });
     expect(compile(F('objectId', { ids: ['zz-a', 'zz-b'] }))).toEqual({ sql: 'o.id = ANY($1::text[])', params: [['zz-a', 'zz-b']] });
   });
 
@@ -105,7 +106,7 @@ describe('compileFilter: properties', () => {
 
   it('propertyEquals per type', () => {
     expect(compile(F('propertyEquals', { propertyId: 'zz-name', value: 'zz-Ever Given' }))).toEqual({
-      sql: `${PV('pv0')}$1::text AND left(pv0.value_string, ${STRING_INDEX_CHARS}) = $2::text)`,
+      sql: `${PV('pv0')}$1::text AND pv0.value_key = $2::text)`,
       params: ['zz-name', 'zz-Ever Given'],
     });
     expect(compile(F('propertyEquals', { propertyId: 'zz-size', value: 42 }))).toEqual({
@@ -136,14 +137,14 @@ describe('compileFilter: properties', () => {
       sql: `${PV('pv0')}$1::text AND pv0.value_number = $2::float8)`,
       params: ['zz-code', 7],
     });
-    expect(compile(F('propertyEquals', { propertyId: 'zz-code', value: 'zz-A' })).sql).toContain(`left(pv0.value_string, ${STRING_INDEX_CHARS}) = $2::text`);
+    expect(compile(F('propertyEquals', { propertyId: 'zz-code', value: 'zz-A' })).sql).toContain(`pv0.value_key = $2::text`);
   });
 
   it('propertyEquals on a string as long as the index key or longer rechecks the full value', () => {
     for (const length of [STRING_INDEX_CHARS, STRING_INDEX_CHARS + 100]) {
       const value = 'zz' + 'é'.repeat(length - 2);
       expect(compile(F('propertyEquals', { propertyId: 'zz-name', value }))).toEqual({
-        sql: `${PV('pv0')}$1::text AND (left(pv0.value_string, ${STRING_INDEX_CHARS}) = left($2::text, ${STRING_INDEX_CHARS}) AND pv0.value_string = $2::text))`,
+        sql: `${PV('pv0')}$1::text AND (pv0.value_key = left($2::text, ${STRING_INDEX_CHARS}) AND pv0.value_string = $2::text))`,
         params: ['zz-name', value],
       });
     }
@@ -159,7 +160,7 @@ describe('compileFilter: properties', () => {
     });
     expect(compile(F('propertyIn', { propertyId: 'zz-code', values: ['zz-A', 7, 'zz-B'] }))).toEqual({
       sql:
-        `${PV('pv0')}$1::text AND (left(pv0.value_string, ${STRING_INDEX_CHARS}) = ANY($2::text[]) ` +
+        `${PV('pv0')}$1::text AND (pv0.value_key = ANY($2::text[]) ` +
         `OR pv0.value_number = ANY($3::float8[])))`,
       params: ['zz-code', ['zz-A', 'zz-B'], [7]],
     });
@@ -205,8 +206,8 @@ describe('compileFilter: properties', () => {
     });
     const s = compile(F('propertyRange', { propertyId: 'zz-name', gt: 'zz-A', lt: 'zz-B' }));
     expect(s.sql).toBe(
-      `${PV('pv0')}$1::text AND ((left(pv0.value_string, 300) >= left($2::text, 300) AND pv0.value_string > $2::text) ` +
-        `AND (left(pv0.value_string, 300) <= left($3::text, 300) AND pv0.value_string < $3::text)))`,
+      `${PV('pv0')}$1::text AND ((pv0.value_key >= left($2::text, 300) AND pv0.value_string > $2::text) ` +
+        `AND (pv0.value_key <= left($3::text, 300) AND pv0.value_string < $3::text)))`,
     );
     expect(s.params).toEqual(['zz-name', 'zz-A', 'zz-B']);
   });
@@ -220,7 +221,7 @@ describe('compileFilter: properties', () => {
 
   it('propertyPrefix is literal: LIKE metacharacters are escaped in the parameter', () => {
     expect(compile(F('propertyPrefix', { propertyId: 'zz-name', prefix: 'zz50%_\\x' }))).toEqual({
-      sql: `${PV('pv0')}$1::text AND left(pv0.value_string, 300) LIKE $2::text)`,
+      sql: `${PV('pv0')}$1::text AND pv0.value_key LIKE $2::text)`,
       params: ['zz-name', 'zz50\\%\\_\\\\x%'],
     });
     expect(escapeLike('a%b_c\\d')).toBe('a\\%b\\_c\\\\d');
@@ -236,7 +237,7 @@ describe('compileFilter: properties', () => {
   it('propertyPrefix longer than the indexed key rechecks the full value', () => {
     const prefix = 'zz' + 'x'.repeat(400);
     const { sql, params } = compile(F('propertyPrefix', { propertyId: 'zz-name', prefix }));
-    expect(sql).toContain('(left(pv0.value_string, 300) LIKE $2::text AND pv0.value_string LIKE $3::text)');
+    expect(sql).toContain('(pv0.value_key LIKE $2::text AND pv0.value_string LIKE $3::text)');
     expect(params).toEqual(['zz-name', `${leftChars(prefix, 300)}%`, `${prefix}%`]);
     const ci = compile(F('propertyPrefix', { propertyId: 'zz-name', prefix, caseInsensitive: true })).sql;
     expect(ci).toContain('lower(pv0.value_string COLLATE "default") LIKE lower($3::text COLLATE "default")');
@@ -349,7 +350,7 @@ describe('compileFilter: alias', () => {
 describe('SEARCH_INDEX_DDL', () => {
   it('indexes exactly the expressions the compiler emits', () => {
     const ddl = SEARCH_INDEX_DDL.join('\n');
-    expect(ddl).toContain(`(property_id, left(value_string, ${STRING_INDEX_CHARS}), environment_id, object_id)`);
+    expect(ddl).toContain(`(property_id, value_key, environment_id, object_id) WHERE value_key IS NOT NULL`);
     expect(ddl).toContain(`lower(left(value_string, ${STRING_INDEX_CHARS}) COLLATE "default") text_pattern_ops`);
     expect(ddl).toContain("USING gin (to_tsvector('simple', value_string))");
     expect(ddl).toContain('USING gin (tags)');

@@ -52,13 +52,14 @@ export const SEARCH_INDEX_DDL: string[] = [
   // typed value index ends with (environment_id, object_id), the object the EXISTS correlates
   // on: a value filter is an index-only scan that also applies an environment filter, without
   // reading a heap row (CoveringValueIndexes migration).
-  `CREATE INDEX IF NOT EXISTS property_value_string_key_idx ON objects.property_value (property_id, left(value_string, ${STRING_INDEX_CHARS}), environment_id, object_id) WHERE value_string IS NOT NULL`,
+  // Strings by value_key, the stored left(value_string, N): an index on the column (not on the
+  // expression) is one PostgreSQL can answer from alone.
+  `CREATE INDEX IF NOT EXISTS property_value_string_key_idx ON objects.property_value (property_id, value_key, environment_id, object_id) WHERE value_key IS NOT NULL`,
   // propertyPrefix with caseInsensitive: lower() under the database's default collation
   // (Unicode-aware), text_pattern_ops so LIKE 'abc%' is a range scan whatever the collation.
   `CREATE INDEX IF NOT EXISTS property_value_string_lower_key_idx ON objects.property_value (property_id, lower(left(value_string, ${STRING_INDEX_CHARS}) COLLATE "default") text_pattern_ops, environment_id, object_id) WHERE value_string IS NOT NULL`,
-  // The partial indexes above keep no statistics on their expressions; these do, so the
-  // planner sees how selective a string equality / prefix is and drives the search from it.
-  `CREATE STATISTICS IF NOT EXISTS property_value_string_key_stats ON (left(value_string, ${STRING_INDEX_CHARS})) FROM objects.property_value`,
+  // The partial index above keeps no statistics on its expression; this does, so the planner
+  // sees how selective a case-insensitive prefix is and drives the search from it.
   `CREATE STATISTICS IF NOT EXISTS property_value_string_lower_stats ON (lower(left(value_string, ${STRING_INDEX_CHARS}) COLLATE "default")) FROM objects.property_value`,
   // propertyText: full text in the `simple` configuration.
   `CREATE INDEX IF NOT EXISTS property_value_text_idx ON objects.property_value USING gin (to_tsvector('simple', value_string)) WHERE value_string IS NOT NULL`,
@@ -158,7 +159,11 @@ function compile(f: ObjectSearchFilter, o: string, ctx: Context): string {
     case 'objectType':
       return `${o}.type = ANY(${p.add(f.objectType.types)}::text[])`;
     case 'environment':
-      return `${o}.environment_id = ANY(${p.add(f.environment.environmentIds)}::text[])`;
+      // One environment as an equality, which the planner carries into the correlated EXISTS
+      // (so value and link index scans stop at that environment); several as an array.
+      return f.environment.environmentIds.length === 1
+        ? `${o}.environment_id = ${p.add(f.environment.environmentIds[0])}::text`
+        : `${o}.environment_id = ANY(${p.add(f.environment.environmentIds)}::text[])`;
     case 'objectId':
       return `${o}.id = ANY(${p.add(f.objectId.ids)}::text[])`;
     case 'tag':
@@ -293,8 +298,9 @@ function isShort(s: string): boolean {
   return leftChars(s, STRING_INDEX_CHARS - 1) === s;
 }
 
+/** The indexed key of a string value: value_key, the stored left(value_string, STRING_INDEX_CHARS). */
 function stringKey(pv: string): string {
-  return `left(${pv}.value_string, ${STRING_INDEX_CHARS})`;
+  return `${pv}.value_key`;
 }
 
 function equals(pv: string, column: Column, value: PropertyValue, ctx: Context): string {
@@ -355,7 +361,8 @@ function prefixPredicate(pv: string, prefix: string, caseInsensitive: boolean, c
   const keyPattern = p.add(`${escapeLike(short)}%`);
   const fullPattern = short === prefix ? undefined : p.add(`${escapeLike(prefix)}%`);
   if (caseInsensitive) {
-    const key = `lower(${stringKey(pv)} COLLATE "default") LIKE lower(${keyPattern}::text COLLATE "default")`;
+    // The expression of property_value_string_lower_key_idx, verbatim.
+    const key = `lower(left(${pv}.value_string, ${STRING_INDEX_CHARS}) COLLATE "default") LIKE lower(${keyPattern}::text COLLATE "default")`;
     return fullPattern === undefined
       ? key
       : `(${key} AND lower(${pv}.value_string COLLATE "default") LIKE lower(${fullPattern}::text COLLATE "default"))`;

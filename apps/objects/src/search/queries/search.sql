@@ -106,7 +106,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
-   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND left(pv0.value_string, 300) = $5::text)
+   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND pv0.value_key = $5::text)
  ORDER BY o.environment_id, o.id
  LIMIT $6;
 
@@ -166,7 +166,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
-   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND left(pv0.value_string, 300) = ANY($5::text[]))
+   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND pv0.value_key = ANY($5::text[]))
  ORDER BY o.environment_id, o.id
  LIMIT $6;
 
@@ -202,7 +202,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
-   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND ((left(pv0.value_string, 300) >= left($5::text, 300) AND pv0.value_string >= $5::text) AND (left(pv0.value_string, 300) <= left($6::text, 300) AND pv0.value_string < $6::text)))
+   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND ((pv0.value_key >= left($5::text, 300) AND pv0.value_string >= $5::text) AND (pv0.value_key <= left($6::text, 300) AND pv0.value_string < $6::text)))
  ORDER BY o.environment_id, o.id
  LIMIT $7;
 
@@ -214,7 +214,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
-   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND left(pv0.value_string, 300) LIKE $5::text)
+   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND pv0.value_key LIKE $5::text)
  ORDER BY o.environment_id, o.id
  LIMIT $6;
 
@@ -298,7 +298,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
-   AND EXISTS (SELECT 1 FROM objects.link l0 JOIN objects.object o1 ON o1.environment_id = l0.environment_id AND o1.id = l0.source_id WHERE l0.environment_id = o.environment_id AND l0.target_id = o.id AND l0.link_id = $4::text AND o1.environment_id = ANY($5::text[]) AND EXISTS (SELECT 1 FROM objects.link l2 JOIN objects.object o3 ON o3.environment_id = l2.environment_id AND o3.id = l2.target_id WHERE l2.environment_id = o1.environment_id AND l2.source_id = o1.id AND l2.link_id = $6::text AND o3.environment_id = ANY($5::text[]) AND EXISTS (SELECT 1 FROM objects.property_value pv4 WHERE pv4.environment_id = o3.environment_id AND pv4.object_id = o3.id AND pv4.property_id = $7::text AND left(pv4.value_string, 300) = $8::text)))
+   AND EXISTS (SELECT 1 FROM objects.link l0 JOIN objects.object o1 ON o1.environment_id = l0.environment_id AND o1.id = l0.source_id WHERE l0.environment_id = o.environment_id AND l0.target_id = o.id AND l0.link_id = $4::text AND o1.environment_id = ANY($5::text[]) AND EXISTS (SELECT 1 FROM objects.link l2 JOIN objects.object o3 ON o3.environment_id = l2.environment_id AND o3.id = l2.target_id WHERE l2.environment_id = o1.environment_id AND l2.source_id = o1.id AND l2.link_id = $6::text AND o3.environment_id = ANY($5::text[]) AND EXISTS (SELECT 1 FROM objects.property_value pv4 WHERE pv4.environment_id = o3.environment_id AND pv4.object_id = o3.id AND pv4.property_id = $7::text AND pv4.value_key = $8::text)))
  ORDER BY o.environment_id, o.id
  LIMIT $9;
 
