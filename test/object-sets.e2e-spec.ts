@@ -181,7 +181,8 @@ describe('object sets: definitions, members, consistency, errors', () => {
       try {
         await members(c, 'STRONG');
         const onObjects = spies
-          .flatMap((spy) => spy.mock.calls.map((call) => String(call[0])))
+          // A statement is its text, or { name, text, values } when it runs prepared.
+          .flatMap((spy) => spy.mock.calls.map((call) => (typeof call[0] === 'string' ? call[0] : String((call[0] as { text?: string })?.text))))
           .filter((sql) => /objects\.(object|link|property_value)\b/.test(sql));
         expect(onObjects).toHaveLength(1);
       } finally {

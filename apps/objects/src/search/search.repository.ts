@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { ObjectSearchFilter, OntologyIndex, queryRows } from '@app/domain';
+import { ObjectSearchFilter, OntologyIndex, preparedRows, queryRows } from '@app/domain';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, SqlParams } from './filter-compiler';
 
@@ -44,17 +45,37 @@ export function buildSearchSql(
 }
 
 /**
+ * How many distinct statement texts (filter shapes: the values are parameters) one app prepares.
+ * Each prepared statement stays on every pool connection for its life, so the number is bounded;
+ * shapes past it run unnamed (parsed and planned per call), as every statement did before.
+ */
+export const MAX_PREPARED_SHAPES = 500;
+
+/**
  * searchObjects: ONE statement per page, whatever the filter. Each statement also reports the
  * active ontology version it saw, so the version the filter was compiled with is confirmed
- * without a round trip of its own.
+ * without a round trip of its own. A filter shape seen again runs as a named prepared statement
+ * (PostgreSQL then plans it once per connection and, after five runs, keeps a generic plan
+ * when that is not costlier than planning each call).
  */
 @Injectable()
 export class SearchRepository {
+  private readonly shapes = new Set<string>();
+
   constructor(private readonly dataSource: DataSource) {}
 
   page(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: Parameters<typeof buildSearchSql>[2]): Promise<SearchRow[]> {
     const { sql, params } = buildSearchSql(filter, ontology, opts);
-    return queryRows(this.dataSource, sql, params);
+    return this.run(sql, params);
+  }
+
+  /** The statement, named by its text's hash while the shape budget lasts (MAX_PREPARED_SHAPES). */
+  private run<T>(sql: string, params: unknown[]): Promise<T[]> {
+    const name = `search.${createHash('sha1').update(sql).digest('base64url').slice(0, 22)}`;
+    if (this.shapes.has(name) || (this.shapes.size < MAX_PREPARED_SHAPES && this.shapes.add(name))) {
+      return preparedRows<T>(this.dataSource, name, sql, params);
+    }
+    return queryRows<T>(this.dataSource, sql, params);
   }
 
   async members(
@@ -63,7 +84,7 @@ export class SearchRepository {
     opts: Parameters<typeof buildMembersSql>[2],
   ): Promise<{ count: number; json: string | null; activeOntologyVersion: number }> {
     const { sql, params } = buildMembersSql(filter, ontology, opts);
-    const [row] = await queryRows(this.dataSource, sql, params);
+    const [row] = await this.run<{ count: string; json: string | null; active_ontology_version: number }>(sql, params);
     return { count: Number(row.count), json: row.json, activeOntologyVersion: row.active_ontology_version };
   }
 }

@@ -1,0 +1,78 @@
+import { DataSource } from 'typeorm';
+import { pgPool } from '@app/domain';
+import { startObjectsApp, TestObjectsApp } from './support/apps';
+import { WRITE_ONTOLOGY } from './support/ontologies';
+import { MAX_PREPARED_SHAPES } from '../apps/objects/src/search/search.repository';
+
+/**
+ * Search pages run as named prepared statements, one per filter shape (the statement text; the
+ * values are parameters), up to MAX_PREPARED_SHAPES shapes per app; later shapes run unnamed.
+ * Results must not depend on which way a statement ran, also once PostgreSQL switches a
+ * prepared statement to its generic plan (after five runs).
+ */
+describe('search statements prepared per filter shape', () => {
+  let t: TestObjectsApp;
+  let calls: unknown[][];
+  beforeAll(async () => {
+    t = await startObjectsApp();
+    await t.http().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
+    const objects = Array.from({ length: 40 }, (_, i) => ({
+      environmentId: i % 2 ? 'prod' : 'dev',
+      id: `p-${String(i).padStart(2, '0')}`,
+      type: 'person',
+      properties: [{ id: 'name', value: `name-${i % 4}`, origin: 'crm' }],
+      tags: [`t${i % 5}`],
+    }));
+    await t.http().post('/objects/ingest').send({ objects }).expect(200);
+    const pool = pgPool(t.app.get(DataSource));
+    const spy = jest.spyOn(pool, 'query');
+    calls = spy.mock.calls as unknown[][];
+  });
+  afterAll(() => t?.close());
+
+  const search = async (filter: unknown) => (await t.http().post('/objects/search').send({ filter }).expect(200)).body.objects as { id: string }[];
+  const equals = (env: string, value: string) => ({
+    type: 'and',
+    and: { filters: [{ type: 'environment', environment: { environmentIds: [env] } }, { type: 'propertyEquals', propertyEquals: { propertyId: 'name', value } }] },
+  });
+  /** The statement each search ran: its name when prepared, else undefined. */
+  const searchStatements = () =>
+    calls
+      .map((c) => c[0])
+      .filter((q) => (typeof q === 'string' ? q : (q as { text: string }).text).includes('FROM objects.object o'))
+      .map((q) => (typeof q === 'string' ? undefined : (q as { name: string }).name));
+
+  it('runs one shape as one named statement, with the right rows every time (past the generic-plan switch)', async () => {
+    calls.length = 0;
+    for (let run = 0; run < 8; run++) {
+      const value = `name-${run % 4}`;
+      const env = run % 2 ? 'prod' : 'dev';
+      const expected = Array.from({ length: 40 }, (_, i) => i)
+        .filter((i) => i % 4 === run % 4 && (i % 2 ? 'prod' : 'dev') === env)
+        .map((i) => `p-${String(i).padStart(2, '0')}`);
+      expect((await search(equals(env, value))).map((o) => o.id)).toEqual(expected);
+    }
+    const names = searchStatements();
+    expect(names).toHaveLength(8);
+    expect(new Set(names).size).toBe(1);
+    expect(names[0]).toMatch(/^search\./);
+  });
+
+  it(`prepares at most ${MAX_PREPARED_SHAPES} shapes; later ones run unnamed and still answer`, async () => {
+    calls.length = 0;
+    const tagFilter = { type: 'tag', tag: { tags: ['t1'] } };
+    // and of k copies: a different statement text for every k.
+    for (let k = 1; k <= MAX_PREPARED_SHAPES + 1; k++) {
+      const objects = await search({ type: 'and', and: { filters: Array.from({ length: k }, () => tagFilter) } });
+      expect(objects).toHaveLength(8);
+    }
+    const names = searchStatements();
+    expect(names).toHaveLength(MAX_PREPARED_SHAPES + 1);
+    // One shape was prepared by the test before, so the budget ends one statement earlier.
+    expect(names.filter((n) => n !== undefined)).toHaveLength(MAX_PREPARED_SHAPES - 1);
+    expect(names.slice(-2)).toEqual([undefined, undefined]);
+    // A shape prepared before keeps running prepared.
+    await search(equals('dev', 'name-0'));
+    expect(searchStatements().at(-1)).toMatch(/^search\./);
+  });
+});
