@@ -43,13 +43,13 @@ export function buildScenarios(ctx) {
   const statements = {
     one: { sql: sql.OBJECT_READ_SQL.findById, shape: 'row', prepared: true },
     bulk: { sql: sql.OBJECT_READ_SQL.bulk, shape: 'page', keyset: ['ord', 'env'], prepared: true },
-    selective: { sql: selective0.sql, shape: 'page', keyset: ['env', 'id'] },
-    broadFirst: { sql: broadFirst.sql, shape: 'page', keyset: ['env', 'id'] },
-    broadNext: { sql: broadNext.sql, shape: 'page', keyset: ['env', 'id'] },
+    selective: { sql: selective0.sql, shape: 'page', keyset: ['env', 'id'], prepared: true },
+    broadFirst: { sql: broadFirst.sql, shape: 'page', keyset: ['env', 'id'], prepared: true },
+    broadNext: { sql: broadNext.sql, shape: 'page', keyset: ['env', 'id'], prepared: true },
     history: { sql: sql.OBJECT_READ_SQL.history, shape: 'page', keyset: ['version'], prepared: true },
     asOf: { sql: sql.OBJECT_READ_SQL.atTimestamp, shape: 'row', prepared: true },
-    membersFilter: { sql: membersFilter.sql, shape: 'row' },
-    membersThree: { sql: membersThree.sql, shape: 'row' },
+    membersFilter: { sql: membersFilter.sql, shape: 'row', prepared: true },
+    membersThree: { sql: membersThree.sql, shape: 'row', prepared: true },
     eventually: { sql: sql.CACHED_MEMBERS_SQL, shape: 'row', column: 'result' },
   };
 
