@@ -4,7 +4,7 @@
 // on the data set `npm run bench:generate -- --objects N` loaded. With --compare M, the
 // selective scenarios also run on the M-object data set and the table shows the growth.
 // Writes bench/results/<date>-<N>.{json,md} and bench/results/latest.{json,md}.
-import { fork } from 'node:child_process';
+import { fork, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -27,6 +27,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '8' },
     only: { type: 'string' },
     'ingest-objects': { type: 'string', default: '50000' },
+    // Skip the independent floor (bench/independent), which runs after the own-SQL floor otherwise.
+    'no-independent': { type: 'boolean', default: false },
   },
 });
 const duration = Number(args.duration);
@@ -184,6 +186,22 @@ const fmt = (m) =>
   `${Math.round(m.requestsPerSecond).toString().padStart(6)} req/s p50 ${m.p50.toFixed(1).padStart(7)} ms p99 ${m.p99.toFixed(1).padStart(7)} ms` +
   (m.cpuUsPerRequest == null ? '' : ` cpu ${Math.round(m.cpuUsPerRequest).toString().padStart(6)} µs/req`);
 
+/**
+ * The product against the independent floor (bench/independent/compare-product.sh) on its own
+ * seeded data set of `n` objects: each target of issue 13 with its ratio, as that script prints.
+ */
+function independentFloor(n) {
+  log(`\nIndependent floor: bench/independent/compare-product.sh with PERF_N=${n}`);
+  const run = spawnSync('bash', [join(ROOT, 'bench/independent/compare-product.sh')], {
+    env: { ...process.env, PERF_N: String(n) },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  log(run.stdout);
+  const lines = run.stdout.split('\n').filter((l) => /^(ok  |MISS|ingest through|\d+ passed)/.test(l));
+  return { objects: n, exitCode: run.status, lines };
+}
+
 async function main() {
   const n = normaliseCount(Number(args.objects));
   const compare = args.compare ? normaliseCount(Number(args.compare)) : undefined;
@@ -191,6 +209,7 @@ async function main() {
   if (compare) manifestOf(compare);
   const main = await runDataSet(n, { selectiveOnly: false });
   const small = compare ? await runDataSet(compare, { selectiveOnly: true }) : undefined;
+  const independent = args['no-independent'] || only ? undefined : independentFloor(n);
   const report = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform },
@@ -198,11 +217,16 @@ async function main() {
     command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
     main,
     compare: small,
+    independent,
   };
   const dir = join(ROOT, 'bench/results');
   mkdirSync(dir, { recursive: true });
   const stamp = `${report.date.slice(0, 10)}-${n}`;
-  const md = renderMarkdown(report);
+  const md =
+    renderMarkdown(report) +
+    (independent
+      ? `\n## Against the independent floor (bench/independent), ${n.toLocaleString('en-US')} objects of its own data set\n\n\`\`\`\n${independent.lines.join('\n')}\n\`\`\`\n`
+      : '');
   for (const name of [stamp, 'latest']) {
     writeFileSync(join(dir, `${name}.json`), JSON.stringify(report, null, 2) + '\n');
     writeFileSync(join(dir, `${name}.md`), md);
