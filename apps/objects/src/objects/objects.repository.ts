@@ -67,14 +67,20 @@ export const OBJECT_READ_SQL = {
 export class ObjectsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** OBJECT_READ_SQL[statement] as the named prepared statement `objects.<statement>`. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private read<T = any>(statement: keyof typeof OBJECT_READ_SQL, params: unknown[]): Promise<T[]> {
+    return preparedRows<T>(this.dataSource, `objects.${statement}`, OBJECT_READ_SQL[statement], params);
+  }
+
   /** loadOntologyObject (OBJECT_READ_SQL.findById). */
   findById(id: string, environmentId: string | undefined, visible: string[] | null): Promise<{ env: string; json: string }[]> {
-    return preparedRows(this.dataSource, 'objects.findById', OBJECT_READ_SQL.findById, [id, environmentId ?? null, visible]);
+    return this.read('findById', [id, environmentId ?? null, visible]);
   }
 
   /** bulkLoadOntologyObjects: request order, each id in every visible environment, after the keyset position (OBJECT_READ_SQL.bulk). */
   async bulk(ids: string[], after: BulkPosition | undefined, limit: number, visible: string[] | null): Promise<{ ord: number; env: string; json: string }[]> {
-    const rows = await preparedRows<{ ord: string; env: string; json: string }>(this.dataSource, 'objects.bulk', OBJECT_READ_SQL.bulk, [
+    const rows = await this.read<{ ord: string; env: string; json: string }>('bulk', [
       ids,
       after?.ord ?? null,
       after?.env ?? '',
@@ -86,19 +92,18 @@ export class ObjectsRepository {
 
   /** getObjectHistory: versions whose [valid_from, valid_to) overlaps [start, end], ascending (OBJECT_READ_SQL.history). */
   history(env: string, id: string, start: string, end: string, afterVersion: number, limit: number): Promise<{ version: number; json: string }[]> {
-    return preparedRows(this.dataSource, 'objects.history', OBJECT_READ_SQL.history, [env, id, start, end, afterVersion, limit]);
+    return this.read('history', [env, id, start, end, afterVersion, limit]);
   }
 
   /** Whether any version of (env, id) was ever written (OBJECT_READ_SQL.everExisted). */
   async everExisted(env: string, id: string): Promise<boolean> {
-    const [row] = await preparedRows(this.dataSource, 'objects.everExisted', OBJECT_READ_SQL.everExisted, [env, id]);
+    const [row] = await this.read('everExisted', [env, id]);
     return row.known;
   }
 
   /** getObjectAtVersion by number or at a time, and in the same statement whether the object ever existed. */
   async atVersion(env: string, id: string, at: { version: number } | { timestamp: string }): Promise<{ json: string | null; known: boolean }> {
-    const [name, sql] = 'version' in at ? ['objects.atVersion', OBJECT_READ_SQL.atVersion] : ['objects.atTimestamp', OBJECT_READ_SQL.atTimestamp];
-    const [row] = await preparedRows(this.dataSource, name, sql, [
+    const [row] = await this.read('version' in at ? 'atVersion' : 'atTimestamp', [
       env,
       id,
       'version' in at ? at.version : at.timestamp,

@@ -72,10 +72,11 @@ export class SearchRepository {
   /** The statement, named by its text's hash while the shape budget lasts (MAX_PREPARED_SHAPES). */
   private run<T>(sql: string, params: unknown[]): Promise<T[]> {
     const name = `search.${createHash('sha1').update(sql).digest('base64url').slice(0, 22)}`;
-    if (this.shapes.has(name) || (this.shapes.size < MAX_PREPARED_SHAPES && this.shapes.add(name))) {
-      return preparedRows<T>(this.dataSource, name, sql, params);
+    if (!this.shapes.has(name)) {
+      if (this.shapes.size >= MAX_PREPARED_SHAPES) return queryRows<T>(this.dataSource, sql, params);
+      this.shapes.add(name);
     }
-    return queryRows<T>(this.dataSource, sql, params);
+    return preparedRows<T>(this.dataSource, name, sql, params);
   }
 
   async members(

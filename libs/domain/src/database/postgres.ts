@@ -80,8 +80,9 @@ export async function queryRows<T = any>(dataSource: DataSource, sql: string, pa
 /**
  * One named prepared statement on the pool (see pgPool): each connection parses and plans `sql`
  * once and then only binds and runs it (an idle-server round trip of findById: about 355 µs
- * unnamed, 130 µs prepared). For statements of fixed text only: every distinct name stays
- * prepared on every connection for the connection's life.
+ * unnamed, 130 µs prepared). Every distinct name stays prepared on every connection for the
+ * connection's life, so names must come from a bounded set: fixed statements, or a budget of
+ * statement texts as SearchRepository keeps.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function preparedRows<T = any>(dataSource: DataSource, name: string, sql: string, params: unknown[] = []): Promise<T[]> {
