@@ -1,7 +1,6 @@
 // The development gateway of `npm start`: one URL for both apps, like the nginx gateway of
 // docker-compose. API paths are proxied on node:http with keep-alive upstream connections:
-// the request and response bodies are piped through untouched, so the gateway costs one socket
-// hop and no parsing. Everything else (health, Swagger UI from swagger-ui-dist, 404s) is a
+// heads are parsed once on each side, bodies are piped through untouched. Everything else (health, Swagger UI from swagger-ui-dist, 404s) is a
 // small Express app.
 import express from 'express';
 import { Agent, createServer, request as httpRequest } from 'node:http';
@@ -39,7 +38,14 @@ async function ready(url) {
   }
 }
 
-const errorBody = (status, errorCode, errorName, parameters) => JSON.stringify({ errorCode, errorName, errorInstanceId: crypto.randomUUID(), parameters });
+const errorBody = (errorCode, errorName, parameters) => JSON.stringify({ errorCode, errorName, errorInstanceId: crypto.randomUUID(), parameters });
+
+/** `headers` without the hop-by-hop ones. */
+function endToEnd(headers) {
+  const out = {};
+  for (const [k, v] of Object.entries(headers)) if (!HOP_BY_HOP.has(k)) out[k] = v;
+  return out;
+}
 
 /** Whether `path` is `prefix` itself or below it (`/objects`, `/objects/…`, `/objects?…`). */
 const under = (path, prefix) => path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === '/' || path[prefix.length] === '?');
@@ -56,14 +62,11 @@ function proxyTo(target, name) {
   // close it under a request that is just being sent on it.
   const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo', timeout: 4000 });
   return (req, res) => {
-    const headers = {};
-    for (const [k, v] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(k)) headers[k] = v;
+    const headers = endToEnd(req.headers);
     const forwardedFor = req.headers['x-forwarded-for'];
     headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${req.socket.remoteAddress}` : req.socket.remoteAddress;
     const upstream = httpRequest({ agent, hostname, port, method: req.method, path: req.url, headers, timeout: PROXY_TIMEOUT_MS }, (up) => {
-      const out = {};
-      for (const [k, v] of Object.entries(up.headers)) if (!HOP_BY_HOP.has(k)) out[k] = v;
-      res.writeHead(up.statusCode, up.statusMessage, out);
+      res.writeHead(up.statusCode, up.statusMessage, endToEnd(up.headers));
       up.pipe(res);
       up.on('error', () => res.destroy());
     });
@@ -75,8 +78,8 @@ function proxyTo(target, name) {
     upstream.on('timeout', () => upstream.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
     upstream.on('error', (e) =>
       e.code === 'ETIMEDOUT'
-        ? fail(504, errorBody(504, 'TIMEOUT', 'GatewayTimeout', { dependency: name, timeoutSeconds: PROXY_TIMEOUT_MS / 1000 }))
-        : fail(503, errorBody(503, 'UNAVAILABLE', 'DependencyUnavailable', { dependency: name }), { 'retry-after': '5' }),
+        ? fail(504, errorBody('TIMEOUT', 'GatewayTimeout', { dependency: name, timeoutSeconds: PROXY_TIMEOUT_MS / 1000 }))
+        : fail(503, errorBody('UNAVAILABLE', 'DependencyUnavailable', { dependency: name }), { 'retry-after': '5' }),
     );
     // A client that goes away takes its upstream request with it.
     res.on('close', () => {
@@ -107,7 +110,7 @@ export function startGateway(opts) {
     res
       .status(404)
       .type('json')
-      .send(errorBody(404, 'NOT_FOUND', 'NotFound', { method: req.method, path: req.path, reason: 'no route; the gateway serves /objects, /ontology, /object-sets, /health/* and /docs' })),
+      .send(errorBody('NOT_FOUND', 'NotFound', { method: req.method, path: req.path, reason: 'no route; the gateway serves /objects, /ontology, /object-sets, /health/* and /docs' })),
   );
   const server = createServer((req, res) => {
     const route = routes.find((r) => r.prefixes.some((p) => under(req.url, p)));
