@@ -57,16 +57,17 @@ export async function startBenchDatabase(objects) {
 }
 
 /**
- * Starts PostgreSQL (unless `databaseUrl`) and both apps.
+ * Starts PostgreSQL (unless `databaseUrl`) and both apps, from `root`'s dist/ (this checkout's,
+ * or another build's for bench/tools/ab.mjs).
  * @returns {Promise<{ databaseUrl: string, objectsUrl: string, objectSetsUrl: string, children: any[], stop: () => Promise<void> }>}
  */
-export async function startStack({ objects, databaseUrl = process.env.BENCH_DATABASE_URL, env = {}, log = console.log } = {}) {
+export async function startStack({ objects, databaseUrl = process.env.BENCH_DATABASE_URL, env = {}, log = console.log, root = ROOT } = {}) {
   // BENCH_CPU_PROF=<dir>: both apps write a V8 CPU profile there when they stop (open it in Chrome DevTools).
   const prof = process.env.BENCH_CPU_PROF;
   const profArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${resolve(prof)}`] : [];
   const execArgv = { objects: profArgs, 'object-sets': profArgs };
-  const missing = missingBuilds(ROOT);
-  if (missing.length) throw new Error(`${missing.join(', ')} missing: run \`npm run build\` first`);
+  const missing = missingBuilds(root);
+  if (missing.length) throw new Error(`${missing.join(', ')} missing in ${root}: run \`npm run build\` there first`);
   let database;
   if (!databaseUrl) {
     log(`PostgreSQL: embedded, data in ${benchDataDir(objects)}`);
@@ -79,7 +80,7 @@ export async function startStack({ objects, databaseUrl = process.env.BENCH_DATA
   let apps;
   try {
     apps = await startApps(
-      ROOT,
+      root,
       {
         ...process.env,
         NODE_ENV: 'production',

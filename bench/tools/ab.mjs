@@ -13,9 +13,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { alternating, cannon, prng } from '../lib/measure.mjs';
 import { buildScenarios, productSql } from '../lib/scenarios.mjs';
-import { startApps } from '../../scripts/lib/apps.mjs';
-import { freePort } from '../../scripts/lib/embedded-postgres.mjs';
-import { manifestOf, ROOT, startBenchDatabase } from '../lib/stack.mjs';
+import { manifestOf, ROOT, startBenchDatabase, startStack } from '../lib/stack.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -34,23 +32,10 @@ const slices = Number(args.slices);
 const connections = Number(args.connections);
 const only = new Set(args.only.split(','));
 
-/** Both apps of the build in `root`, on `databaseUrl`, with the settings `npm run bench` uses. */
+/** Both apps of the build in `root` on `databaseUrl`, as `npm run bench` starts them. */
 async function startBuild(root, databaseUrl) {
-  const [objectsPort, objectSetsPort] = [await freePort(), await freePort()];
-  const env = {
-    ...process.env,
-    NODE_ENV: 'production',
-    AUTH_ALLOW_NONE: 'true',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: databaseUrl,
-    OBJECTS_PORT: String(objectsPort),
-    OBJECT_SETS_PORT: String(objectSetsPort),
-    OBJECTS_URL: `http://127.0.0.1:${objectsPort}`,
-    OBJECT_SETS_URL: `http://127.0.0.1:${objectSetsPort}`,
-    HOST: '127.0.0.1',
-  };
-  const apps = await startApps(root, env);
-  return { root, url: env.OBJECTS_URL, pids: apps.children.map((c) => c.pid), stop: apps.stop };
+  const stack = await startStack({ objects: n, databaseUrl, root });
+  return { root, url: stack.objectsUrl, pids: stack.children.map((c) => c.pid), stop: stack.stop };
 }
 
 const fmt = (m) =>
@@ -66,10 +51,9 @@ async function main() {
     const [a, b] = builds;
     const sql = productSql();
     const ontology = await (await fetch(`${b.url}/ontology`)).json();
-    const ctx = { n, manifest, ontology, sql, memberLimit: 100_000, cacheTtl: 60, threeLevelSize: 0, compiledFilters: {} };
     // buildScenarios compiles the member filters too; give it trivially valid ones, they are not run here.
     const all = { type: 'all', all: {} };
-    ctx.compiledFilters = { filter10k: all, threeLevel: all };
+    const ctx = { n, manifest, ontology, sql, memberLimit: 100_000, cacheTtl: 60, threeLevelSize: 0, compiledFilters: { filter10k: all, threeLevel: all } };
     const { scenarios } = buildScenarios(ctx);
     console.log(`A = ${a.root} (${process.version}), B = ${b.root}; ${n.toLocaleString('en-US')} objects, ${connections} connections, ${duration} s in ${slices} alternating slices`);
     for (const s of scenarios) {
