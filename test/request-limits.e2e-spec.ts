@@ -1,0 +1,207 @@
+import { startBothApps, TestBothApps } from './support/apps';
+import { WRITE_ONTOLOGY } from './support/ontologies';
+
+/**
+ * What a request meets before any handler runs, on both apps: the nesting bound of a JSON body,
+ * keys no body may hold, a body that is not JSON, and unknown fields on every endpoint. Each
+ * fault is a 400 InvalidArgument with `path` and `reason`, and a refused write stores nothing.
+ */
+
+/** `levels` nested arrays: `[[[…]]]`. */
+const deepArray = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+/** An ObjectSearchFilter of `levels` nested `not`s around `all`, as JSON text. */
+const deepNot = (levels: number) => '{"type":"not","not":{"filter":'.repeat(levels) + '{"type":"all","all":{}}' + '}}'.repeat(levels);
+/** An ObjectSetFilter of `levels` nested `not`s around `userId`, as JSON text. */
+const deepSetNot = (levels: number) => '{"type":"not","not":{"filter":'.repeat(levels) + '{"type":"userId","userId":{"userId":"ada"}}' + '}}'.repeat(levels);
+
+function expectInvalidArgument(res: { status: number; body: Record<string, unknown> }, path?: string | RegExp) {
+  expect({ status: res.status, errorName: res.body.errorName }).toEqual({ status: 400, errorName: 'InvalidArgument' });
+  expect(res.body).toEqual({
+    errorCode: 'INVALID_ARGUMENT',
+    errorName: 'InvalidArgument',
+    errorInstanceId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    parameters: expect.objectContaining({ path: expect.any(String), reason: expect.any(String) }),
+  });
+  const params = res.body.parameters as { path: string };
+  if (typeof path === 'string') expect(params.path).toBe(path);
+  else if (path) expect(params.path).toMatch(path);
+}
+
+describe('request limits: nesting, reserved keys, non-JSON bodies and unknown fields', () => {
+  let t: TestBothApps;
+  let setId: string;
+
+  /** What both apps have stored, to show that a refused request stored nothing. */
+  async function stored(): Promise<unknown> {
+    const { rows } = await t.db.query(`
+      SELECT (SELECT count(*) FROM objects.object_version)::int AS versions,
+             (SELECT count(*) FROM objects.ontology_version)::int AS ontologies,
+             (SELECT json_agg(json_build_object('id', id, 'title', title, 'definition', definition, 'updatedAt', updated_at) ORDER BY id)
+                FROM object_sets.object_set) AS sets`);
+    return rows[0];
+  }
+
+  beforeAll(async () => {
+    t = await startBothApps();
+    await t.objectsHttp().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/p-1')
+      .send({ type: 'person', properties: [{ id: 'name', value: 'Ada', origin: 'crm' }] })
+      .expect(201);
+    const created = await t
+      .setsHttp()
+      .post('/object-sets')
+      .set('x-user-id', 'ada')
+      .send({ title: 'VIP', definition: { type: 'empty', empty: {} } })
+      .expect(201);
+    setId = created.body.id;
+  });
+  afterAll(() => t?.close());
+
+  type Target = { name: string; app: 'objects' | 'sets'; method: 'post' | 'put'; path: () => string; body: (deep: string) => string };
+  const targets: Target[] = [
+    { name: 'POST /objects/search', app: 'objects', method: 'post', path: () => '/objects/search', body: (d) => `{"filter":${d}}` },
+    { name: 'POST /objects/bulk', app: 'objects', method: 'post', path: () => '/objects/bulk', body: (d) => `{"objectIds":${d}}` },
+    { name: 'PUT /objects/{env}/{id}', app: 'objects', method: 'put', path: () => '/objects/prod/p-2', body: (d) => `{"type":"person","properties":[{"id":"name","value":${d},"origin":"x"}]}` },
+    { name: 'POST /objects/ingest', app: 'objects', method: 'post', path: () => '/objects/ingest', body: (d) => `{"objects":${d}}` },
+    { name: 'PUT /ontology', app: 'objects', method: 'put', path: () => '/ontology', body: (d) => `{"objectTypes":${d},"linkTypes":[]}` },
+    { name: 'POST /objects/internal/members', app: 'objects', method: 'post', path: () => '/objects/internal/members', body: (d) => `{"filter":${d},"limit":10}` },
+    {
+      name: 'POST /object-sets',
+      app: 'sets',
+      method: 'post',
+      path: () => '/object-sets',
+      body: (d) => `{"title":"deep","definition":{"type":"filter","filter":{"filter":${d}}}}`,
+    },
+    { name: 'POST /object-sets/search', app: 'sets', method: 'post', path: () => '/object-sets/search', body: (d) => `{"filter":${d}}` },
+    { name: 'PUT /object-sets/{id}', app: 'sets', method: 'put', path: () => `/object-sets/${setId}`, body: (d) => `{"definition":{"type":"filter","filter":{"filter":${d}}}}` },
+  ];
+  const send = (target: Target, body: string) => {
+    const http = target.app === 'objects' ? t.objectsHttp() : t.setsHttp();
+    return http[target.method](target.path()).set('x-user-id', 'ada').set('Content-Type', 'application/json').send(body);
+  };
+
+  describe('a body nested deeper than the bound is 400, whatever its shape and depth', () => {
+    const shapes: [string, (levels: number) => string][] = [
+      ['arrays', deepArray],
+      ['not filters', deepNot],
+      ['set not filters', deepSetNot],
+    ];
+    for (const target of targets) {
+      it(`${target.name}`, async () => {
+        const before = await stored();
+        for (const [, make] of shapes) {
+          for (const levels of [2_000, 10_000]) {
+            const res = await send(target, target.body(make(levels)));
+            expectInvalidArgument(res);
+            expect((res.body.parameters as { reason: string }).reason).toMatch(/nested deeper than \d+ levels/);
+          }
+        }
+        expect(await stored()).toEqual(before);
+      });
+    }
+
+    it('names the path where the bound is passed', async () => {
+      const res = await send(targets[0], targets[0].body(deepNot(3_000)));
+      expectInvalidArgument(res, /^filter(\.not\.filter)+(\.not)?$/);
+      const arrays = await send(targets[1], `{"objectIds":${deepArray(500)}}`);
+      expectInvalidArgument(arrays, /^objectIds(\[0\])+$/);
+    });
+
+    it('still answers deep but valid filters with the filter rules (InvalidFilter past depth 32)', async () => {
+      const ok = await send(targets[0], `{"filter":${deepNot(31)}}`);
+      expect(ok.status).toBe(200);
+      const tooDeep = await send(targets[0], `{"filter":${deepNot(40)}}`);
+      expect(tooDeep.status).toBe(400);
+      expect(tooDeep.body.errorName).toBe('InvalidFilter');
+    });
+
+    it('lets the set service send the objects service compiled filters deeper than a client may', async () => {
+      // A chain of sets, each the union of the one before and another: its compiled filter nests
+      // an `or` (three JSON levels) per set, past what a client's body may.
+      const other = await t.setsHttp().post('/object-sets').set('x-user-id', 'ada').send({ title: 'other', definition: { type: 'empty', empty: {} } });
+      let previous = setId;
+      for (let i = 0; i < 50; i++) {
+        const res = await t
+          .setsHttp()
+          .post('/object-sets')
+          .set('x-user-id', 'ada')
+          .send({ title: `chain ${i}`, definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [previous, other.body.id] } } });
+        expect(res.status).toBe(201);
+        previous = res.body.id;
+      }
+      const members = await t.setsHttp().get(`/object-sets/${previous}/members`).set('x-user-id', 'ada');
+      expect(members.status).toBe(200);
+      expect(members.body).toEqual({ members: {}, links: [] });
+    });
+  });
+
+  describe('keys that name built-in properties of JavaScript objects are refused anywhere in a body', () => {
+    const cases: [string, Target, string, string][] = [
+      ['constructor at the top', targets[7], '{"filter":{"type":"userId","userId":{"userId":"ada"}},"constructor":{"prototype":{"x":1}}}', 'constructor'],
+      ['__proto__ inside a filter', targets[0], '{"filter":{"type":"all","all":{},"__proto__":{"x":1}}}', 'filter.__proto__'],
+      ['toString in a set definition', targets[6], '{"title":"t","definition":{"type":"empty","empty":{"toString":1}}}', 'definition.empty.toString'],
+      ['prototype among link ids', targets[2], '{"type":"person","properties":[],"links":{"prototype":["p-1"]}}', 'links.prototype'],
+      ['hasOwnProperty in an ingested object', targets[3], '{"objects":[{"environmentId":"prod","id":"p-9","type":"person","properties":[],"hasOwnProperty":1}]}', 'objects[0].hasOwnProperty'],
+      ['valueOf in the ontology', targets[4], '{"objectTypes":[],"linkTypes":[],"valueOf":{}}', 'valueOf'],
+    ];
+    it.each(cases)('%s', async (_name, target, body, path) => {
+      const before = await stored();
+      const res = await send(target, body);
+      expectInvalidArgument(res, path);
+      expect(await stored()).toEqual(before);
+    });
+  });
+
+  describe('PUT /object-sets/{id} with fields it does not define is 400 and changes nothing', () => {
+    const put = (body: string, contentType?: string) => {
+      const req = t.setsHttp().put(`/object-sets/${setId}`).set('x-user-id', 'ada');
+      if (contentType) req.set('Content-Type', contentType);
+      return req.send(body);
+    };
+    it.each<[string, string, string | undefined, string | undefined]>([
+      ['an unknown field', '{"objectIds":"o1"}', 'application/json', 'objectIds'],
+      ['an unknown field holding an infinite number', '{"a":1e999999}', 'application/json', 'a'],
+      ['constructor.prototype', '{"constructor":{"prototype":{"title":"x"}}}', 'application/json', 'constructor'],
+      ['__proto__', '{"__proto__":{"title":"x"}}', 'application/json', '__proto__'],
+      ['a known field beside constructor', '{"title":"changed","constructor":1}', 'application/json', 'constructor'],
+      ['JSON sent as text/plain', '{"objectIds":"o1"}', 'text/plain', 'body'],
+      ['JSON sent as a form', '{"a":1e999999}', 'application/x-www-form-urlencoded', 'body'],
+      ['JSON sent without a Content-Type', '{"title":"changed"}', undefined, 'body'],
+    ])('%s', async (_name, body, contentType, path) => {
+      const before = await stored();
+      const res = await put(body, contentType);
+      expectInvalidArgument(res, path);
+      expect(await stored()).toEqual(before);
+    });
+
+    it('no body at all', async () => {
+      const before = await stored();
+      expectInvalidArgument(await t.setsHttp().put(`/object-sets/${setId}`).set('x-user-id', 'ada'), 'body');
+      expect(await stored()).toEqual(before);
+    });
+
+    it('a JSON media type with a +json suffix is JSON', async () => {
+      const res = await put('{"title":"renamed"}', 'application/merge-patch+json');
+      expect(res.status).toBe(200);
+      expect(res.body.title).toBe('renamed');
+    });
+  });
+
+  it.each<[string, 'objects' | 'sets', 'post' | 'put', string, string]>([
+    ['POST /objects/search', 'objects', 'post', '/objects/search', '{"filter":{"type":"all","all":{}}}'],
+    ['POST /objects/bulk', 'objects', 'post', '/objects/bulk', '{"objectIds":["p-1"]}'],
+    ['PUT /objects/{env}/{id}', 'objects', 'put', '/objects/prod/p-3', '{"type":"person","properties":[]}'],
+    ['POST /objects/ingest', 'objects', 'post', '/objects/ingest', '{"objects":[{"environmentId":"prod","id":"p-3","type":"person","properties":[]}]}'],
+    ['POST /object-sets', 'sets', 'post', '/object-sets', '{"title":"x","definition":{"type":"empty","empty":{}}}'],
+    ['POST /object-sets/search', 'sets', 'post', '/object-sets/search', '{"filter":{"type":"userId","userId":{"userId":"ada"}}}'],
+  ])('%s refuses a JSON body sent as text/plain rather than reading it as empty', async (_name, app, method, path, body) => {
+    const before = await stored();
+    const http = app === 'objects' ? t.objectsHttp() : t.setsHttp();
+    const res = await http[method](path).set('x-user-id', 'ada').set('Content-Type', 'text/plain').send(body);
+    expectInvalidArgument(res, 'body');
+    expect((res.body.parameters as { reason: string }).reason).toMatch(/application\/json/);
+    expect(await stored()).toEqual(before);
+  });
+});
