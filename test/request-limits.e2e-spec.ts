@@ -154,6 +154,64 @@ describe('request limits: nesting, reserved keys, non-JSON bodies and unknown fi
     });
   });
 
+  describe('text PostgreSQL cannot store is refused, wherever it is', () => {
+    const cases: [string, Target, string, string][] = [
+      ['U+0000 in a set title', targets[6], '{"title":"a\\u0000b","definition":{"type":"empty","empty":{}}}', 'title'],
+      ['U+0000 in a property value', targets[2], '{"type":"person","properties":[{"id":"name","value":"Ada\\u0000","origin":"crm"}]}', 'properties[0].value'],
+      ['U+0000 in a filter value', targets[0], '{"filter":{"type":"propertyEquals","propertyEquals":{"propertyId":"name","value":"\\u0000"}}}', 'filter.propertyEquals.value'],
+      ['a lone surrogate in a set filter', targets[7], '{"filter":{"type":"title","title":{"title":"\\ud800","fuzzy":true}}}', 'filter.title.title'],
+      ['a lone surrogate in a key', targets[2], '{"type":"person","properties":[],"links":{"\\udc00":["p-1"]}}', 'links.\udc00'],
+    ];
+    it.each(cases)('%s', async (_name, target, body, path) => {
+      const before = await stored();
+      const res = await send(target, body);
+      expectInvalidArgument(res, path);
+      expect((res.body.parameters as { reason: string }).reason).toMatch(/U\+0000|surrogate/);
+      expect(await stored()).toEqual(before);
+    });
+
+    it.each([
+      ['/object-sets/%00/metadata', 'path'],
+      ['/object-sets/x%00y/members', 'path'],
+      ['/object-sets/search?x=%00', 'query'],
+    ])('%s', async (url, path) => {
+      expectInvalidArgument(await t.setsHttp().get(url).set('x-user-id', 'ada'), path);
+    });
+    it('%00 in an object path or query', async () => {
+      expectInvalidArgument(await t.objectsHttp().get('/objects/p%00?environmentId=prod'), 'path');
+      expectInvalidArgument(await t.objectsHttp().get('/objects/p-1?environmentId=pr%00od'), 'query');
+    });
+  });
+
+  describe('ids and text too long in UTF-8 for an index entry', () => {
+    /** `n` characters of four UTF-8 bytes each, varied so that PostgreSQL cannot compress them. */
+    const wide = (n: number, seed: number) => Array.from({ length: n }, (_, i) => String.fromCodePoint(0x10000 + ((i * 7919 + seed * 104729) % 0xf000))).join('');
+
+    it('an object whose key passes 2,704 bytes is 400 and stores nothing', async () => {
+      const before = await stored();
+      const [env, id, prop] = [wide(256, 1), wide(256, 2), wide(256, 3)];
+      await t.objectsHttp().put('/ontology').send({ objectTypes: [...WRITE_ONTOLOGY.objectTypes, { id: 'wide', properties: [{ id: prop, type: 'string' }] }], linkTypes: WRITE_ONTOLOGY.linkTypes }).expect(200);
+      const res = await t
+        .objectsHttp()
+        .put(`/objects/${encodeURIComponent(env)}/${encodeURIComponent(id)}`)
+        .send({ type: 'wide', properties: [{ id: prop, value: 'x', origin: 'crm' }] });
+      expectInvalidArgument(res, 'request');
+      expect((res.body.parameters as { reason: string }).reason).toMatch(/bytes/);
+      const after = (await stored()) as { versions: number };
+      expect(after.versions).toBe((before as { versions: number }).versions);
+      await t.objectsHttp().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
+    });
+
+    it('a set title of 1,024 four-byte characters is stored and found by exact title', async () => {
+      const title = wide(1024, 4);
+      const created = await t.setsHttp().post('/object-sets').set('x-user-id', 'ada').send({ title, definition: { type: 'empty', empty: {} } });
+      expect(created.status).toBe(201);
+      const found = await t.setsHttp().post('/object-sets/search').send({ filter: { type: 'title', title: { title } } }).expect(200);
+      expect(found.body.objectSets.map((x: { id: string }) => x.id)).toEqual([created.body.id]);
+      await t.setsHttp().delete(`/object-sets/${created.body.id}`).set('x-user-id', 'ada').expect(204);
+    });
+  });
+
   describe('PUT /object-sets/{id} with fields it does not define is 400 and changes nothing', () => {
     const put = (body: string, contentType?: string) => {
       const req = t.setsHttp().put(`/object-sets/${setId}`).set('x-user-id', 'ada');

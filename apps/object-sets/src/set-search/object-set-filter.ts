@@ -3,7 +3,7 @@
  * validation (every fault is an InvalidFilter naming the exact path, e.g.
  * `filter.and.filters[1].title.title`) and its translation to one parameterized SQL predicate.
  */
-import { hasOwn, InvalidArgument, InvalidFilter, isPlainObject, kindOf } from '@app/domain';
+import { fitsLength, hasOwn, InvalidArgument, InvalidFilter, isPlainObject, kindOf } from '@app/domain';
 
 export type ObjectSetFilter =
   | { type: 'and'; and: { filters: ObjectSetFilter[] } }
@@ -49,7 +49,7 @@ const PAYLOAD_FIELDS: Record<ObjectSetFilterType, { required: string[]; optional
 function text(value: unknown, path: string): string {
   if (typeof value !== 'string') throw new InvalidFilter(path, `must be a string, not ${kindOf(value)}`);
   if (value.length === 0) throw new InvalidFilter(path, 'must not be empty');
-  if (value.length > MAX_TEXT_LENGTH) throw new InvalidFilter(path, `must be at most ${MAX_TEXT_LENGTH} characters`);
+  if (!fitsLength(value, MAX_TEXT_LENGTH)) throw new InvalidFilter(path, `must be at most ${MAX_TEXT_LENGTH} characters`);
   return value;
 }
 

@@ -1,4 +1,4 @@
-import { environmentIdFault, identifierFault, InvalidArgument, isIdentifier, isPlainObject, kindOf } from '@app/domain';
+import { environmentIdFault, fitsLength, identifierFault, InvalidArgument, isIdentifier, isPlainObject, kindOf } from '@app/domain';
 import type { ObjectWriteInput } from './object-validator';
 
 /**
@@ -166,25 +166,13 @@ function checkProperties(properties: unknown, path: string): ObjectWriteInput['p
     const value = p.value;
     if (value === undefined) throw new InvalidArgument(`${path}[${i}].value`, 'is required (null or a value of the property type)');
     const origin = p.origin;
-    if (typeof origin !== 'string' || origin === '' || !fitsLength(origin)) {
+    if (typeof origin !== 'string' || origin === '' || !fitsLength(origin, MAX_TEXT_LENGTH)) {
       throw new InvalidArgument(`${path}[${i}].origin`, origin === undefined ? 'is required' : `must be a non-empty string of at most ${MAX_TEXT_LENGTH} characters`);
     }
     const trigger = p.trigger;
-    if (trigger !== undefined && trigger !== null && (typeof trigger !== 'string' || !fitsLength(trigger))) {
+    if (trigger !== undefined && trigger !== null && (typeof trigger !== 'string' || !fitsLength(trigger, MAX_TEXT_LENGTH))) {
       throw new InvalidArgument(`${path}[${i}].trigger`, `must be a string of at most ${MAX_TEXT_LENGTH} characters`);
     }
   }
   return properties as ObjectWriteInput['properties'];
-}
-
-/**
- * At most MAX_TEXT_LENGTH characters, counted as class-validator's `@MaxLength` counted them
- * (validator.js `isLength`): a surrogate pair is one character, and so is a character followed
- * by a variation selector (U+FE0E, U+FE0F).
- */
-function fitsLength(s: string): boolean {
-  if (s.length <= MAX_TEXT_LENGTH) return true;
-  const selectors = s.match(/[^\uFE0F\uFE0E][\uFE0F\uFE0E]/g)?.length ?? 0;
-  const pairs = s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0;
-  return s.length - selectors - pairs <= MAX_TEXT_LENGTH;
 }

@@ -47,6 +47,14 @@ describe('mapping exceptions to API errors', () => {
     expect(Number(e.headers['Retry-After'])).toBeGreaterThan(0);
   });
 
+  it('maps an index entry too large for PostgreSQL to 400 InvalidArgument', () => {
+    const driverError = { code: '54000', message: 'index row size 3096 exceeds btree version 4 maximum 2704 for index "property_value_pkey"' };
+    const e = toDomainError(Object.assign(new Error(driverError.message), { name: 'QueryFailedError', driverError }));
+    expect(e).toMatchObject({ status: 400, errorName: 'InvalidArgument', parameters: { path: 'request' } });
+    expect(JSON.stringify(e.parameters)).not.toContain('property_value_pkey');
+    expect(toDomainError({ code: '54000', message: 'target lists can have at most 1664 entries' })).toMatchObject({ status: 500 });
+  });
+
   it('keeps faults of a statement as Internal', () => {
     expect(toDomainError(Object.assign(new Error('x'), { name: 'QueryFailedError', driverError: { code: '42P01' } }))).toMatchObject({ status: 500 });
     expect(toDomainError({ code: '23505', message: 'duplicate key' })).toMatchObject({ status: 500 });

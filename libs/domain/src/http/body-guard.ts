@@ -31,6 +31,15 @@ export const RESERVED_BODY_KEYS: ReadonlySet<string> = new Set([
   'valueOf',
 ]);
 
+/**
+ * Text PostgreSQL cannot store: U+0000 (a text value cannot hold it) and lone UTF-16 surrogates
+ * (JSON's `"\ud800"`, which would be stored as U+FFFD, so not as sent). Refused anywhere in a body,
+ * in keys and in values.
+ */
+function isUnstorableText(s: string): boolean {
+  return s.includes('\u0000') || !(s as unknown as { isWellFormed(): boolean }).isWellFormed();
+}
+
 /** Media types read as JSON: `application/json` and the `+json` types (`application/merge-patch+json`). */
 export const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
 
@@ -47,13 +56,15 @@ export interface BodyGuardOptions {
 
 /**
  * The first fault of a parsed JSON body that no handler can be trusted with: nesting deeper than
- * `maxDepth`, or a key of RESERVED_BODY_KEYS. Undefined when there is none.
+ * `maxDepth`, a key of RESERVED_BODY_KEYS, or text PostgreSQL cannot store (U+0000, a lone
+ * surrogate) in a key or a string. Undefined when there is none.
  *
  * Iterative, with its own stack: JSON.parse reads any depth without recursion, and this check
  * must not be the recursion that overflows. The fast pass keeps no paths; only a body that fails
  * is walked again, in document order, to name the path of its first fault.
  */
 export function findBodyFault(body: unknown, maxDepth = MAX_BODY_DEPTH): BodyFault | undefined {
+  if (typeof body === 'string') return isUnstorableText(body) ? locateFault(body, maxDepth) : undefined;
   if (body === null || typeof body !== 'object') return undefined;
   const values: object[] = [body];
   const depths: number[] = [1];
@@ -63,6 +74,10 @@ export function findBodyFault(body: unknown, maxDepth = MAX_BODY_DEPTH): BodyFau
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
+        if (typeof item === 'string') {
+          if (isUnstorableText(item)) return locateFault(body, maxDepth);
+          continue;
+        }
         if (item === null || typeof item !== 'object') continue;
         if (depth >= maxDepth) return locateFault(body, maxDepth);
         values.push(item);
@@ -71,8 +86,12 @@ export function findBodyFault(body: unknown, maxDepth = MAX_BODY_DEPTH): BodyFau
       continue;
     }
     for (const key in value) {
-      if (RESERVED_BODY_KEYS.has(key)) return locateFault(body, maxDepth);
+      if (RESERVED_BODY_KEYS.has(key) || isUnstorableText(key)) return locateFault(body, maxDepth);
       const item = value[key];
+      if (typeof item === 'string') {
+        if (isUnstorableText(item)) return locateFault(body, maxDepth);
+        continue;
+      }
       if (item === null || typeof item !== 'object') continue;
       if (depth >= maxDepth) return locateFault(body, maxDepth);
       values.push(item);
@@ -90,15 +109,18 @@ interface Frame {
   segment: string;
 }
 
+const UNSTORABLE_REASON = 'holds U+0000 or a lone surrogate (\\ud800-\\udfff without its pair), which cannot be stored as text';
+
 /** The first fault in document order, with its path (`filter.and.filters[2]`); see findBodyFault. */
-function locateFault(body: object, maxDepth: number): BodyFault {
+function locateFault(body: unknown, maxDepth: number): BodyFault {
+  if (typeof body === 'string') return { path: 'body', reason: UNSTORABLE_REASON };
   const frame = (value: object, segment: string): Frame => ({
     value: value as Frame['value'],
     keys: Array.isArray(value) ? undefined : Object.keys(value),
     next: 0,
     segment,
   });
-  const stack: Frame[] = [frame(body, '')];
+  const stack: Frame[] = [frame(body as object, '')];
   const pathTo = (last: string) => stack.map((f) => f.segment).join('') + last;
   const childSegment = (key: string | number) => (typeof key === 'number' ? `[${key}]` : stack.length === 1 ? key : `.${key}`);
   while (stack.length > 0) {
@@ -116,7 +138,9 @@ function locateFault(body: object, maxDepth: number): BodyFault {
         reason: `'${key}' cannot be a field name or a map key in a request body: it names a built-in property of JavaScript objects`,
       };
     }
+    if (typeof key === 'string' && isUnstorableText(key)) return { path: pathTo(childSegment(key)), reason: `the key ${UNSTORABLE_REASON}` };
     const item = (top.value as Record<string | number, unknown>)[key];
+    if (typeof item === 'string' && isUnstorableText(item)) return { path: pathTo(childSegment(key)), reason: UNSTORABLE_REASON };
     if (item === null || typeof item !== 'object') continue;
     if (stack.length >= maxDepth) {
       return { path: pathTo(childSegment(key)), reason: `is nested deeper than ${maxDepth} levels, the most a request body may nest` };
@@ -136,14 +160,19 @@ function carriesBody(req: Request): boolean {
 
 /**
  * Express middleware that runs after the JSON body parser and before routing, so before every
- * Nest pipe: a body the parser did not read (not sent as JSON) is refused rather than seen as
- * absent, and a parsed body must pass findBodyFault. Faults are 400 InvalidArgument with `path`
- * and `reason`, through the global exception filter.
+ * Nest pipe: a URL holding %00 is refused, a body the parser did not read (not sent as JSON) is
+ * refused rather than seen as absent, and a parsed body must pass findBodyFault. Faults are 400
+ * InvalidArgument with `path` and `reason`, through the global exception filter.
  */
 export function bodyGuard(options: BodyGuardOptions = {}): RequestHandler {
   const maxDepth = options.maxDepth ?? MAX_BODY_DEPTH;
   const deeper = new Map(Object.entries(options.deeperRoutes ?? {}));
   return (req: Request, _res: Response, next: NextFunction) => {
+    // A path or query value with U+0000 would reach a text parameter of a statement.
+    if (/%00/.test(req.url)) {
+      const inQuery = req.url.indexOf('?') >= 0 && req.url.indexOf('?') < req.url.search(/%00/);
+      return next(new InvalidArgument(inQuery ? 'query' : 'path', 'holds %00 (U+0000), which cannot be stored as text'));
+    }
     const body: unknown = req.body;
     if (body === undefined) {
       if (!carriesBody(req)) return next();

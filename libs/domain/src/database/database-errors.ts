@@ -1,7 +1,8 @@
 /**
- * Which errors mean "the database cannot be reached right now" (a client should retry: 503
- * DependencyUnavailable with Retry-After) rather than a fault of the request or of the code. One
- * place for every way pg, pg-pool and TypeORM report it, read by the global exception filter.
+ * What a database error means for the client, read by the global exception filter: the database
+ * cannot be reached right now (a client should retry: 503 DependencyUnavailable with
+ * Retry-After), or a request's values are too large for an index entry (400). One place for
+ * every way pg, pg-pool and TypeORM report these; anything else stays a 500.
  */
 
 /**
@@ -50,12 +51,8 @@ function matches(e: ErrorLike): boolean {
   return MESSAGES.some((m) => message.includes(m));
 }
 
-/**
- * Whether `error` says the database cannot be reached, looking through TypeORM's wrapper
- * (`driverError`), a `cause`, and the attempts of an AggregateError (a connect that tried
- * several addresses).
- */
-export function isDatabaseUnavailable(error: unknown): boolean {
+/** Whether `test` holds for `error` or an error behind it: TypeORM's `driverError`, a `cause`, an AggregateError's attempts. */
+function anyCause(error: unknown, test: (e: ErrorLike) => boolean): boolean {
   const seen = new Set<unknown>();
   const queue: unknown[] = [error];
   while (queue.length > 0) {
@@ -63,9 +60,24 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (e === null || typeof e !== 'object' || seen.has(e)) continue;
     seen.add(e);
     const like = e as ErrorLike;
-    if (matches(like)) return true;
+    if (test(like)) return true;
     queue.push(like.driverError, like.cause);
     if (Array.isArray(like.errors)) queue.push(...like.errors);
   }
   return false;
+}
+
+/** Whether `error` says the database cannot be reached (a connect that tried several addresses included). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return anyCause(error, matches);
+}
+
+/**
+ * Whether a write failed because one of its index entries is larger than PostgreSQL allows (a
+ * btree entry holds at most 2,704 bytes): ids and text within their character limits can pass it
+ * in UTF-8 when they are long and made of multi-byte characters. The statement failed, so its
+ * transaction stored nothing; the values are the client's, so this is a 400, not a 500.
+ */
+export function isIndexEntryTooLarge(error: unknown): boolean {
+  return anyCause(error, (e) => e.code === '54000' && typeof e.message === 'string' && /^index row (size|requires)/.test(e.message));
 }
