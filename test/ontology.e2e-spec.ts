@@ -50,6 +50,7 @@ describe('ontology: GET /ontology, GET /ontology/versions/{n}, PUT /ontology', (
     ['an invalid identifier', { objectTypes: [{ id: 'a/b', properties: [] }], linkTypes: [] }, 'objectTypes[0].id'],
     ['a list inside the object types', { objectTypes: [[{ id: 'a', properties: [] }]], linkTypes: [] }, 'objectTypes'],
     ['a list inside the properties', { objectTypes: [{ id: 'a', properties: [[{ id: 'x', type: 'string' }]] }], linkTypes: [] }, 'objectTypes[0].properties'],
+    ['a link id that no object could use as a key of its links', { objectTypes: [{ id: 'a', properties: [] }], linkTypes: [{ id: 'toString', sourceType: 'a', targetType: 'a' }] }, 'linkTypes[0].id'],
     ['a list inside the link types', { objectTypes: [{ id: 'a', properties: [] }], linkTypes: [[{ id: 'l', sourceType: 'a', targetType: 'a' }]] }, 'linkTypes'],
   ])('rejects %s with 400 InvalidArgument naming the path, and publishes nothing', async (_name, body, path) => {
     const before = await t.http().get('/ontology').expect(200);
