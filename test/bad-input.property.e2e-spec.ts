@@ -271,7 +271,16 @@ function percentEncode(s: string, raw: boolean): string {
   return out;
 }
 
-const ERROR_CODES: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHORIZED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'CONFLICT', 413: 'REQUEST_ENTITY_TOO_LARGE' };
+const ERROR_CODES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHORIZED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'REQUEST_ENTITY_TOO_LARGE',
+  // request line and headers over Node's maxHeaderSize
+  431: 'REQUEST_ENTITY_TOO_LARGE',
+};
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('bad input never reaches a 5xx (property-based)', () => {

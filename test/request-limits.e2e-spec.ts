@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { startBothApps, TestBothApps } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 
@@ -209,6 +210,35 @@ describe('request limits: nesting, reserved keys, non-JSON bodies and unknown fi
       const found = await t.setsHttp().post('/object-sets/search').send({ filter: { type: 'title', title: { title } } }).expect(200);
       expect(found.body.objectSets.map((x: { id: string }) => x.id)).toEqual([created.body.id]);
       await t.setsHttp().delete(`/object-sets/${created.body.id}`).set('x-user-id', 'ada').expect(204);
+    });
+  });
+
+  describe('requests the HTTP parser refuses get the Conjure error body too', () => {
+    /** The raw answer to `request` on the objects app's port. */
+    const raw = (request: string) =>
+      new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+        const socket = connect(Number(new URL(t.objectsUrl).port), '127.0.0.1', () => socket.end(request));
+        let text = '';
+        socket.on('data', (d) => (text += d.toString()));
+        socket.on('error', reject);
+        socket.on('close', () => resolve({ status: Number(text.split(' ')[1]), body: JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) }));
+      });
+
+    it('a request line and headers past 16 KB: 431', async () => {
+      const res = await t.objectsHttp().get(`/objects/p-1?environmentId=${'x'.repeat(20_000)}`);
+      expect(res.status).toBe(431);
+      expect(res.body).toEqual({
+        errorCode: 'REQUEST_ENTITY_TOO_LARGE',
+        errorName: 'RequestHeadersTooLarge',
+        errorInstanceId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        parameters: { limit: '16384 bytes', reason: expect.any(String) },
+      });
+    });
+
+    it('a malformed request: 400', async () => {
+      const res = await raw('GET /objects/p-1 HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ errorCode: 'INVALID_ARGUMENT', errorName: 'InvalidArgument', parameters: { path: 'request' } });
     });
   });
 
