@@ -45,8 +45,12 @@ const under = (url: string, prefix: string): boolean =>
 
 /** Relays one request to the gateway and its response back, streaming both bodies. */
 function relay(to: URL, req: IncomingMessage, res: ServerResponse): void {
+  const headers = endToEnd(req.headers);
+  // The client's address, which the gateway would have added had it relayed the request itself.
+  const client = req.socket.remoteAddress ?? '';
+  headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${String(headers['x-forwarded-for'])}, ${client}` : client;
   const upstream = request(
-    { hostname: to.hostname, port: to.port, method: req.method, path: req.url, headers: endToEnd(req.headers) },
+    { hostname: to.hostname, port: to.port, method: req.method, path: req.url, headers },
     (up) => {
       res.writeHead(up.statusCode ?? 502, up.statusMessage, endToEnd(up.headers));
       up.pipe(res);
