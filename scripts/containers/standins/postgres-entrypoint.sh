@@ -3,7 +3,12 @@
 # one: on an empty data directory, a cluster whose superuser is POSTGRES_USER (password
 # POSTGRES_PASSWORD, required for connections over the network) and a database POSTGRES_DB.
 set -eu
-if [ "${1:-}" = postgres ] && [ ! -s "$PGDATA/PG_VERSION" ]; then
+# `postgres --version` and the like only print something: no cluster needed for them.
+asks_only=false
+for arg in "$@"; do
+  case "$arg" in -V | --version | -'?' | --help | --describe-config | -C) asks_only=true ;; esac
+done
+if [ "${1:-}" = postgres ] && ! $asks_only && [ ! -s "$PGDATA/PG_VERSION" ]; then
   : "${POSTGRES_PASSWORD:?POSTGRES_PASSWORD is required}"
   user=${POSTGRES_USER:-postgres}
   db=${POSTGRES_DB:-$user}
