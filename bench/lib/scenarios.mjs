@@ -179,7 +179,8 @@ export function buildScenarios(ctx) {
       target: { metric: 'vsStrong', min: 20, label: 'p50 ≥ 20× faster than STRONG' },
       service: 'object-sets',
       product: () => ({ method: 'GET', path: `/object-sets/${manifest.sets.threeLevel}/members?consistency=EVENTUALLY` }),
-      floor: () => floorPost('eventually', q([manifest.sets.threeLevel, '*', ctx.cacheTtl])),
+      // The product passes its Clock's time; the floor passes this process's, read per request.
+      floor: () => floorPost('eventually', q([manifest.sets.threeLevel, '*', ctx.cacheTtl, new Date().toISOString()])),
     },
   ];
   return { statements, scenarios };

@@ -13,8 +13,16 @@ export abstract class ObjectsClient {
   abstract members(caller: CallerContext, filter: ObjectSearchFilter, limit: number): Promise<MembersResult>;
 }
 
-const SHORT_TIMEOUT_MS = 10_000;
-const MEMBERS_TIMEOUT_MS = 120_000;
+/**
+ * How long a call to the objects app may take before it is 503 DependencyUnavailable: checks
+ * are quick, a members read may scan up to OBJECT_SET_MEMBER_LIMIT objects. A provider, so a
+ * test can shorten them (overrideProvider) to see a stalled dependency answered in time.
+ */
+@Injectable()
+export class ObjectsCallTimeouts {
+  shortMs = 10_000;
+  membersMs = 120_000;
+}
 
 /**
  * ObjectsClient over HTTP (callService): keep-alive, the caller's credentials forwarded on every
@@ -24,22 +32,25 @@ const MEMBERS_TIMEOUT_MS = 120_000;
 export class HttpObjectsClient extends ObjectsClient {
   private readonly logger = new Logger('ObjectsClient');
 
-  constructor(private readonly config: AppConfig) {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly timeouts: ObjectsCallTimeouts,
+  ) {
     super();
   }
 
   async validateFilter(caller: CallerContext, filter: unknown, path: string): Promise<void> {
-    await this.call(caller, 'POST', '/objects/internal/validate-filter', { filter, path }, SHORT_TIMEOUT_MS);
+    await this.call(caller, 'POST', '/objects/internal/validate-filter', { filter, path }, this.timeouts.shortMs);
   }
 
   async linkTypeIds(caller: CallerContext): Promise<Set<string>> {
-    const text = await this.call(caller, 'GET', '/ontology', undefined, SHORT_TIMEOUT_MS);
+    const text = await this.call(caller, 'GET', '/ontology', undefined, this.timeouts.shortMs);
     const ontology = JSON.parse(text) as { linkTypes: { id: string }[] };
     return new Set(ontology.linkTypes.map((l) => l.id));
   }
 
   async members(caller: CallerContext, filter: ObjectSearchFilter, limit: number): Promise<MembersResult> {
-    const text = await this.call(caller, 'POST', '/objects/internal/members', { filter, limit }, MEMBERS_TIMEOUT_MS);
+    const text = await this.call(caller, 'POST', '/objects/internal/members', { filter, limit }, this.timeouts.membersMs);
     // The large answer is passed on as text; only the small "too large" answer is recognised.
     if (text.startsWith('{"tooLarge"')) return { tooLarge: true };
     return { tooLarge: false, json: text };
