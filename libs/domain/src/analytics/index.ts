@@ -1,0 +1,3 @@
+export * from './analytics.types';
+export * from './analytics.validator';
+export * from './aggregate.contract';
