@@ -214,36 +214,64 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
     const field = first.field;
     const { column, cast } = columnOf(field);
     const property = params.add(field.propertyId);
-    let valued: string | undefined;
+    let valued: 'a' | undefined;
     // Scan, valued objects: the first key's typed value index in key order. Left out when the
     // previous page already ended among the objects without a value.
     if (!pos || pos.k[0] !== null) {
-      const joins: string[] = [];
-      const levels = levelsOf(order, 'o', params, joins, { expr: `k.${column}`, key: first, nullable: false });
-      const where = ['NOT (SELECT sorted FROM n)', `k.property_id = ${property}::text`, `k.${column} IS NOT NULL`];
-      if (field.multi) {
-        // An object sorts by its smallest (ASC) or largest (DESC) value: only that value's row
-        // (the first by ordinal among equal ones) stands for the object.
-        const better = first.direction === 'ASC' ? '<' : '>';
-        where.push(`NOT EXISTS (SELECT 1 FROM objects.property_value x
+      const valuedScan = (conditions: (levels: Level[]) => string[], orderBy: (levels: Level[]) => string): string => {
+        const joins: string[] = [];
+        const levels = levelsOf(order, 'o', params, joins, { expr: `k.${column}`, key: first, nullable: false });
+        const where = ['NOT (SELECT sorted FROM n)', `k.property_id = ${property}::text`, `k.${column} IS NOT NULL`];
+        if (field.multi) {
+          // An object sorts by its smallest (ASC) or largest (DESC) value: only that value's row
+          // (the first by ordinal among equal ones) stands for the object.
+          const better = first.direction === 'ASC' ? '<' : '>';
+          where.push(`NOT EXISTS (SELECT 1 FROM objects.property_value x
                      WHERE x.environment_id = k.environment_id AND x.object_id = k.object_id AND x.property_id = k.property_id
                        AND x.${column} IS NOT NULL AND (x.${column} ${better} k.${column} OR (x.${column} = k.${column} AND x.ordinal < k.ordinal)))`);
-      }
-      if (pos) {
-        const value = `${params.add(pos.k[0])}::${cast}`;
-        // Where the index scan starts (strings: on the indexed key, which truncation keeps in order).
-        where.push(
-          field.column === 'string' ? `k.value_key ${op(first, false)} left(${value}, ${STRING_INDEX_CHARS})` : `k.${column} ${op(first, false)} ${value}`,
-          after(levels, 0, pos, params, 'o'),
-        );
-      }
-      const keyOrder = field.column === 'string' ? `k.value_key ${first.direction}, k.value_string ${first.direction}` : `k.${column} ${first.direction}`;
-      const lateralObject = `objects.property_value k
+        }
+        where.push(...conditions(levels));
+        const from = `objects.property_value k
    CROSS JOIN LATERAL (SELECT ${objectColumns(order, loadLinks).map((c) => `o.${c}`).join(', ')} FROM objects.object o
                         WHERE ${['o.environment_id = k.environment_id AND o.id = k.object_id', ...visibleClause('o'), `(${filterSql('o')}) IS TRUE`].join('\n                          AND ')}
                        OFFSET 0) o`;
-      valued = branch({ json, levels, from: lateralObject, joins, where, orderBy: [keyOrder, orderSql(levels.slice(1), 'o')].join(', '), limit });
-      ctes.push(`a AS MATERIALIZED ${valued}`);
+        return branch({ json, levels, from, joins, where, orderBy: orderBy(levels), limit });
+      };
+      // The value index holds (value, environment_id, object_id): ties of the first key come
+      // in (environmentId, id) order only when it is read forward. Strings are ordered by the
+      // indexed key, then the full value for keys that truncation made equal.
+      const keyOrder = field.column === 'string' ? `k.value_key ${first.direction}, k.value_string ${first.direction}` : `k.${column} ${first.direction}`;
+      const identity = ['k.environment_id', 'k.object_id'];
+      if (pos && order.length === 1) {
+        // With one key, a page that starts inside a group of equal values reads the rest of that
+        // group forward from the position (a1: index order, no sort), and the following values
+        // (a2) only when the group ends before the page does; so paging through a large group
+        // never sorts it again on every page.
+        const value = `${params.add(pos.k[0])}::${cast}`;
+        const key = `left(${value}, ${STRING_INDEX_CHARS})`;
+        const identityAfter = `(k.environment_id, k.object_id) > (${params.add(pos.env)}::text COLLATE "C", ${params.add(pos.id)}::text COLLATE "C")`;
+        const same = field.column === 'string' ? [`k.value_key = ${key}`, `k.value_string = ${value}`] : [`k.${column} = ${value}`];
+        const later =
+          field.column === 'string'
+            ? [`k.value_key ${op(first, false)} ${key}`, `k.value_string ${op(first, true)} ${value}`]
+            : [`k.${column} ${op(first, true)} ${value}`];
+        ctes.push(`a1 AS MATERIALIZED ${valuedScan(() => [...same, identityAfter], () => identity.join(', '))}`);
+        ctes.push(`a2 AS MATERIALIZED ${valuedScan(() => [`(SELECT count(*) FROM a1) < ${limit}`, ...later], () => [keyOrder, ...identity].join(', '))}`);
+        ctes.push(`a AS MATERIALIZED (SELECT * FROM a1 UNION ALL SELECT * FROM a2)`);
+      } else {
+        const conditions = (levels: Level[]) =>
+          pos
+            ? [
+                // Where the index scan starts (strings: on the indexed key, which truncation keeps in order).
+                field.column === 'string'
+                  ? `k.value_key ${op(first, false)} left(${params.add(pos.k[0])}::text, ${STRING_INDEX_CHARS})`
+                  : `k.${column} ${op(first, false)} ${params.add(pos.k[0])}::${cast}`,
+                after(levels, 0, pos, params, 'o'),
+              ]
+            : [];
+        ctes.push(`a AS MATERIALIZED ${valuedScan(conditions, (levels) => [keyOrder, orderSql(levels.slice(1), 'o', identity)].join(', '))}`);
+      }
+      valued = 'a';
       branches.push('(SELECT * FROM a)');
     }
     // Scan, objects without a value for the first key: they come last, so they are read only
