@@ -187,6 +187,15 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     return result.json;
   }
 
+  /**
+   * aggregateObjectSet: the set compiled from the current definitions (STRONG), aggregated by
+   * the objects app in one statement; the member limit does not apply.
+   */
+  async aggregate(caller: CallerContext, id: string, body: { groupBy?: unknown; metrics?: unknown }): Promise<string> {
+    const filter = await this.compiledFilter(caller, id);
+    return this.objects.aggregate(caller, { filter, groupBy: body.groupBy, metrics: body.metrics });
+  }
+
   private async mustBeChangeable(caller: CallerContext, id: string, row: SetRow | undefined): Promise<SetRow> {
     if (!row || !row.live) throw new ObjectSetNotFound(id);
     if (row.creator !== caller.userId) throw new PermissionDenied(`only the creator of object set ${id} may change it`, { objectSetId: id });

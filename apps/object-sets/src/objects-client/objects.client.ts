@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig, callService, CallerContext, ObjectSearchFilter } from '@app/domain';
+import { AppConfig, callService, CallerContext, INTERNAL_AGGREGATE_PATH, InternalAggregateRequest, ObjectSearchFilter } from '@app/domain';
 
 export type MembersResult = { tooLarge: true } | { tooLarge: false; json: string };
 
@@ -11,6 +11,8 @@ export abstract class ObjectsClient {
   abstract linkTypeIds(caller: CallerContext): Promise<Set<string>>;
   /** Members visible to the caller of one compiled filter, with the links among them: one round trip. */
   abstract members(caller: CallerContext, filter: ObjectSearchFilter, limit: number): Promise<MembersResult>;
+  /** The aggregation (API.md §9) of the objects a compiled filter matches, visible to the caller: the response text. */
+  abstract aggregate(caller: CallerContext, request: InternalAggregateRequest): Promise<string>;
 }
 
 /**
@@ -54,6 +56,11 @@ export class HttpObjectsClient extends ObjectsClient {
     // The large answer is passed on as text; only the small "too large" answer is recognised.
     if (text.startsWith('{"tooLarge"')) return { tooLarge: true };
     return { tooLarge: false, json: text };
+  }
+
+  aggregate(caller: CallerContext, request: InternalAggregateRequest): Promise<string> {
+    // Passed on as text: it is already the response (InvalidArgument faults come back as errors).
+    return this.call(caller, 'POST', INTERNAL_AGGREGATE_PATH, request, MEMBERS_TIMEOUT_MS);
   }
 
   private call(caller: CallerContext, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<string> {
