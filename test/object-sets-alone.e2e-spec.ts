@@ -1,6 +1,6 @@
 import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { CallerContext, DependencyUnavailable, InvalidFilter, ObjectSearchFilter } from '@app/domain';
+import { CallerContext, DependencyUnavailable, InternalAggregateRequest, InvalidFilter, ObjectSearchFilter } from '@app/domain';
 import { MembersResult, ObjectsCallTimeouts, ObjectsClient } from '../apps/object-sets/src/objects-client/objects.client';
 import { startObjectSetsApp, TestObjectSetsApp } from './support/apps';
 import { bearer, JWT_ENV, token } from './support/tokens';
@@ -16,7 +16,7 @@ const tag = (...tags: string[]) => ({ type: 'tag', tag: { tags } });
 const filterSet = (filter: object) => ({ type: 'filter', filter: { filter } });
 const MEMBERS = '{"members":{"prod":["p-1","p-2"]},"links":[{"linkId":"knows","sourceObjectId":"p-1","targetObjectId":"p-2","environmentId":"prod"}]}';
 
-type Call = { method: 'validateFilter' | 'linkTypeIds' | 'members'; caller: CallerContext; args: unknown[] };
+type Call = { method: 'validateFilter' | 'linkTypeIds' | 'members' | 'aggregate'; caller: CallerContext; args: unknown[] };
 
 /** ObjectsClient as a test double: records every call, answers what the test sets. */
 class FakeObjectsClient extends ObjectsClient {
@@ -42,6 +42,12 @@ class FakeObjectsClient extends ObjectsClient {
     this.calls.push({ method: 'members', caller, args: [filter, limit] });
     if (this.failure) throw this.failure;
     return this.membersResult;
+  }
+
+  async aggregate(caller: CallerContext, request: InternalAggregateRequest): Promise<string> {
+    this.calls.push({ method: 'aggregate', caller, args: [request] });
+    if (this.failure) throw this.failure;
+    return '{"groups":[],"truncated":false}';
   }
 
   reset(): void {

@@ -60,7 +60,7 @@ export class HttpObjectsClient extends ObjectsClient {
 
   aggregate(caller: CallerContext, request: InternalAggregateRequest): Promise<string> {
     // Passed on as text: it is already the response (InvalidArgument faults come back as errors).
-    return this.call(caller, 'POST', INTERNAL_AGGREGATE_PATH, request, MEMBERS_TIMEOUT_MS);
+    return this.call(caller, 'POST', INTERNAL_AGGREGATE_PATH, request, this.timeouts.membersMs);
   }
 
   private call(caller: CallerContext, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<string> {
