@@ -1,25 +1,39 @@
-# One image per app: docker build --build-arg APP=objects (or object-sets) .
-# Multi-stage on Node 26 (the Active LTS line; its official images are Debian 13 "trixie"): build
-# with dev dependencies, run with production dependencies as a non-root user.
-FROM node:26-trixie-slim AS build
+# One image per app:
+#   docker build --build-arg APP=objects -t ontology-objects .
+#   docker build --build-arg APP=object-sets -t ontology-object-sets .
+#
+# NODE_IMAGE: the official Node 26 image (the Active LTS line) on Debian 13 "trixie", the Debian
+# release in regular security support (12 "bookworm" is in LTS since June 2026). Where no
+# registry can be reached, scripts/containers/build-standins.sh builds a stand-in from Debian
+# packages and the npm registry, and the build takes it with --build-arg NODE_IMAGE=....
+ARG NODE_IMAGE=node:26-trixie-slim
+
+# Compiles both apps with the dev dependencies.
+FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
 COPY libs ./libs
-RUN npm run build && npm prune --omit=dev
+RUN npm run build
 
-FROM node:26-trixie-slim AS runtime
+# The production dependencies alone, installed from the same lock file.
+FROM ${NODE_IMAGE} AS production-dependencies
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+FROM ${NODE_IMAGE} AS runtime
 ARG APP=objects
-# 3001 for objects, 3002 for object-sets (their default OBJECTS_PORT / OBJECT_SETS_PORT)
-ARG HEALTH_PORT=3001
-ENV NODE_ENV=production APP_ENTRY=dist/apps/${APP}/apps/${APP}/src/main.js HEALTH_URL=http://127.0.0.1:${HEALTH_PORT}/health/ready
+ENV NODE_ENV=production APP=${APP}
 WORKDIR /app
-COPY --from=build --chown=node:node /src/node_modules ./node_modules
-COPY --from=build --chown=node:node /src/dist ./dist
-COPY --from=build --chown=node:node /src/package.json ./
+# Owned by root, run as `node`: the app cannot change its own code or dependencies.
+COPY --from=production-dependencies /src/node_modules ./node_modules
+COPY --from=build /src/dist/apps/${APP} ./dist/apps/${APP}
+COPY docker/healthcheck.js ./
 USER node
+# 3001: objects (OBJECTS_PORT), 3002: object-sets (OBJECT_SETS_PORT)
 EXPOSE 3001 3002
-HEALTHCHECK --interval=10s --timeout=3s --retries=5 CMD node -e "fetch(process.env.HEALTH_URL).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["sh", "-c", "exec node \"$APP_ENTRY\""]
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["node", "healthcheck.js"]
+CMD ["sh", "-c", "exec node dist/apps/$APP/apps/$APP/src/main.js"]

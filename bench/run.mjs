@@ -131,6 +131,8 @@ async function runDataSet(n, { selectiveOnly }) {
       let product;
       let floorResult;
       let bytes;
+      // A scenario may need state from the running product and floor first (e.g. a tenth page's token).
+      await s.prepare?.(base, floor.url);
       if (s.loop) {
         const [a, b] = [await s.product(base), await s.floor(floor.url)];
         if (a !== b) throw new Error(`${s.name}: the product returned ${a} ids, the floor ${b}`);

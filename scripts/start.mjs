@@ -46,7 +46,6 @@ async function stop(code = 0) {
   stopping = true;
   console.log('npm start: stopping…');
   gateway?.close();
-  gateway?.closeAllConnections?.();
   await stopChildren(children);
   if (database) {
     await database.stop().catch((e) => console.error('npm start: embedded PostgreSQL did not stop cleanly:', e));
@@ -128,6 +127,7 @@ async function main() {
     HOST: env.HOST || '127.0.0.1',
   };
   const started = await startApps(root, childEnv, {
+    ipc: true,
     onExit: (name, how) => {
       if (!stopping) {
         console.error(`npm start: ${name} exited (${how}); stopping everything`);
@@ -136,7 +136,8 @@ async function main() {
     },
   });
   children = started.children;
-  gateway = await startGateway({ port: gatewayPort, objectsUrl, objectSetsUrl });
+  // The apps are children here, so the gateway hands client connections to them (see gateway.mjs).
+  gateway = await startGateway({ port: gatewayPort, objectsUrl, objectSetsUrl, children: started.byName });
   if (demo) await loadDemo(objectsUrl, objectSetsUrl);
   const base = `http://localhost:${gatewayPort}`;
   console.log(`

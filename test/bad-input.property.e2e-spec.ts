@@ -199,7 +199,27 @@ const OBJECT = {
   metadata: { firstSighting: '2026-01-01T00:00:00Z', lastSighting: '2026-02-01T00:00:00+01:00' },
 };
 
+const AGGREGATION = {
+  groupBy: [
+    { type: 'exact', exact: { attribute: 'type', maxGroups: 10 } },
+    { type: 'ranges', ranges: { propertyId: 'age', ranges: [{ lt: 30 }, { gte: 30 }] }, name: 'ages' },
+  ],
+  metrics: [{ type: 'count', count: {} }, { type: 'avg', avg: { propertyId: 'age' } }, { type: 'exactDistinct', exactDistinct: { attribute: 'environmentId' } }],
+};
+
 const ENDPOINTS: Endpoint[] = [
+  {
+    name: 'POST /objects/search with orderBy',
+    app: 'objects',
+    method: 'post',
+    path: '/objects/search',
+    valid: { filter: FILTER, orderBy: [{ propertyId: 'age', direction: 'DESC' }, { attribute: 'lastSighting' }] },
+    query: ['pageSize', 'pagingToken'],
+    writes: false,
+  },
+  { name: 'POST /objects/aggregate', app: 'objects', method: 'post', path: '/objects/aggregate', valid: { filter: FILTER, startingSet: SET_ID_PLACEHOLDER, ...AGGREGATION }, writes: false },
+  { name: 'POST /objects/internal/aggregate', app: 'objects', method: 'post', path: '/objects/internal/aggregate', valid: { filter: FILTER, ...AGGREGATION }, writes: false },
+  { name: 'POST /object-sets/{id}/aggregate', app: 'sets', method: 'post', path: `/object-sets/${SET_ID_PLACEHOLDER}/aggregate`, valid: AGGREGATION, writes: false },
   { name: 'POST /objects/bulk', app: 'objects', method: 'post', path: '/objects/bulk', valid: { objectIds: ['p-1', 'p-2', 'c-1'] }, query: ['pageSize', 'pagingToken'], writes: false },
   { name: 'POST /objects/search', app: 'objects', method: 'post', path: '/objects/search', valid: { filter: FILTER, loadLinks: true, startingSet: SET_ID_PLACEHOLDER }, query: ['pageSize', 'pagingToken'], writes: false },
   { name: 'PUT /objects/{env}/{id}', app: 'objects', method: 'put', path: '/objects/prod/p-1', valid: OBJECT, query: ['expectedVersion'], writes: true },

@@ -3,9 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createObjectsApp } from '../apps/objects/src/create-app';
-import { createObjectSetsApp } from '../apps/object-sets/src/create-app';
-import { freePort, withEnv } from './support/apps';
+import { buildObjectSetsApp, buildObjectsApp, freePort, withEnv } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 
 /**
@@ -105,7 +103,7 @@ interface Apps {
 
 async function startObjects(env: Record<string, string>, port: number): Promise<NestExpressApplication> {
   return withEnv(env, async () => {
-    const a = await createObjectsApp();
+    const a = await buildObjectsApp();
     await a.listen(port, '127.0.0.1');
     return a;
   });
@@ -119,7 +117,7 @@ async function startApps(databaseUrl: string): Promise<Apps> {
   const env = { LOG_LEVEL: process.env.FAULT_LOG_LEVEL ?? 'silent', DATABASE_URL: databaseUrl, OBJECTS_URL: objectsUrl, OBJECT_SETS_URL: objectSetsUrl, DB_POOL_SIZE: '4' };
   const objects = await startObjects(env, objectsPort);
   const objectSets = await withEnv(env, async () => {
-    const a = await createObjectSetsApp();
+    const a = await buildObjectSetsApp();
     await a.listen(objectSetsPort, '127.0.0.1');
     return a;
   });

@@ -2,12 +2,16 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { freePort, startBothApps, TestBothApps } from './support/apps';
+import { createTestDatabase } from './support/database';
 import { WRITE_ONTOLOGY } from './support/ontologies';
+import { exchange, parseResponses, rawRequest } from './support/raw-http';
 
 /**
  * The `npm start` gateway (scripts/lib/gateway.mjs), run as `npm start` runs it (a plain Node ES
  * module in its own process) in front of both apps: what it routes where, that it passes status,
- * headers and bodies through unchanged, and what it answers when an app cannot be reached.
+ * headers and bodies through unchanged, how it frames pipelined and odd requests, and what it
+ * answers when an app cannot be reached. The apps here are not its children, so it relays every
+ * request; the last block runs `npm start` itself, where it hands connections over to the apps.
  */
 async function startGateway(objectsUrl: string, objectSetsUrl: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
@@ -100,6 +104,93 @@ describe('npm start gateway', () => {
     expect(new Set(statuses)).toEqual(new Set([200]));
   });
 
+  const port = () => Number(new URL(gw.url).port);
+  const json = { 'content-type': 'application/json' };
+
+  it('answers pipelined requests for both apps and for itself on one connection, in order', async () => {
+    const search = JSON.stringify({ filter: { type: 'title', title: { title: 'x' } } });
+    const bytes = await exchange(port(), [
+      rawRequest('GET', '/objects/g-1') +
+        rawRequest('POST', '/object-sets/search', { headers: json, body: search }) +
+        rawRequest('GET', '/health/live') +
+        rawRequest('GET', '/objects/nobody') +
+        rawRequest('GET', '/ontology', { headers: { connection: 'close' } }),
+    ]);
+    const responses = parseResponses(bytes, ['GET', 'POST', 'GET', 'GET', 'GET']);
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 404, 200]);
+    expect(JSON.parse(responses[0].body)).toMatchObject({ id: 'g-1', environmentId: 'prod' });
+    expect(JSON.parse(responses[1].body)).toHaveProperty('objectSets');
+    expect(JSON.parse(responses[2].body)).toEqual({ status: 'ok' });
+    expect(JSON.parse(responses[3].body).errorName).toBe('ObjectNotFound');
+    expect(JSON.parse(responses[4].body).version).toBeGreaterThanOrEqual(1);
+  });
+
+  it('relays a request that arrives a byte at a time, and a chunked body in odd pieces', async () => {
+    const one = rawRequest('GET', '/objects/g-1', { headers: { connection: 'close' } });
+    const slow = parseResponses(await exchange(port(), [...Buffer.from(one)].map((b) => Buffer.from([b]))), ['GET']);
+    expect(slow[0].status).toBe(200);
+    expect(JSON.parse(slow[0].body).id).toBe('g-1');
+
+    const body = JSON.stringify({ objects: [{ environmentId: 'prod', id: 'chunked-1', type: 'person', properties: [{ id: 'name', value: 'Chunk', origin: 'crm' }] }] });
+    const chunks = [body.slice(0, 7), body.slice(7, 50), body.slice(50)].map((c) => `${Buffer.byteLength(c).toString(16)};ext=1\r\n${c}\r\n`);
+    const head = rawRequest('POST', '/objects/ingest', { headers: { ...json, 'transfer-encoding': 'chunked' } });
+    // HEAD after it on the same connection: the chunked body must end exactly where it ends. (Not a
+    // GET of the new object: Node runs pipelined requests' handlers concurrently.)
+    const wire = head + chunks.join('') + '0\r\n\r\n' + rawRequest('HEAD', '/ontology', { headers: { connection: 'close' } });
+    // Cut the wire at arbitrary places, across heads, chunk sizes and data.
+    const pieces = [wire.slice(0, 10), wire.slice(10, head.length + 3), wire.slice(head.length + 3, head.length + 30), wire.slice(head.length + 30)];
+    const [ingest, after] = parseResponses(await exchange(port(), pieces, { gapMs: 20 }), ['POST', 'HEAD']);
+    expect(ingest.status).toBe(200);
+    expect(JSON.parse(ingest.body).results[0]).toMatchObject({ id: 'chunked-1', changed: true });
+    expect(after.status).toBe(200);
+    const read = await call('/objects/chunked-1');
+    expect((await read.json()).properties[0].value).toBe('Chunk');
+  });
+
+  it('frames bodiless responses (HEAD, 204) and a 100-continue, and keeps the connection usable', async () => {
+    await call('/objects/prod/to-delete', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [] }) });
+    const put = JSON.stringify({ type: 'person', properties: [{ id: 'name', value: 'Cont', origin: 'crm' }] });
+    const expectHead = rawRequest('PUT', '/objects/prod/continued', { headers: { ...json, expect: '100-continue', 'content-length': String(put.length) } });
+    const bytes = await exchange(
+      port(),
+      [
+        rawRequest('HEAD', '/objects/g-1') + rawRequest('DELETE', '/objects/prod/to-delete') + expectHead,
+        put + rawRequest('GET', '/objects/g-1', { headers: { connection: 'close' } }),
+      ],
+      { gapMs: 200 },
+    );
+    const responses = parseResponses(bytes, ['HEAD', 'DELETE', 'PUT', 'GET']);
+    expect(responses.map((r) => r.status)).toEqual([200, 204, 100, 201, 200]);
+    expect(responses[0].body).toBe('');
+    expect(JSON.parse(responses[3].body).object.id).toBe('continued');
+    expect(JSON.parse(responses[4].body).id).toBe('g-1');
+  });
+
+  it('answers a response after the client half-closes its side', async () => {
+    const [res] = parseResponses(await exchange(port(), [rawRequest('GET', '/objects/g-1')], { halfClose: true }), ['GET']);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).id).toBe('g-1');
+  });
+
+  it.each([
+    ['both Content-Length and Transfer-Encoding', 'POST /objects/search HTTP/1.1\r\nhost: x\r\ncontent-length: 4\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n', 400],
+    ['two different Content-Lengths', 'POST /objects/search HTTP/1.1\r\nhost: x\r\ncontent-length: 4\r\ncontent-length: 5\r\n\r\n{}{}', 400],
+    ['a Transfer-Encoding other than chunked', 'POST /objects/search HTTP/1.1\r\nhost: x\r\ntransfer-encoding: gzip\r\n\r\n', 400],
+    ['bare LF line ends', 'GET /objects/g-1 HTTP/1.1\nhost: x\n\r\n\r\n', 400],
+    ['an absolute-form target', 'GET http://evil/objects/g-1 HTTP/1.1\r\nhost: x\r\n\r\n', 400],
+    ['a bad chunk size', 'POST /objects/search HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n', 400],
+    ['a head over 64 KiB', `GET /objects/g-1 HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(70_000)}\r\n\r\n`, 431],
+    ['a malformed request after a good one (answered after the good one)', `${rawRequest('GET', '/health/live')}NONSENSE\r\n\r\n`, 400],
+  ])('refuses a request with %s and closes the connection', async (_what, wire, status) => {
+    const responses = parseResponses(await exchange(port(), [wire]), ['GET', 'GET']);
+    if (wire.startsWith('GET /health/live')) expect(responses.shift()?.status).toBe(200);
+    const [res, ...rest] = responses;
+    expect(res.status).toBe(status);
+    expect(res.headers.connection).toBe('close');
+    expect(JSON.parse(res.body)).toMatchObject({ errorCode: 'INVALID_ARGUMENT', errorName: 'InvalidArgument' });
+    expect(rest).toEqual([]);
+  });
+
   it('answers 503 DependencyUnavailable with Retry-After when an app cannot be reached', async () => {
     // Port 9 (discard) on loopback: nothing listens there.
     const down = await startGateway('http://127.0.0.1:9', t.objectSetsUrl);
@@ -112,5 +203,121 @@ describe('npm start gateway', () => {
     } finally {
       down.child.kill();
     }
+  });
+});
+
+/**
+ * `npm start` as a user runs it (scripts/start.mjs, the built apps as its children), on a fresh
+ * database: the gateway hands each connection to the app of its first request, and requests for
+ * other paths on a handed-over connection come back through the gateway.
+ */
+describe('npm start gateway handing connections to the apps', () => {
+  let start: ChildProcess;
+  let base: string;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    const database = await createTestDatabase();
+    drop = database.drop;
+    const [gatewayPort, objectsPort, objectSetsPort] = [await freePort(), await freePort(), await freePort()];
+    start = spawn(process.execPath, [join(__dirname, '../scripts/start.mjs')], {
+      env: {
+        ...process.env,
+        DATABASE_URL: database.url,
+        DEMO_DATA: 'false',
+        LOG_LEVEL: 'silent',
+        GATEWAY_PORT: String(gatewayPort),
+        OBJECTS_PORT: String(objectsPort),
+        OBJECT_SETS_PORT: String(objectSetsPort),
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    base = `http://127.0.0.1:${gatewayPort}`;
+    for (let i = 0; i < 300; i++) {
+      if ((await fetch(`${base}/health/ready`).catch(() => undefined))?.ok) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect((await fetch(`${base}/ontology`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(WRITE_ONTOLOGY) })).status).toBe(200);
+    const put = await fetch(`${base}/objects/prod/h-1`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'person', properties: [{ id: 'name', value: 'Handed', origin: 'crm' }] }),
+    });
+    expect(put.status).toBe(201);
+  }, 120_000);
+  afterAll(async () => {
+    if (start && start.exitCode === null) {
+      const exited = new Promise((r) => start.once('exit', r));
+      start.kill('SIGTERM');
+      await exited;
+    }
+    await drop?.();
+  });
+
+  const stats = async () => (await (await fetch(`${base}/health/gateway`)).json()) as { connectionsHandedOver: number; requestsRelayed: number };
+  const gatewayPort = () => Number(new URL(base).port);
+
+  it('hands a connection to the objects app, which serves every request on it without the gateway', async () => {
+    const before = await stats();
+    const reads = Array.from({ length: 20 }, () => rawRequest('GET', '/objects/h-1')).join('');
+    const bytes = await exchange(gatewayPort(), [reads + rawRequest('GET', '/objects/h-1', { headers: { connection: 'close' } })]);
+    const responses = parseResponses(bytes, Array(21).fill('GET'));
+    expect(responses.map((r) => r.status)).toEqual(Array(21).fill(200));
+    for (const r of responses) expect(JSON.parse(r.body).properties[0].value).toBe('Handed');
+    const after = await stats();
+    // One connection handed over (the stats reads themselves are relayed: they are the gateway's own).
+    expect(after.connectionsHandedOver - before.connectionsHandedOver).toBe(1);
+    expect(after.requestsRelayed - before.requestsRelayed).toBe(1);
+  });
+
+  it('sends requests for other paths on a handed-over connection back through the gateway, in order', async () => {
+    const search = JSON.stringify({ filter: { type: 'title', title: { title: 'x' } } });
+    const before = await stats();
+    const bytes = await exchange(gatewayPort(), [
+      rawRequest('GET', '/objects/h-1') +
+        rawRequest('POST', '/object-sets/search', { headers: { 'content-type': 'application/json' }, body: search }) +
+        rawRequest('GET', '/health/ready') +
+        rawRequest('GET', '/docs') +
+        rawRequest('GET', '/nowhere') +
+        rawRequest('GET', '/objects/h-1', { headers: { connection: 'close' } }),
+    ]);
+    const [object, sets, ready, docs, nowhere, again] = parseResponses(bytes, Array(6).fill('GET'));
+    expect(JSON.parse(object.body).id).toBe('h-1');
+    expect(sets.status).toBe(200);
+    expect(JSON.parse(sets.body)).toHaveProperty('objectSets');
+    expect(JSON.parse(ready.body)).toEqual({ status: 'ok', details: { objects: 'up', 'object-sets': 'up' } });
+    expect(docs.body).toContain('swagger-ui');
+    expect(nowhere.status).toBe(404);
+    expect(JSON.parse(nowhere.body).errorName).toBe('NotFound');
+    expect(JSON.parse(again.body).id).toBe('h-1');
+    expect((await stats()).connectionsHandedOver - before.connectionsHandedOver).toBe(1);
+  });
+
+  it('hands a connection whose first request has a large body still arriving, without losing a byte', async () => {
+    const objects = Array.from({ length: 2000 }, (_, i) => ({
+      environmentId: 'prod',
+      id: `big-${i}`,
+      type: 'person',
+      properties: [{ id: 'name', value: `Person ${i} ${'y'.repeat(200)}`, origin: 'crm' }],
+    }));
+    const body = JSON.stringify({ objects });
+    const wire = Buffer.from(rawRequest('POST', '/objects/ingest', { headers: { 'content-type': 'application/json', connection: 'close' }, body }));
+    // The head and the first bytes of the body first, the rest in pieces while the handover happens.
+    const pieces = [wire.subarray(0, 300)];
+    for (let i = 300; i < wire.length; i += 64 * 1024) pieces.push(wire.subarray(i, i + 64 * 1024));
+    const [res] = parseResponses(await exchange(gatewayPort(), pieces, { gapMs: 5 }), ['POST']);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).results).toHaveLength(2000);
+    const last = await fetch(`${base}/objects/big-1999`);
+    expect((await last.json()).properties[0].value).toBe(`Person 1999 ${'y'.repeat(200)}`);
+  });
+
+  it('hands a connection to the object-sets app when its first request is for a set', async () => {
+    const before = await stats();
+    const body = JSON.stringify({ filter: { type: 'title', title: { title: 'x' } } });
+    const wire = rawRequest('POST', '/object-sets/search', { headers: { 'content-type': 'application/json', connection: 'close' }, body });
+    const [res] = parseResponses(await exchange(gatewayPort(), [wire]), ['POST']);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toHaveProperty('objectSets');
+    expect((await stats()).connectionsHandedOver - before.connectionsHandedOver).toBe(1);
   });
 });

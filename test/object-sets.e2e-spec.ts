@@ -1,10 +1,8 @@
 import { DataSource } from 'typeorm';
-import { pgPool } from '@app/domain';
-import request from 'supertest';
-import { Client } from 'pg';
-import { startBothApps, TestBothApps, withEnv } from './support/apps';
-import { createTestDatabase } from './support/database';
-import { createObjectSetsApp } from '../apps/object-sets/src/create-app';
+import { Clock, pgPool } from '@app/domain';
+import { ObjectSetsService } from '../apps/object-sets/src/object-sets/object-sets.service';
+import { startBothApps, startObjectSetsApp, TestBothApps } from './support/apps';
+import { FakeClock } from './support/clock';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 
 const RID = /^ri\.object-set\.main\.object-set\.[0-9a-f-]{36}$/;
@@ -54,10 +52,18 @@ async function seed(t: TestBothApps): Promise<void> {
     .expect(200);
 }
 
+const MEMBERS_CACHE_TTL_S = 60;
+const EPHEMERAL_SET_TTL_S = 3600;
+
 describe('object sets: definitions, members, consistency, errors', () => {
   let t: TestBothApps;
+  // The object-sets app's time: expiry and the members cache TTL move with it, not with sleeps.
+  const clock = new FakeClock();
   beforeAll(async () => {
-    t = await startBothApps({ MEMBERS_CACHE_TTL: '2', EPHEMERAL_SET_TTL: '1' });
+    t = await startBothApps(
+      { MEMBERS_CACHE_TTL: String(MEMBERS_CACHE_TTL_S), EPHEMERAL_SET_TTL: String(EPHEMERAL_SET_TTL_S) },
+      { objectSets: (m) => m.overrideProvider(Clock).useValue(clock) },
+    );
     await seed(t);
   });
   afterAll(() => t?.close());
@@ -197,10 +203,13 @@ describe('object sets: definitions, members, consistency, errors', () => {
       expect((await members(id, 'EVENTUALLY')).members).toEqual({});
       await t.objectsHttp().post('/objects/ingest').send({ objects: [person('w-1', 'prod', ['watch'])] }).expect(200);
       expect((await members(id, 'EVENTUALLY')).members).toEqual({}); // cached
+      clock.advance(1000);
       expect((await members(id, 'STRONG')).members).toEqual({ prod: ['w-1'] });
       await t.objectsHttp().post('/objects/ingest').send({ objects: [person('w-2', 'prod', ['watch'])] }).expect(200);
       expect((await members(id, 'EVENTUALLY')).members).toEqual({ prod: ['w-1'] }); // cached by the STRONG read
-      await new Promise((r) => setTimeout(r, 2300));
+      clock.advance(MEMBERS_CACHE_TTL_S * 1000 - 1);
+      expect((await members(id, 'EVENTUALLY')).members).toEqual({ prod: ['w-1'] }); // 1 ms short of the TTL: still cached
+      clock.advance(1);
       expect((await members(id, 'EVENTUALLY')).members).toEqual({ prod: ['w-1', 'w-2'] });
       expect((await members(id)).members).toEqual({ prod: ['w-1', 'w-2'] }); // default STRONG
     });
@@ -296,14 +305,46 @@ describe('object sets: definitions, members, consistency, errors', () => {
       expectError(res.body, 'InvalidObjectSetDefinition', { path: 'definition.stable.objects' });
     });
 
-    it('ephemeral sets expire after EPHEMERAL_SET_TTL and then read as 404', async () => {
-      const res = await t.setsHttp().post('/object-sets').send({ title: 'tmp', definition: { type: 'empty', empty: {} }, ephemeral: true }).expect(201);
-      expect(res.body.ephemeral).toBe(true);
-      expect(Date.parse(res.body.expiresAt) - Date.parse(res.body.createdAt)).toBe(1000);
-      await t.setsHttp().get(`/object-sets/${res.body.id}/members`).expect(200);
-      await new Promise((r) => setTimeout(r, 1200));
-      expectError((await t.setsHttp().get(`/object-sets/${res.body.id}/metadata`).expect(404)).body, 'ObjectSetNotFound');
-      expectError((await t.setsHttp().get(`/object-sets/${res.body.id}/members?consistency=EVENTUALLY`).expect(404)).body, 'ObjectSetNotFound');
+    it('ephemeral sets expire after EPHEMERAL_SET_TTL: then 404 everywhere, no longer referable, and swept from storage', async () => {
+      const createdAt = clock.now().toISOString();
+      const res = await t
+        .setsHttp()
+        .post('/object-sets')
+        .set('x-user-id', 'ada')
+        .send({ title: 'tmp', definition: { type: 'filter', filter: { filter: f.tag('vip') } }, ephemeral: true })
+        .expect(201);
+      const id: string = res.body.id;
+      expect(res.body).toMatchObject({ ephemeral: true, createdAt, expiresAt: new Date(Date.parse(createdAt) + EPHEMERAL_SET_TTL_S * 1000).toISOString() });
+      const vipMembers = { prod: ['p-1', 'p-2', 'p-5'], staging: ['p-1'] };
+      expect((await members(id, 'EVENTUALLY')).members).toEqual(vipMembers);
+
+      clock.advance(EPHEMERAL_SET_TTL_S * 1000 - 1);
+      await t.setsHttp().get(`/object-sets/${id}/metadata`).expect(200);
+      expect(await searchIds(id)).toEqual(flat({ members: vipMembers, links: [] }));
+      const referrer = await create({ type: 'operation', operation: { operator: 'UNION', objectSetIds: [id] } });
+
+      clock.advance(1);
+      for (const req of [
+        t.setsHttp().get(`/object-sets/${id}/metadata`),
+        t.setsHttp().get(`/object-sets/${id}/members`),
+        // The cached result is still stored but no longer served.
+        t.setsHttp().get(`/object-sets/${id}/members?consistency=EVENTUALLY`),
+        t.setsHttp().put(`/object-sets/${id}`).set('x-user-id', 'ada').send({ title: 'x' }),
+        t.setsHttp().delete(`/object-sets/${id}`).set('x-user-id', 'ada'),
+      ]) {
+        expectError((await req.expect(404)).body, 'ObjectSetNotFound', { objectSetId: id });
+      }
+      expectError((await t.objectsHttp().post('/objects/search').send({ filter: f.all(), startingSet: id }).expect(404)).body, 'ObjectSetNotFound', { objectSetId: id });
+      // A set that referenced it now sees it as gone: compiling its members would be an error.
+      const again = await t.setsHttp().post('/object-sets').send({ title: 'late', definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [id] } } }).expect(400);
+      expectError(again.body, 'InvalidObjectSetDefinition', { path: 'definition.operation.objectSetIds[0]' });
+      await t.setsHttp().delete(`/object-sets/${referrer}`).set('x-user-id', 'ada').expect(204);
+
+      const stored = async () => (await t.db.query(`SELECT count(*)::int AS n FROM object_sets.object_set WHERE id = $1`, [id])).rows[0].n;
+      expect(await stored()).toBe(1);
+      expect(await t.objectSets.get(ObjectSetsService).sweepExpired()).toBeGreaterThanOrEqual(1);
+      expect(await stored()).toBe(0);
+      expect((await t.db.query(`SELECT count(*)::int AS n FROM object_sets.members_cache WHERE set_id = $1`, [id])).rows[0].n).toBe(0);
     });
 
     it('searchObjects with an unknown startingSet is 404 ObjectSetNotFound', async () => {
@@ -339,30 +380,22 @@ describe('object sets: the member limit', () => {
 
 describe('object sets: the objects app cannot be reached', () => {
   it('answers 503 DependencyUnavailable with Retry-After, and stores nothing', async () => {
-    const database = await createTestDatabase();
     // Port 9 (discard) on loopback: nothing listens there, so every call is refused.
-    const app = await withEnv({ LOG_LEVEL: 'silent', DATABASE_URL: database.url, OBJECTS_URL: 'http://127.0.0.1:9' }, async () => {
-      const a = await createObjectSetsApp();
-      await a.init();
-      return a;
-    });
+    const t = await startObjectSetsApp({ OBJECTS_URL: 'http://127.0.0.1:9' });
     try {
-      const res = await request(app.getHttpServer())
+      const res = await t
+        .http()
         .post('/object-sets')
         .send({ title: 'x', definition: { type: 'filter', filter: { filter: { type: 'all', all: {} } } } })
         .expect(503);
       expect(res.body).toMatchObject({ errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', parameters: { dependency: 'objects' } });
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-      const db = new Client({ connectionString: database.url });
-      await db.connect();
-      expect((await db.query('SELECT count(*)::int AS n FROM object_sets.object_set')).rows[0].n).toBe(0);
-      await db.end();
-      const empty = (await request(app.getHttpServer()).post('/object-sets').send({ title: 'e', definition: { type: 'empty', empty: {} } }).expect(201)).body.id;
-      const members = await request(app.getHttpServer()).get(`/object-sets/${empty}/members`).expect(503);
+      expect((await t.db.query('SELECT count(*)::int AS n FROM object_sets.object_set')).rows[0].n).toBe(0);
+      const empty = (await t.http().post('/object-sets').send({ title: 'e', definition: { type: 'empty', empty: {} } }).expect(201)).body.id;
+      const members = await t.http().get(`/object-sets/${empty}/members`).expect(503);
       expect(members.body.errorName).toBe('DependencyUnavailable');
     } finally {
-      await app.close();
-      await database.drop();
+      await t.close();
     }
   });
 });

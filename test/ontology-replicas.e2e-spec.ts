@@ -1,7 +1,6 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { createObjectsApp } from '../apps/objects/src/create-app';
-import { startObjectsApp, TestObjectsApp, withEnv } from './support/apps';
+import { buildObjectsApp, startObjectsApp, TestObjectsApp, withEnv } from './support/apps';
 
 /**
  * Two replicas of the objects app on one database. Reads (search, set members) validate and
@@ -23,7 +22,7 @@ describe('ontology versions published by another replica', () => {
   beforeAll(async () => {
     writer = await startObjectsApp();
     reader = await withEnv({ LOG_LEVEL: 'silent', DATABASE_URL: writer.databaseUrl }, async () => {
-      const app = await createObjectsApp();
+      const app = await buildObjectsApp();
       await app.init();
       return app;
     });

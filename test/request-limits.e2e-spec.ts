@@ -77,6 +77,9 @@ describe('request limits: nesting, reserved keys, non-JSON bodies and unknown fi
     },
     { name: 'POST /object-sets/search', app: 'sets', method: 'post', path: () => '/object-sets/search', body: (d) => `{"filter":${d}}` },
     { name: 'PUT /object-sets/{id}', app: 'sets', method: 'put', path: () => `/object-sets/${setId}`, body: (d) => `{"definition":{"type":"filter","filter":{"filter":${d}}}}` },
+    { name: 'POST /objects/aggregate', app: 'objects', method: 'post', path: () => '/objects/aggregate', body: (d) => `{"filter":${d},"metrics":[{"type":"count","count":{}}]}` },
+    { name: 'POST /objects/internal/aggregate', app: 'objects', method: 'post', path: () => '/objects/internal/aggregate', body: (d) => `{"filter":${d},"metrics":[]}` },
+    { name: 'POST /object-sets/{id}/aggregate', app: 'sets', method: 'post', path: () => `/object-sets/${setId}/aggregate`, body: (d) => `{"groupBy":${d},"metrics":[]}` },
   ];
   const send = (target: Target, body: string) => {
     const http = target.app === 'objects' ? t.objectsHttp() : t.setsHttp();
@@ -135,6 +138,9 @@ describe('request limits: nesting, reserved keys, non-JSON bodies and unknown fi
       const members = await t.setsHttp().get(`/object-sets/${previous}/members`).set('x-user-id', 'ada');
       expect(members.status).toBe(200);
       expect(members.body).toEqual({ members: {}, links: [] });
+      const aggregate = await t.setsHttp().post(`/object-sets/${previous}/aggregate`).set('x-user-id', 'ada').send({ metrics: [{ type: 'count', count: {} }] });
+      expect(aggregate.status).toBe(200);
+      expect(aggregate.body).toEqual({ groups: [{ key: {}, metrics: { count: 0 } }], truncated: false });
     });
   });
 

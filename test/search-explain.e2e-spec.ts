@@ -1,4 +1,5 @@
-import { filterOf, ObjectSearchFilter, OntologyIndex, validateFilter } from '@app/domain';
+import { filterOf, ObjectSearchFilter, OntologyIndex, validateAggregation, validateFilter } from '@app/domain';
+import { buildAggregateSql } from '../apps/objects/src/aggregate/aggregate-sql';
 import { buildSearchSql } from '../apps/objects/src/search/search.repository';
 import { startObjectsApp, TestObjectsApp } from './support/apps';
 
@@ -106,5 +107,41 @@ describe('searchObjects uses indexes for selective filters (EXPLAIN)', () => {
     const rows = (await t.db.query(sql, params)).rows;
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.length).toBeLessThan(1001);
+  });
+
+  // An aggregation over a selective filter reads the filter's index and then only the value
+  // rows of the matching objects: no sequential scan of either large table.
+  const aggregations: Record<string, { filter: ObjectSearchFilter; groupBy?: unknown[]; metrics: unknown[] }> = {
+    'fixedWidth histogram of a long over a selective range': {
+      filter: filterOf('propertyRange', { propertyId: 'lastLogin', gte: '2026-01-01T00:10:00Z', lt: '2026-01-01T00:11:00Z' }),
+      groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'age', width: 10 } }],
+      metrics: [{ type: 'count', count: {} }, { type: 'max', max: { propertyId: 'born' } }],
+    },
+    'exact on a multi-valued string over a rare tag': {
+      filter: filterOf('tag', { tags: ['rare'] }),
+      groupBy: [{ type: 'exact', exact: { propertyId: 'email' } }, { type: 'exact', exact: { attribute: 'environmentId' } }],
+      metrics: [{ type: 'count', count: {} }, { type: 'exactDistinct', exactDistinct: { propertyId: 'name' } }],
+    },
+    'count and duration over a string equality': {
+      filter: filterOf('propertyEquals', { propertyId: 'name', value: 'Person c4ca4238a0b923820dcc509a6f75849b number 1' }),
+      groupBy: [{ type: 'duration', duration: { propertyId: 'lastLogin', unit: 'DAY' } }],
+      metrics: [{ type: 'count', count: {} }],
+    },
+  };
+
+  it.each(Object.keys(aggregations))('aggregate, %s: the filter index is used, no sequential scan on a large table', async (name) => {
+    const { filter: raw, ...body } = aggregations[name];
+    const filter = validateFilter(raw, ontology);
+    const { sql, params } = buildAggregateSql(filter, ontology, validateAggregation(body, ontology), { visible: null, maxGroups: 10_000 });
+    const [{ 'QUERY PLAN': plan }] = (await t.db.query(`EXPLAIN (FORMAT JSON) ${sql}`, params)).rows;
+    const all = nodes(plan[0].Plan);
+    const seqScans = all.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']);
+    const indexes = all.filter((n) => n['Index Name']).map((n) => n['Index Name']);
+    const summary = all.map((n) => `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`);
+    expect({ name, seqScans, plan: summary }).toEqual({ name, seqScans: [], plan: summary });
+    const filterIndex = { fixedWidth: 'property_value_timestamp_key_idx', exact: 'object_tags_idx', count: 'property_value_string_key_idx' }[name.split(' ')[0]];
+    expect(indexes).toContain(filterIndex);
+    const rows = (await t.db.query(sql, params)).rows;
+    expect(rows.length).toBeGreaterThan(0);
   });
 });

@@ -58,6 +58,30 @@ describe('search statements prepared per filter shape', () => {
     expect(names[0]).toMatch(/^search\./);
   });
 
+  it('ordered searches and aggregations are prepared per shape too, and answer the same on every run', async () => {
+    calls.length = 0;
+    const named = () =>
+      calls
+        .map((c) => c[0])
+        .filter((q) => typeof q !== 'string' && /objects\.(object|property_value)/.test((q as { text: string }).text))
+        .map((q) => (q as { name?: string }).name);
+    const ordered = { filter: { type: 'all', all: {} }, orderBy: [{ propertyId: 'name', direction: 'DESC' }] };
+    const first = (await t.http().post('/objects/search').query({ pageSize: 7 }).send(ordered).expect(200)).body;
+    for (let run = 0; run < 7; run++) {
+      const again = (await t.http().post('/objects/search').query({ pageSize: 7 }).send(ordered).expect(200)).body;
+      expect(again).toEqual(first);
+      await t.http().post('/objects/search').query({ pageSize: 7, pagingToken: first.pagingToken }).send(ordered).expect(200);
+    }
+    const aggregation = { filter: { type: 'all', all: {} }, groupBy: [{ type: 'exact', exact: { propertyId: 'name' } }], metrics: [{ type: 'count', count: {} }] };
+    const groups = (await t.http().post('/objects/aggregate').send(aggregation).expect(200)).body;
+    expect(groups.groups).toEqual(['name-0', 'name-1', 'name-2', 'name-3'].map((name) => ({ key: { name }, metrics: { count: 10 } })));
+    for (let run = 0; run < 6; run++) expect((await t.http().post('/objects/aggregate').send(aggregation).expect(200)).body).toEqual(groups);
+    const names = named();
+    expect(names.every((n) => n !== undefined && n.startsWith('search.'))).toBe(true);
+    // Three shapes: the first ordered page, the next ordered page, the aggregation.
+    expect(new Set(names).size).toBe(3);
+  });
+
   it(`prepares at most ${MAX_PREPARED_SHAPES} shapes; later ones run unnamed and still answer`, async () => {
     calls.length = 0;
     const tagFilter = { type: 'tag', tag: { tags: ['t1'] } };
@@ -68,11 +92,12 @@ describe('search statements prepared per filter shape', () => {
     }
     const names = searchStatements();
     expect(names).toHaveLength(MAX_PREPARED_SHAPES + 1);
-    // One shape was prepared by the test before, so the budget ends one statement earlier.
-    expect(names.filter((n) => n !== undefined)).toHaveLength(MAX_PREPARED_SHAPES - 1);
+    // Four shapes were prepared by the tests before, so the budget ends four statements earlier.
+    expect(names.filter((n) => n !== undefined)).toHaveLength(MAX_PREPARED_SHAPES - 4);
     expect(names.slice(-2)).toEqual([undefined, undefined]);
     // A shape prepared before keeps running prepared.
     await search(equals('dev', 'name-0'));
     expect(searchStatements().at(-1)).toMatch(/^search\./);
   });
+
 });

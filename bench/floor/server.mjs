@@ -7,7 +7,8 @@
 //
 // Statement shapes: "row" answers the first row's `json` column (404 when there is none or it
 // is NULL); "page" answers {"objects": [json, …], "pagingToken"?} from rows that hold the page
-// plus one, the token being the last row's keyset columns in base64url.
+// plus one, the token being the last row's keyset columns in base64url; "groups" answers an
+// aggregation {"groups": [json, …], "truncated": any row's truncated}.
 //
 // Env: DATABASE_URL, PORT, DB_POOL_SIZE (default 20, as the apps), FLOOR_STATEMENTS (JSON file
 // of {name: {sql, shape, keyset?: [column, …], column?: the "row" column, default json,
@@ -37,6 +38,9 @@ const server = createServer((req, res) => {
       if (statement.shape === 'row') {
         const json = rows[0]?.[statement.column ?? 'json'];
         return json == null ? send(res, 404, '{"error":"not found"}') : send(res, 200, json);
+      }
+      if (statement.shape === 'groups') {
+        return send(res, 200, `{"groups":[${rows.map((r) => r.json).join(',')}],"truncated":${rows.some((r) => r.truncated)}}`);
       }
       const page = rows.length > pageSize ? rows.slice(0, pageSize) : rows;
       let text = `{"objects":[${page.map((r) => r.json).join(',')}]`;

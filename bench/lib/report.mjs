@@ -42,6 +42,18 @@ function table(run) {
   return rows.join('\n');
 }
 
+/** Scenarios compared with another scenario of the same run (ordered pages against unordered ones). */
+function versus(run) {
+  const pairs = run.results.filter((r) => r.target?.vs && run.results.some((o) => o.name === r.target.vs));
+  if (!pairs.length) return [];
+  const rows = ['| Scenario | p50 ms | Compared with | p50 ms | Ratio |', '|---|--:|---|--:|--:|'];
+  for (const r of pairs) {
+    const o = run.results.find((x) => x.name === r.target.vs);
+    rows.push(`| ${r.title} | ${ms(r.product.p50)} | ${o.title} | ${ms(o.product.p50)} | ${x(r.product.p50 / o.product.p50)} |`);
+  }
+  return ['Ordered search pages against the unordered search of the same filter and page (product p50):', '', ...rows, ''];
+}
+
 export function renderMarkdown(report) {
   const { main, compare, machine } = report;
   const out = [
@@ -63,6 +75,7 @@ export function renderMarkdown(report) {
     '',
     table(main),
     '',
+    ...versus(main),
   ];
   if (compare) {
     out.push(`## Scale: ${n0(compare.objects)} → ${n0(main.objects)} objects`, '');

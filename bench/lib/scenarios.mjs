@@ -14,15 +14,42 @@ const dist = (p) => require(join(ROOT, 'dist', p));
 export function productSql() {
   const { OBJECT_READ_SQL } = dist('apps/objects/apps/objects/src/objects/objects.repository.js');
   const { buildSearchSql, buildMembersSql } = dist('apps/objects/apps/objects/src/search/search.repository.js');
-  const { OntologyIndex, validateFilter, COMPILED_SET_FILTER_LIMITS } = dist('apps/objects/libs/domain/src/index.js');
+  const { buildOrderedSearchSql } = dist('apps/objects/apps/objects/src/search/ordered-search.js');
+  const { buildAggregateSql } = dist('apps/objects/apps/objects/src/aggregate/aggregate-sql.js');
+  const { OntologyIndex, validateFilter, validateOrderBy, validateAggregation, COMPILED_SET_FILTER_LIMITS, ANALYTICS_LIMITS } = dist('apps/objects/libs/domain/src/index.js');
   const { CACHED_MEMBERS_SQL } = dist('apps/object-sets/apps/object-sets/src/object-sets/object-sets.repository.js');
-  return { OBJECT_READ_SQL, buildSearchSql, buildMembersSql, OntologyIndex, validateFilter, COMPILED_SET_FILTER_LIMITS, CACHED_MEMBERS_SQL };
+  return {
+    OBJECT_READ_SQL,
+    buildSearchSql,
+    buildMembersSql,
+    buildOrderedSearchSql,
+    buildAggregateSql,
+    OntologyIndex,
+    validateFilter,
+    validateOrderBy,
+    validateAggregation,
+    COMPILED_SET_FILTER_LIMITS,
+    ANALYTICS_LIMITS,
+    CACHED_MEMBERS_SQL,
+  };
 }
 
 const json = (v) => JSON.stringify(v);
 const BULK = 1000;
 const SEARCH_PAGE = 1000;
 const BROAD_PAGE = 10_000;
+/** Ordered search (API.md §9): the broad filter, newest `updatedAt` first, pages of 1,000. */
+const ORDER_BY = [{ propertyId: 'updatedAt', direction: 'DESC' }];
+const ORDERED_PAGE = 1000;
+/** The aggregations of API.md §9 the scenarios ask for. */
+const COUNT = { type: 'count', count: {} };
+const AGGREGATIONS = {
+  countByTypeAndEnvironment: { groupBy: [{ type: 'exact', exact: { attribute: 'type' } }, { type: 'exact', exact: { attribute: 'environmentId' } }], metrics: [COUNT] },
+  serialHistogram: { groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'serial', width: 50 } }], metrics: [COUNT] },
+  topNames: { groupBy: [{ type: 'exact', exact: { propertyId: 'name', maxGroups: 100 } }], metrics: [COUNT] },
+};
+const ALL = { type: 'all', all: {} };
+const PERSONS = { type: 'objectType', objectType: { types: ['person'] } };
 
 /**
  * @param ctx {{ n, manifest, ontology, sql, memberLimit, cacheTtl, compiledFilters: {filter10k, threeLevel} }}
@@ -38,6 +65,12 @@ export function buildScenarios(ctx) {
   const selective0 = search(selectiveFilter(0), { limit: SEARCH_PAGE + 1 });
   const broadFirst = search(broadFilter(), { limit: BROAD_PAGE + 1 });
   const broadNext = search(broadFilter(), { limit: BROAD_PAGE + 1, after: { env: 'a', id: 'a' } });
+  const order = sql.validateOrderBy(ORDER_BY, index);
+  const ordered = (after) =>
+    sql.buildOrderedSearchSql(sql.validateFilter(broadFilter(), index, 'filter'), index, { visible: null, order, after, limit: ORDERED_PAGE + 1, loadLinks: false });
+  const aggregate = (filter, body) =>
+    sql.buildAggregateSql(sql.validateFilter(filter, index, 'filter'), index, sql.validateAggregation(body, index), { visible: null, maxGroups: sql.ANALYTICS_LIMITS.groups });
+  const orderedNext = ordered({ k: ['2026-01-01T00:00:00.000000Z'], env: 'a', id: 'a' });
   const membersFilter = members(ctx.compiledFilters.filter10k);
   const membersThree = members(ctx.compiledFilters.threeLevel);
   const statements = {
@@ -48,6 +81,11 @@ export function buildScenarios(ctx) {
     broadNext: { sql: broadNext.sql, shape: 'page', keyset: ['env', 'id'], prepared: true },
     history: { sql: sql.OBJECT_READ_SQL.history, shape: 'page', keyset: ['version'], prepared: true },
     asOf: { sql: sql.OBJECT_READ_SQL.atTimestamp, shape: 'row', prepared: true },
+    orderedFirst: { sql: ordered().sql, shape: 'page', keyset: ['k0', 'env', 'id'], prepared: true },
+    orderedNext: { sql: orderedNext.sql, shape: 'page', keyset: ['k0', 'env', 'id'], prepared: true },
+    countByTypeAndEnvironment: { sql: aggregate(ALL, AGGREGATIONS.countByTypeAndEnvironment).sql, shape: 'groups', prepared: true },
+    serialHistogram: { sql: aggregate(selectiveFilter(0), AGGREGATIONS.serialHistogram).sql, shape: 'groups', prepared: true },
+    topNames: { sql: aggregate(PERSONS, AGGREGATIONS.topNames).sql, shape: 'groups', prepared: true },
     membersFilter: { sql: membersFilter.sql, shape: 'row', prepared: true },
     membersThree: { sql: membersThree.sql, shape: 'row', prepared: true },
     eventually: { sql: sql.CACHED_MEMBERS_SQL, shape: 'row', column: 'result' },
@@ -179,8 +217,89 @@ export function buildScenarios(ctx) {
       target: { metric: 'vsStrong', min: 20, label: 'p50 ≥ 20× faster than STRONG' },
       service: 'object-sets',
       product: () => ({ method: 'GET', path: `/object-sets/${manifest.sets.threeLevel}/members?consistency=EVENTUALLY` }),
-      floor: () => floorPost('eventually', q([manifest.sets.threeLevel, '*', ctx.cacheTtl])),
+      // The product passes its Clock's time; the floor passes this process's, read per request.
+      floor: () => floorPost('eventually', q([manifest.sets.threeLevel, '*', ctx.cacheTtl, new Date().toISOString()])),
+    },
+    ...searchPageScenarios({ search, ordered, floorPost, q }),
+    {
+      name: 'aggregate-count-type-env',
+      title: 'Aggregate: count by type and environment over every object',
+      connections: 2,
+      target: { metric: 'p50', max: 1.25, label: 'p50 ≤ 1.25× floor' },
+      product: () => ({ method: 'POST', path: '/objects/aggregate', body: json({ filter: ALL, ...AGGREGATIONS.countByTypeAndEnvironment }) }),
+      floor: () => floorPost('countByTypeAndEnvironment', q(aggregate(ALL, AGGREGATIONS.countByTypeAndEnvironment).params)),
+    },
+    {
+      name: 'aggregate-histogram',
+      title: 'Aggregate: fixedWidth histogram of serial (width 50) over a selective filter (100 devices)',
+      selective: true,
+      target: { metric: 'p50', max: 1.25, label: 'p50 ≤ 1.25× floor' },
+      product: (r) => ({ method: 'POST', path: '/objects/aggregate', body: json({ filter: selectiveFilter(pick(r) % Math.max(1, n - 500)), ...AGGREGATIONS.serialHistogram }) }),
+      floor: (r) => floorPost('serialHistogram', q(aggregate(selectiveFilter(pick(r) % Math.max(1, n - 500)), AGGREGATIONS.serialHistogram).params)),
+    },
+    {
+      name: 'aggregate-top-names',
+      title: `Aggregate: exact top 100 of name over persons (${(n / 5).toLocaleString('en-US')} distinct values, truncated)`,
+      connections: 2,
+      target: { metric: 'p50', max: 1.25, label: 'p50 ≤ 1.25× floor' },
+      product: () => ({ method: 'POST', path: '/objects/aggregate', body: json({ filter: PERSONS, ...AGGREGATIONS.topNames }) }),
+      floor: () => floorPost('topNames', q(aggregate(PERSONS, AGGREGATIONS.topNames).params)),
     },
   ];
   return { statements, scenarios };
+}
+
+/**
+ * Ordered search (API.md §9) by updatedAt DESC over the broad filter, first and tenth page of
+ * 1,000, and the unordered search of the same filter and pages for comparison. The tenth
+ * page's token (product) and keyset (floor) come from walking nine pages once before the run
+ * (`prepare`); every request then asks for that same page.
+ */
+function searchPageScenarios({ search, ordered, floorPost, q }) {
+  const PAGE = ORDERED_PAGE;
+  const body = (orderBy) => json({ filter: broadFilter(), ...(orderBy ? { orderBy } : {}) });
+  /** The product's token and the floor's keyset after nine pages. */
+  const walkNine = async (productBase, floorBase, orderBy) => {
+    let token;
+    for (let i = 0; i < 9; i++) {
+      const res = await post(`${productBase}/objects/search?pageSize=${PAGE}${token ? `&pagingToken=${encodeURIComponent(token)}` : ''}`, JSON.parse(body(orderBy)));
+      token = res.pagingToken;
+    }
+    let after;
+    for (let i = 0; i < 9; i++) {
+      const built = orderBy ? ordered(after) : search(broadFilter(), { limit: PAGE + 1, ...(after ? { after } : {}) });
+      const res = await post(`${floorBase}/q/${orderBy ? (after ? 'orderedNext' : 'orderedFirst') : after ? 'broadNext' : 'broadFirst'}`, { params: built.params, pageSize: PAGE });
+      const keyset = JSON.parse(Buffer.from(res.pagingToken, 'base64url').toString());
+      after = orderBy ? { k: [keyset[0]], env: keyset[1], id: keyset[2] } : { env: keyset[0], id: keyset[1] };
+    }
+    return { token, after };
+  };
+  const scenario = (name, title, orderBy, tenth) => {
+    const state = {};
+    return {
+      name,
+      title,
+      // Two at a time: the latency of one page, not of a queue of eight on two cores.
+      connections: 2,
+      target: orderBy
+        ? { metric: 'p50', max: 1.25, label: 'p50 ≤ 1.25× floor', vs: `search-unordered-${tenth ? 'tenth' : 'first'}` }
+        : { metric: 'p50', max: 1.25, label: 'p50 ≤ 1.25× floor' },
+      prepare: tenth ? async (productBase, floorBase) => Object.assign(state, await walkNine(productBase, floorBase, orderBy)) : undefined,
+      product: () => ({
+        method: 'POST',
+        path: `/objects/search?pageSize=${PAGE}${tenth ? `&pagingToken=${encodeURIComponent(state.token)}` : ''}`,
+        body: body(orderBy),
+      }),
+      floor: () => {
+        const built = orderBy ? ordered(tenth ? state.after : undefined) : search(broadFilter(), { limit: PAGE + 1, ...(tenth ? { after: state.after } : {}) });
+        return floorPost(orderBy ? (tenth ? 'orderedNext' : 'orderedFirst') : tenth ? 'broadNext' : 'broadFirst', q(built.params, PAGE));
+      },
+    };
+  };
+  return [
+    scenario('search-unordered-first', 'Search, broad filter, unordered: first page of 1,000', undefined, false),
+    scenario('search-unordered-tenth', 'Search, broad filter, unordered: tenth page of 1,000', undefined, true),
+    scenario('search-ordered-first', 'Search, broad filter, orderBy updatedAt DESC: first page of 1,000', ORDER_BY, false),
+    scenario('search-ordered-tenth', 'Search, broad filter, orderBy updatedAt DESC: tenth page of 1,000', ORDER_BY, true),
+  ];
 }

@@ -33,12 +33,14 @@ export async function waitReady(url, child, name, timeoutMs = 120_000) {
 /**
  * Starts both apps with `env` (which must hold DATABASE_URL, OBJECTS_PORT, OBJECT_SETS_PORT) and
  * waits until both answer /health/ready. `onExit(name, codeOrSignal)` is called if one dies.
- * @returns {Promise<{ children: import('node:child_process').ChildProcess[], stop: () => Promise<void> }>}
+ * @returns {Promise<{ children: import('node:child_process').ChildProcess[], byName: Record<string, import('node:child_process').ChildProcess>, stop: () => Promise<void> }>}
  */
-export async function startApps(root, env, { onExit, stdio = 'inherit', execArgv = {} } = {}) {
+export async function startApps(root, env, { onExit, stdio = 'inherit', execArgv = {}, ipc = false } = {}) {
+  // With `ipc`, each app gets an IPC channel, over which the gateway can hand it client connections.
+  const stdios = typeof stdio === 'string' ? [stdio, stdio, stdio] : stdio;
   // Migrations take an advisory lock, so the two apps may start together.
   const children = APP_ENTRIES.map((a) => {
-    const child = spawn(process.execPath, [...(execArgv[a.name] ?? []), join(root, a.entry)], { env, stdio });
+    const child = spawn(process.execPath, [...(execArgv[a.name] ?? []), join(root, a.entry)], { env, stdio: ipc ? [...stdios, 'ipc'] : stdios });
     child.on('exit', (code, signal) => onExit?.(a.name, signal ?? code));
     return child;
   });
@@ -49,7 +51,7 @@ export async function startApps(root, env, { onExit, stdio = 'inherit', execArgv
     await stop();
     throw e;
   }
-  return { children, stop };
+  return { children, byName: Object.fromEntries(APP_ENTRIES.map((a, i) => [a.name, children[i]])), stop };
 }
 
 /** SIGTERM, then SIGKILL after 10 s. */

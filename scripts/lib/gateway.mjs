@@ -1,11 +1,32 @@
 // The development gateway of `npm start`: one URL for both apps, like the nginx gateway of
-// docker-compose. API paths are proxied on node:http with keep-alive upstream connections:
-// heads are parsed once on each side, bodies are piped through untouched. Everything else (health, Swagger UI from swagger-ui-dist, 404s) is a
-// small Express app.
+// docker-compose, at little more than the cost of a TCP relay.
+//
+// It routes at the level of HTTP/1.1 framing, not of HTTP requests: for each request on a client
+// connection it reads the head (request line and the headers that frame the body, see
+// http-framing.mjs), picks the app by path, adds X-Forwarded-For and sends the head and the body
+// bytes as they came over that client connection's own kept-alive connection to the app.
+// Responses come back as bytes, written to the client as they arrive; the gateway only follows
+// their framing (head, Content-Length or chunked) to know when each ends. Nothing is parsed into
+// objects, re-encoded or buffered whole, so a 10 MB search page costs a few socket writes.
+//
+// Requests to one app may be pipelined; a request for the other app waits until the responses
+// owed on the connection are complete, so responses always reach the client in request order.
+//
+// Under `npm start` the apps are this process's children, and the gateway does even less: once
+// it has read the first request head of a connection, it hands the connection itself (the
+// socket, over the child's IPC channel, with the bytes read so far) to the app that request is
+// for, and that app serves the client directly from then on (libs/domain's gateway-handoff.ts).
+// A later request on it for another path comes back to the gateway's relay listener, which
+// answers it as above.
+// Health, Swagger UI and 404s come from a small Express app on a loopback port, reached the same
+// way. An app that cannot be reached is a 503 DependencyUnavailable (504 after PROXY_TIMEOUT_MS
+// without a response), in the error shape of the API.
 import express from 'express';
-import { Agent, createServer, request as httpRequest } from 'node:http';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createTcpServer, connect } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { ChunkedBodyEnd, FramingError, headEnd, parseRequestHead, parseResponseHead } from './http-framing.mjs';
 
 const require = createRequire(import.meta.url);
 const swaggerUiDir = dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -24,10 +45,380 @@ window.ui = SwaggerUIBundle({
 });
 </script></body></html>`;
 
-/** Longest a proxied request may wait for the app's response (the apps' own statement timeout is 120 s). */
+/** Longest a request may wait for the first byte of its response (the apps' own statement timeout is 120 s). */
 const PROXY_TIMEOUT_MS = 120_000;
-/** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, so they are not forwarded. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+/**
+ * An idle connection to an app is closed after this long, before the app's own keep-alive
+ * timeout (Node's default, 5 s) can close it under a request that is just being sent on it.
+ */
+const UPSTREAM_IDLE_MS = 4_000;
+/** An idle client connection is closed after this long (longer than a load generator's pauses). */
+const CLIENT_IDLE_MS = 65_000;
+const EMPTY = Buffer.alloc(0);
+
+const errorBody = (errorCode, errorName, parameters) => JSON.stringify({ errorCode, errorName, errorInstanceId: crypto.randomUUID(), parameters });
+
+/** A complete response with a JSON body that closes the connection. */
+function closingResponse(status, reason, body, extraHeaders = '') {
+  const bytes = Buffer.from(body);
+  return (
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${bytes.length}\r\n` +
+    `${extraHeaders}connection: close\r\n\r\n${body}`
+  );
+}
+
+/** Whether `target` is `prefix` itself or below it (`/objects`, `/objects/…`, `/objects?…`). */
+const under = (target, prefix) =>
+  target.startsWith(prefix) && (target.length === prefix.length || target[prefix.length] === '/' || target[prefix.length] === '?');
+
+/** One connection from one client connection to one app; responses come back in request order. */
+class Upstream {
+  constructor(client, app) {
+    this.client = client;
+    this.app = app;
+    this.socket = connect(app.port, app.host);
+    this.socket.setNoDelay(true);
+    /** Methods of the requests sent and not answered yet, oldest first. */
+    this.owed = [];
+    /** Head bytes of a response split over several reads. */
+    this.partialHead = EMPTY;
+    /** Framing of the response being read: null (a head comes next), a length, a chunk parser or 'close'. */
+    this.body = null;
+    /** Whether bytes of the oldest owed response have reached the client. */
+    this.started = false;
+    this.closeAfter = false;
+    this.since = Date.now();
+    this.socket.on('data', (chunk) => this.onData(chunk));
+    this.socket.on('drain', () => client.flow());
+    this.socket.on('error', (e) => (this.error = e));
+    this.socket.on('close', () => this.onClose());
+  }
+
+  send(method, bytes, encoding) {
+    if (this.owed.length === 0) this.since = Date.now();
+    this.owed.push(method);
+    this.write(bytes, encoding);
+  }
+
+  /** Body bytes of the request being sent; false when the socket's buffer is full. */
+  write(bytes, encoding) {
+    return this.socket.write(bytes, encoding);
+  }
+
+  get full() {
+    return this.socket.writableNeedDrain;
+  }
+
+  onData(chunk) {
+    if (this.client.tunnel) return this.client.socket.write(chunk);
+    if (this.owed.length === 0) return this.socket.destroy(); // bytes nobody asked for
+    this.started = true;
+    this.since = Date.now();
+    // Bytes go out first, so they precede anything a later response (from any app) writes.
+    if (!this.client.socket.write(chunk)) this.socket.pause();
+    try {
+      this.frame(chunk);
+    } catch {
+      // The app sent something that is not HTTP/1.1; the client connection cannot be trusted any more.
+      this.client.socket.destroy();
+      this.socket.destroy();
+    }
+  }
+
+  /** Follows the response framing through `chunk`, completing each response that ends in it. */
+  frame(chunk) {
+    let i = 0;
+    while (i < chunk.length && this.owed.length > 0) {
+      if (this.body === null) {
+        const buf = this.partialHead.length ? Buffer.concat([this.partialHead, chunk.subarray(i)]) : chunk.subarray(i);
+        const end = headEnd(buf);
+        if (end < 0) {
+          this.partialHead = buf;
+          return;
+        }
+        i += end - this.partialHead.length;
+        this.partialHead = EMPTY;
+        const res = parseResponseHead(buf.toString('latin1', 0, end), this.owed[0]);
+        if (res.interim) continue;
+        if (res.switching) return this.client.startTunnel(this);
+        this.closeAfter = res.closeAfter;
+        if (res.body === 'none' || res.body === 0) this.complete();
+        else this.body = res.body === 'chunked' ? new ChunkedBodyEnd() : res.body;
+      } else if (this.body instanceof ChunkedBodyEnd) {
+        const end = this.body.feed(chunk, i);
+        if (end < 0) return;
+        i = end;
+        this.complete();
+      } else if (this.body === 'close') {
+        return;
+      } else {
+        const n = Math.min(this.body, chunk.length - i);
+        i += n;
+        this.body -= n;
+        if (this.body === 0) this.complete();
+      }
+    }
+  }
+
+  complete() {
+    this.owed.shift();
+    this.body = null;
+    this.started = false;
+    this.since = Date.now();
+    if (this.closeAfter) this.client.retire(this);
+    this.client.responseDone(this.closeAfter);
+  }
+
+  onClose() {
+    this.client.retire(this);
+    if (this.owed.length === 0) return;
+    if (this.body === 'close' && this.owed.length === 1) {
+      // The body ran until the app closed: that close ends it.
+      this.owed.shift();
+      return this.client.responseDone(true);
+    }
+    if (this.started) return this.client.socket.destroy();
+    this.client.fail(this.app, this.timedOut);
+  }
+
+  /** Called once a second: closes an idle connection, and gives up on a response that takes too long. */
+  sweep(now) {
+    if (this.owed.length === 0 && now - this.since > UPSTREAM_IDLE_MS) this.socket.destroy();
+    else if (this.owed.length > 0 && !this.started && now - this.since > PROXY_TIMEOUT_MS) {
+      this.timedOut = true;
+      this.socket.destroy();
+    }
+  }
+}
+
+/** One client connection: reads its requests and sends each to the app its path belongs to. */
+class ClientConnection {
+  constructor(socket, gateway, mayHandOff) {
+    this.socket = socket;
+    this.gateway = gateway;
+    /** Whether this connection may be handed to the app its first request is for. */
+    this.mayHandOff = mayHandOff;
+    this.detached = false;
+    this.buf = EMPTY;
+    /** Framing of the request body being relayed: null (a head comes next), a byte count or a chunk parser. */
+    this.body = null;
+    this.bodyTo = null;
+    /** The upstream that owes the responses of this connection (all owed responses come from one app). */
+    this.active = null;
+    this.upstreams = new Map();
+    /** A request for another app waits until the owed responses are complete. */
+    this.blocked = false;
+    /** No request is read after this one (Connection: close, HTTP/1.0, or the client half-closed). */
+    this.lastRequest = false;
+    this.clientEnded = false;
+    this.tunnel = false;
+    this.since = Date.now();
+    socket.setNoDelay(true);
+    socket.on('data', (chunk) => this.onData(chunk));
+    socket.on('end', () => this.onEnd());
+    socket.on('drain', () => this.active?.socket.resume());
+    socket.on('error', () => undefined);
+    socket.on('close', () => this.onClose());
+  }
+
+  get owed() {
+    return this.active ? this.active.owed.length : 0;
+  }
+
+  onData(chunk) {
+    this.since = Date.now();
+    if (this.tunnel) return void this.active.socket.write(chunk);
+    if (this.lastRequest && this.body === null) return; // bytes after the last request are not read
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    this.pump();
+  }
+
+  /** Relays whatever complete request heads and body bytes the buffer holds, in order. */
+  pump() {
+    try {
+      while (this.buf.length > 0 && !this.blocked) {
+        if (this.body === null) {
+          if (this.lastRequest) return;
+          const end = headEnd(this.buf);
+          if (end < 0) return;
+          const req = parseRequestHead(this.buf.toString('latin1', 0, end));
+          const app = this.gateway.route(req.target);
+          if (this.mayHandOff && this.handOver(app)) return;
+          this.mayHandOff = false;
+          if (this.owed > 0 && this.active.app !== app) {
+            this.blocked = true;
+            return this.flow();
+          }
+          const up = this.upstream(app);
+          this.active = up;
+          up.send(req.method, this.forwardedHead(req), 'latin1');
+          this.gateway.stats.requestsRelayed++;
+          this.buf = this.buf.subarray(end);
+          this.lastRequest = req.closeAfter;
+          this.bodyTo = up;
+          this.body = req.chunked ? new ChunkedBodyEnd() : req.bodyLength > 0 ? req.bodyLength : null;
+        } else if (this.body instanceof ChunkedBodyEnd) {
+          const end = this.body.feed(this.buf);
+          const n = end < 0 ? this.buf.length : end;
+          this.bodyTo.write(this.buf.subarray(0, n));
+          this.buf = this.buf.subarray(n);
+          if (end >= 0) this.body = null;
+        } else {
+          const n = Math.min(this.body, this.buf.length);
+          this.bodyTo.write(n === this.buf.length ? this.buf : this.buf.subarray(0, n));
+          this.buf = this.buf.subarray(n);
+          this.body -= n;
+          if (this.body === 0) this.body = null;
+        }
+      }
+    } catch (e) {
+      if (!(e instanceof FramingError)) throw e;
+      this.refuse(e);
+    } finally {
+      if (!this.detached) {
+        this.flow();
+        this.maybeEnd();
+      }
+    }
+  }
+
+  /**
+   * Sends this connection to the app process that serves `app`, with every byte read so far,
+   * when that app is a child with an IPC channel; false when it cannot be handed over.
+   */
+  handOver(app) {
+    const child = this.gateway.children?.[app.name];
+    const handle = this.socket._handle;
+    // readStop is the socket handle's own (not a documented API); without it, bytes could be
+    // read here between the last 'data' event and the transfer, and lost.
+    if (!child?.connected || typeof handle?.readStop !== 'function') return false;
+    handle.reading = false;
+    handle.readStop();
+    this.detached = true;
+    this.socket.removeAllListeners('data');
+    this.gateway.clients.delete(this);
+    const message = { type: 'gateway:connection', head: this.buf.toString('latin1'), paths: app.prefixes, relay: this.gateway.relayUrl };
+    this.buf = EMPTY;
+    child.send(message, this.socket, (err) => {
+      if (err) this.socket.destroy();
+    });
+    this.gateway.stats.connectionsHandedOver++;
+    return true;
+  }
+
+  /** The request head with this hop added to X-Forwarded-For. */
+  forwardedHead(req) {
+    const lines = req.lines;
+    const ip = this.socket.remoteAddress ?? '';
+    if (req.forwardedFor >= 0) lines[req.forwardedFor] += `, ${ip}`;
+    else lines.splice(lines.length - 2, 0, `X-Forwarded-For: ${ip}`);
+    return lines.join('\r\n');
+  }
+
+  upstream(app) {
+    let up = this.upstreams.get(app);
+    if (!up) {
+      up = new Upstream(this, app);
+      this.upstreams.set(app, up);
+      this.gateway.upstreams.add(up);
+    }
+    return up;
+  }
+
+  /** Pauses reading while a request waits for another app's responses or an app's socket is full. */
+  flow() {
+    const pause = this.blocked || (this.bodyTo !== null && this.body !== null && this.bodyTo.full);
+    if (pause) this.socket.pause();
+    else this.socket.resume();
+  }
+
+  /** A response is complete; a request waiting for it may go. `closing`: the app closes after it. */
+  responseDone(closing) {
+    this.since = Date.now();
+    if (closing) this.lastRequest = true;
+    if (this.owed > 0) return;
+    if (this.refusal) return this.sendRefusal();
+    if (this.blocked) {
+      this.blocked = false;
+      this.pump();
+    } else this.maybeEnd();
+  }
+
+  maybeEnd() {
+    if (this.owed > 0 || this.socket.destroyed || this.refusal) return;
+    // Whatever is still buffered then is an incomplete request that can no longer complete.
+    if ((this.lastRequest || this.clientEnded) && this.body === null) this.socket.end();
+  }
+
+  onEnd() {
+    this.clientEnded = true;
+    if (this.body !== null) return this.socket.destroy(); // a request cut short can never complete
+    this.maybeEnd();
+  }
+
+  /** Forgets `up` once its connection is closing, so the next request opens a new one. */
+  retire(up) {
+    if (this.upstreams.get(up.app) === up) this.upstreams.delete(up.app);
+    this.gateway.upstreams.delete(up);
+    if (!up.socket.destroyed && up.owed.length === 0) up.socket.destroy();
+  }
+
+  /** The app could not answer at all: a 503 (504 on a timeout), then this connection closes. */
+  fail(app, timedOut) {
+    this.buf = EMPTY;
+    this.lastRequest = true;
+    if (this.socket.writableEnded) return;
+    const response = timedOut
+      ? closingResponse(504, 'Gateway Timeout', errorBody('TIMEOUT', 'GatewayTimeout', { dependency: app.name, timeoutSeconds: PROXY_TIMEOUT_MS / 1000 }))
+      : closingResponse(503, 'Service Unavailable', errorBody('UNAVAILABLE', 'DependencyUnavailable', { dependency: app.name }), 'retry-after: 5\r\n');
+    this.socket.end(response);
+  }
+
+  /**
+   * A request the gateway cannot frame: 400 (or 431) once the responses owed before it are
+   * complete, and the connection closes.
+   */
+  refuse(e) {
+    this.buf = EMPTY;
+    this.lastRequest = true;
+    if (this.body !== null) {
+      // Its body is what is broken, and its head went to the app already: the 400 can only be
+      // ours if nothing else is owed and the app has not begun to answer (it waits for the body).
+      const up = this.bodyTo;
+      this.body = null;
+      if (up.owed.length > 1 || up.started) return this.socket.destroy();
+      up.owed.length = 0;
+      this.retire(up);
+    }
+    this.refusal = e;
+    this.sendRefusal();
+  }
+
+  sendRefusal() {
+    if (this.owed > 0 || this.socket.writableEnded) return;
+    const e = this.refusal;
+    const reason = e.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+    this.socket.end(closingResponse(e.status, reason, errorBody('INVALID_ARGUMENT', 'InvalidArgument', { reason: e.message })));
+  }
+
+  /** After a 101 Switching Protocols, bytes flow both ways untouched. */
+  startTunnel(up) {
+    this.tunnel = true;
+    up.owed.length = 0;
+    if (this.buf.length) up.socket.write(this.buf);
+    this.buf = EMPTY;
+    this.socket.resume();
+  }
+
+  onClose() {
+    this.gateway.clients.delete(this);
+    for (const up of this.upstreams.values()) {
+      this.gateway.upstreams.delete(up);
+      up.socket.destroy();
+    }
+    this.upstreams.clear();
+  }
+}
 
 async function ready(url) {
   try {
@@ -38,66 +429,13 @@ async function ready(url) {
   }
 }
 
-const errorBody = (errorCode, errorName, parameters) => JSON.stringify({ errorCode, errorName, errorInstanceId: crypto.randomUUID(), parameters });
-
-/** `headers` without the hop-by-hop ones. */
-function endToEnd(headers) {
-  const out = {};
-  for (const [k, v] of Object.entries(headers)) if (!HOP_BY_HOP.has(k)) out[k] = v;
-  return out;
-}
-
-/** Whether `path` is `prefix` itself or below it (`/objects`, `/objects/…`, `/objects?…`). */
-const under = (path, prefix) => path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === '/' || path[prefix.length] === '?');
-
-/**
- * A proxy to `target` (http://host:port) over keep-alive connections: the client's method, path,
- * headers and body go to the app, and the app's status, headers and body come back as they are.
- * An app that cannot be reached is a 503 DependencyUnavailable in the error shape of API.md.
- */
-function proxyTo(target, name) {
-  const { hostname, port } = new URL(target);
-  // Sockets are reused across requests; enough of them for a benchmark's 32+ connections. An
-  // idle socket is closed after 4 s, before the app's own keep-alive timeout (Node's 5 s) can
-  // close it under a request that is just being sent on it.
-  const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo', timeout: 4000 });
-  return (req, res) => {
-    const headers = endToEnd(req.headers);
-    const forwardedFor = req.headers['x-forwarded-for'];
-    headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${req.socket.remoteAddress}` : req.socket.remoteAddress;
-    const upstream = httpRequest({ agent, hostname, port, method: req.method, path: req.url, headers, timeout: PROXY_TIMEOUT_MS }, (up) => {
-      res.writeHead(up.statusCode, up.statusMessage, endToEnd(up.headers));
-      up.pipe(res);
-      up.on('error', () => res.destroy());
-    });
-    const fail = (status, body, extra = {}) => {
-      if (res.headersSent) return res.destroy();
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...extra });
-      res.end(body);
-    };
-    upstream.on('timeout', () => upstream.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
-    upstream.on('error', (e) =>
-      e.code === 'ETIMEDOUT'
-        ? fail(504, errorBody('TIMEOUT', 'GatewayTimeout', { dependency: name, timeoutSeconds: PROXY_TIMEOUT_MS / 1000 }))
-        : fail(503, errorBody('UNAVAILABLE', 'DependencyUnavailable', { dependency: name }), { 'retry-after': '5' }),
-    );
-    // A client that goes away takes its upstream request with it.
-    res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
-    req.pipe(upstream);
-  };
-}
-
-/** @param {{ port: number, host?: string, objectsUrl: string, objectSetsUrl: string }} opts */
-export function startGateway(opts) {
-  const routes = [
-    { prefixes: ['/objects', '/ontology', '/docs/objects-json'], handle: proxyTo(opts.objectsUrl, 'objects') },
-    { prefixes: ['/object-sets', '/docs/object-sets-json'], handle: proxyTo(opts.objectSetsUrl, 'object-sets') },
-  ];
+/** Health, Swagger UI and 404s: what the gateway answers itself. */
+function localApp(opts, stats) {
   const app = express();
   app.disable('x-powered-by');
   app.get('/health/live', (_req, res) => res.json({ status: 'ok' }));
+  // How the gateway has been serving: connections handed to an app, requests relayed by it.
+  app.get('/health/gateway', (_req, res) => res.json(stats));
   app.get('/health/ready', async (_req, res) => {
     const [objects, objectSets] = await Promise.all([ready(`${opts.objectsUrl}/health/ready`), ready(`${opts.objectSetsUrl}/health/ready`)]);
     const status = objects && objectSets ? 'ok' : 'error';
@@ -112,15 +450,61 @@ export function startGateway(opts) {
       .type('json')
       .send(errorBody('NOT_FOUND', 'NotFound', { method: req.method, path: req.path, reason: 'no route; the gateway serves /objects, /ontology, /object-sets, /health/* and /docs' })),
   );
-  const server = createServer((req, res) => {
-    const route = routes.find((r) => r.prefixes.some((p) => under(req.url, p)));
-    if (route) route.handle(req, res);
-    else app(req, res);
-  });
-  // Keep client connections open longer than a load generator's pauses, and than the apps' own keep-alive.
-  server.keepAliveTimeout = 65_000;
-  return new Promise((resolve, reject) => {
-    server.listen(opts.port, opts.host ?? '0.0.0.0', () => resolve(server));
-    server.on('error', reject);
-  });
+  return app;
+}
+
+const appAt = (url, name) => {
+  const { hostname, port } = new URL(url);
+  return { name, host: hostname, port: Number(port) };
+};
+
+/**
+ * Starts the gateway on `opts.port` (host `opts.host`, default 0.0.0.0) in front of the two apps.
+ * `opts.children` (`{ objects, 'object-sets' }`, child processes started with an IPC channel)
+ * lets it hand connections over to them. Resolves to an object with `close()` (stops listening
+ * and closes every connection), `address()` and `stats` (connections handed over, requests relayed).
+ * @param {{ port: number, host?: string, objectsUrl: string, objectSetsUrl: string, children?: Record<string, import('node:child_process').ChildProcess> }} opts
+ */
+export async function startGateway(opts) {
+  const stats = { connectionsHandedOver: 0, requestsRelayed: 0 };
+  const local = createHttpServer(localApp(opts, stats));
+  await new Promise((resolve, reject) => local.listen(0, '127.0.0.1', resolve).on('error', reject));
+  const objects = appAt(opts.objectsUrl, 'objects');
+  const objectSets = appAt(opts.objectSetsUrl, 'object-sets');
+  const self = { name: 'gateway', host: '127.0.0.1', port: local.address().port };
+  objects.prefixes = ['/objects', '/ontology', '/docs/objects-json'];
+  objectSets.prefixes = ['/object-sets', '/docs/object-sets-json'];
+  const routes = [objects, objectSets];
+  const gateway = {
+    clients: new Set(),
+    upstreams: new Set(),
+    children: opts.children,
+    relayUrl: '',
+    stats,
+    route: (target) => routes.find((app) => app.prefixes.some((p) => under(target, p))) ?? self,
+  };
+  const server = createTcpServer({ allowHalfOpen: true }, (socket) => gateway.clients.add(new ClientConnection(socket, gateway, !!opts.children)));
+  // Where the apps send requests for other paths that arrive on a connection handed to them.
+  const relay = createTcpServer({ allowHalfOpen: true }, (socket) => gateway.clients.add(new ClientConnection(socket, gateway, false)));
+  await new Promise((resolve, reject) => relay.listen(0, '127.0.0.1', resolve).on('error', reject));
+  gateway.relayUrl = `http://127.0.0.1:${relay.address().port}`;
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const up of gateway.upstreams) up.sweep(now);
+    for (const c of gateway.clients) if (c.owed === 0 && !c.tunnel && now - c.since > CLIENT_IDLE_MS) c.socket.destroy();
+  }, 1000);
+  sweeper.unref();
+  await new Promise((resolve, reject) => server.listen(opts.port, opts.host ?? '0.0.0.0', resolve).on('error', reject));
+  return {
+    address: () => server.address(),
+    stats: gateway.stats,
+    close() {
+      clearInterval(sweeper);
+      server.close();
+      relay.close();
+      local.close();
+      local.closeAllConnections();
+      for (const c of gateway.clients) c.socket.destroy();
+    },
+  };
 }

@@ -1,10 +1,45 @@
+import { Type } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import request from 'supertest';
 import { Client } from 'pg';
 import { createServer } from 'node:net';
-import { createObjectsApp } from '../../apps/objects/src/create-app';
-import { createObjectSetsApp } from '../../apps/object-sets/src/create-app';
+import { NEST_APPLICATION_OPTIONS, PrebuiltPrototypesExpressAdapter } from '@app/domain';
+import { AppModule as ObjectsAppModule } from '../../apps/objects/src/app.module';
+import { configureObjectsApp } from '../../apps/objects/src/create-app';
+import { AppModule as ObjectSetsAppModule } from '../../apps/object-sets/src/app.module';
+import { configureObjectSetsApp } from '../../apps/object-sets/src/create-app';
 import { createTestDatabase } from './database';
+
+/** Changes a testing module before it is compiled, e.g. `(m) => m.overrideProvider(Clock).useValue(clock)`. */
+export type ModuleOverrides = (module: TestingModuleBuilder) => TestingModuleBuilder;
+
+/**
+ * An app built as the tests build every app: a testing module on the app's AppModule (with
+ * `overrides` applied), its application created on the production Express adapter and options,
+ * then the same configure step main.ts runs. Configuration is read from process.env while the
+ * module compiles (see withEnv); the app is neither initialised nor listening yet.
+ */
+async function buildApp(
+  module: Type<unknown>,
+  configure: (app: NestExpressApplication) => NestExpressApplication,
+  overrides?: ModuleOverrides,
+): Promise<NestExpressApplication> {
+  const builder = Test.createTestingModule({ imports: [module] });
+  const moduleRef = await (overrides ? overrides(builder) : builder).compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>(new PrebuiltPrototypesExpressAdapter(), NEST_APPLICATION_OPTIONS);
+  return configure(app);
+}
+
+/** The objects app as main.ts sets it up, on a testing module (see buildApp). */
+export function buildObjectsApp(overrides?: ModuleOverrides): Promise<NestExpressApplication> {
+  return buildApp(ObjectsAppModule, configureObjectsApp, overrides);
+}
+
+/** The object-sets app as main.ts sets it up, on a testing module (see buildApp). */
+export function buildObjectSetsApp(overrides?: ModuleOverrides): Promise<NestExpressApplication> {
+  return buildApp(ObjectSetsAppModule, configureObjectSetsApp, overrides);
+}
 
 export interface TestObjectsApp {
   app: NestExpressApplication;
@@ -15,6 +50,9 @@ export interface TestObjectsApp {
   databaseUrl: string;
   close: () => Promise<void>;
 }
+
+/** The object-sets app alone (startObjectSetsApp): the same handles. */
+export type TestObjectSetsApp = TestObjectsApp;
 
 /** Applies env overrides for the duration of app creation (config is read at creation). */
 export async function withEnv<T>(env: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
@@ -34,11 +72,29 @@ export async function withEnv<T>(env: Record<string, string | undefined>, fn: ()
   }
 }
 
-/** The objects app on its own fresh database, built by the same createObjectsApp() as main.ts. */
-export async function startObjectsApp(env: Record<string, string | undefined> = {}): Promise<TestObjectsApp> {
+/** The objects app on its own fresh database (buildObjectsApp), initialised, not listening. */
+export async function startObjectsApp(env: Record<string, string | undefined> = {}, options: { overrides?: ModuleOverrides } = {}): Promise<TestObjectsApp> {
+  // Searches with a startingSet get 503 from a port nothing listens on, not someone's app on 3002.
+  return startAlone(buildObjectsApp, { LOG_LEVEL: 'silent', OBJECT_SETS_URL: 'http://127.0.0.1:9', ...env }, options.overrides);
+}
+
+/**
+ * The object-sets app alone on its own fresh database (buildObjectSetsApp), initialised, not
+ * listening. Its objects app is wherever OBJECTS_URL points: by default a loopback port nothing
+ * listens on, so a test that does not override ObjectsClient sees 503, never someone's app.
+ */
+export async function startObjectSetsApp(env: Record<string, string | undefined> = {}, options: { overrides?: ModuleOverrides } = {}): Promise<TestObjectsApp> {
+  return startAlone(buildObjectSetsApp, { LOG_LEVEL: 'silent', OBJECTS_URL: 'http://127.0.0.1:9', ...env }, options.overrides);
+}
+
+async function startAlone(
+  build: (overrides?: ModuleOverrides) => Promise<NestExpressApplication>,
+  env: Record<string, string | undefined>,
+  overrides?: ModuleOverrides,
+): Promise<TestObjectsApp> {
   const database = await createTestDatabase();
-  const app = await withEnv({ LOG_LEVEL: 'silent', DATABASE_URL: database.url, ...env }, async () => {
-    const a = await createObjectsApp();
+  const app = await withEnv({ DATABASE_URL: database.url, ...env }, async () => {
+    const a = await build(overrides);
     await a.init();
     return a;
   });
@@ -85,9 +141,12 @@ export async function freePort(): Promise<number> {
 
 /**
  * Both apps on one fresh database, listening on real ports and calling each other over HTTP,
- * as `npm start` runs them.
+ * as `npm start` runs them; `options` changes either app's testing module (ModuleOverrides).
  */
-export async function startBothApps(env: Record<string, string | undefined> = {}): Promise<TestBothApps> {
+export async function startBothApps(
+  env: Record<string, string | undefined> = {},
+  options: { objects?: ModuleOverrides; objectSets?: ModuleOverrides } = {},
+): Promise<TestBothApps> {
   const database = await createTestDatabase();
   const [objectsPort, objectSetsPort] = [await freePort(), await freePort()];
   const objectsUrl = `http://127.0.0.1:${objectsPort}`;
@@ -102,12 +161,12 @@ export async function startBothApps(env: Record<string, string | undefined> = {}
     ...env,
   };
   const objects = await withEnv(common, async () => {
-    const a = await createObjectsApp();
+    const a = await buildObjectsApp(options.objects);
     await a.listen(objectsPort, '127.0.0.1');
     return a;
   });
   const objectSets = await withEnv(common, async () => {
-    const a = await createObjectSetsApp();
+    const a = await buildObjectSetsApp(options.objectSets);
     await a.listen(objectSetsPort, '127.0.0.1');
     return a;
   });

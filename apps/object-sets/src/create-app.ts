@@ -1,14 +1,24 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { configureApp, createExpressApp } from '@app/domain';
+import { ApiDocsOptions, configureApp, createExpressApp } from '@app/domain';
 import { AppModule } from './app.module';
 
-/** Builds the object-sets app exactly as production runs it; main.ts and the e2e tests both use this. */
-export async function createObjectSetsApp(): Promise<NestExpressApplication> {
-  const app = await createExpressApp(AppModule);
-  configureApp(app, {
-    name: 'object-sets',
-    title: 'Ontology object set service',
-    description: 'Object sets (`/object-sets`): definitions, members and set search.',
-  });
+const API_DOCS: ApiDocsOptions = {
+  name: 'object-sets',
+  title: 'Ontology object set service',
+  description: 'Object sets (`/object-sets`): definitions, members and set search.',
+};
+
+/**
+ * The production set-up of an object-sets app created from AppModule (configureApp with its API
+ * docs). main.ts applies it through createObjectSetsApp; the e2e tests apply it to the app their
+ * testing module creates, so both run the same pipeline.
+ */
+export function configureObjectSetsApp(app: NestExpressApplication): NestExpressApplication {
+  configureApp(app, API_DOCS);
   return app;
+}
+
+/** The object-sets app as main.ts runs it. */
+export async function createObjectSetsApp(): Promise<NestExpressApplication> {
+  return configureObjectSetsApp(await createExpressApp(AppModule));
 }

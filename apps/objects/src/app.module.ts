@@ -7,10 +7,11 @@ import { OntologyModule } from './ontology/ontology.module';
 import { ObjectsModule } from './objects/objects.module';
 import { ObjectWritesModule } from './object-writes/object-writes.module';
 import { SearchModule } from './search/search.module';
+import { AggregateModule } from './aggregate/aggregate.module';
 
 /** The objects app: /objects and /ontology, owning schema `objects`. */
 @Module({
-  imports: [AppConfigModule, LoggingModule, DatabaseModule, TerminusModule, OntologyModule, ObjectWritesModule, SearchModule, ObjectsModule],
+  imports: [AppConfigModule, LoggingModule, DatabaseModule, TerminusModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule, ObjectsModule],
   controllers: [HealthController],
   providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
 })

@@ -1,19 +1,29 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { COMPILED_FILTER_BODY_DEPTH, configureApp, createExpressApp } from '@app/domain';
+import { ApiDocsOptions, COMPILED_FILTER_BODY_DEPTH, configureApp, createExpressApp, HttpOptions, INTERNAL_AGGREGATE_PATH } from '@app/domain';
 import { AppModule } from './app.module';
 
-/** Builds the objects app exactly as production runs it; main.ts and the e2e tests both use this. */
-export async function createObjectsApp(): Promise<NestExpressApplication> {
-  const app = await createExpressApp(AppModule);
-  configureApp(
-    app,
-    {
-      name: 'objects',
-      title: 'Ontology object service',
-      description: 'Objects (`/objects`) and the ontology (`/ontology`): writes, reads, history and search.',
-    },
-    // The set service sends compiled set filters here, which nest deeper than a client's filter may.
-    { deeperBodyRoutes: { '/objects/internal/members': COMPILED_FILTER_BODY_DEPTH } },
-  );
+const API_DOCS: ApiDocsOptions = {
+  name: 'objects',
+  title: 'Ontology object service',
+  description: 'Objects (`/objects`) and the ontology (`/ontology`): writes, reads, history and search.',
+};
+
+/** The set service sends compiled set filters to these routes, which nest deeper than a client's filter may. */
+const HTTP_OPTIONS: HttpOptions = {
+  deeperBodyRoutes: { '/objects/internal/members': COMPILED_FILTER_BODY_DEPTH, [INTERNAL_AGGREGATE_PATH]: COMPILED_FILTER_BODY_DEPTH },
+};
+
+/**
+ * The production set-up of an objects app created from AppModule (configureApp with its API
+ * docs). main.ts applies it through createObjectsApp; the e2e tests apply it to the app their
+ * testing module creates, so both run the same pipeline.
+ */
+export function configureObjectsApp(app: NestExpressApplication): NestExpressApplication {
+  configureApp(app, API_DOCS, HTTP_OPTIONS);
   return app;
+}
+
+/** The objects app as main.ts runs it. */
+export async function createObjectsApp(): Promise<NestExpressApplication> {
+  return configureObjectsApp(await createExpressApp(AppModule));
 }

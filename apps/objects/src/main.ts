@@ -1,4 +1,4 @@
-import { AppConfig, ConfigError, loadConfig } from '@app/domain';
+import { acceptGatewayConnections, AppConfig, ConfigError, loadConfig } from '@app/domain';
 import { createObjectsApp } from './create-app';
 
 async function main(): Promise<void> {
@@ -14,6 +14,8 @@ async function main(): Promise<void> {
   }
   const app = await createObjectsApp();
   await app.listen(config.objectsPort, process.env.HOST ?? '0.0.0.0');
+  // Under `npm start`, the gateway may hand client connections straight to this process.
+  acceptGatewayConnections(app.getHttpServer());
 }
 
 void main().catch((e) => {

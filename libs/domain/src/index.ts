@@ -10,3 +10,4 @@ export * from './database';
 export * from './filter';
 export * from './object-sets';
 export * from './ontology';
+export * from './analytics';

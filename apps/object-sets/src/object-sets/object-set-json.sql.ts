@@ -31,7 +31,7 @@ export function objectSetMetadataJsonSql(alias: string, visibleParam?: string): 
     'expiresAt', ${isoUtcSql(`${alias}.expires_at`)}))`;
 }
 
-/** A set is live unless it is ephemeral and past its expiry. */
-export function liveSetSql(alias: string): string {
-  return `(${alias}.expires_at IS NULL OR ${alias}.expires_at > now())`;
+/** A set is live unless it is ephemeral and past its expiry; `nowParam`: the placeholder of the Clock's time. */
+export function liveSetSql(alias: string, nowParam: string): string {
+  return `(${alias}.expires_at IS NULL OR ${alias}.expires_at > ${nowParam}::timestamptz)`;
 }

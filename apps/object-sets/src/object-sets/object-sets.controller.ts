@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext, InvalidArgument, sendJsonText } from '@app/domain';
-import { CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetMetadataDto, UpdateObjectSetDto } from './dto/object-set.dto';
+import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, InvalidArgument, sendJsonText } from '@app/domain';
+import { AggregateObjectSetRequestDto, CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetMetadataDto, UpdateObjectSetDto } from './dto/object-set.dto';
 import { Consistency, ObjectSetsService } from './object-sets.service';
 
 function checkSetId(id: string): void {
@@ -10,6 +10,7 @@ function checkSetId(id: string): void {
 }
 
 @ApiTags('object-sets')
+@ApiExtraModels(...ANALYTICS_MODELS)
 @Controller('object-sets')
 export class ObjectSetsController {
   constructor(private readonly sets: ObjectSetsService) {}
@@ -61,6 +62,19 @@ export class ObjectSetsController {
       throw new InvalidArgument('consistency', 'must be STRONG or EVENTUALLY');
     }
     sendJsonText(res, await this.sets.members(caller, id, (consistency as Consistency | undefined) ?? 'STRONG'));
+  }
+
+  @Post(':id/aggregate')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'aggregateObjectSet',
+    summary: "Groups the set's members (STRONG; the member limit does not apply) by up to 3 buckets and computes up to 10 metrics per group",
+  })
+  @ApiBody({ type: AggregateObjectSetRequestDto })
+  @ApiOkResponse({ type: AggregateResponseDto })
+  async aggregate(@Caller() caller: CallerContext, @Param('id') id: string, @Body() body: AggregateObjectSetRequestDto, @Res() res: Response): Promise<void> {
+    checkSetId(id);
+    sendJsonText(res, await this.sets.aggregate(caller, id, body));
   }
 
   @Get('internal/:id/filter')

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { HttpObjectsClient, ObjectsClient } from '../objects-client/objects.client';
+import { HttpObjectsClient, ObjectsCallTimeouts, ObjectsClient } from '../objects-client/objects.client';
 import { ObjectSetsController } from './object-sets.controller';
 import { ObjectSetsRepository } from './object-sets.repository';
 import { ObjectSetsService } from './object-sets.service';
@@ -7,6 +7,6 @@ import { ObjectSetsService } from './object-sets.service';
 /** Object set writes, metadata and members. */
 @Module({
   controllers: [ObjectSetsController],
-  providers: [ObjectSetsService, ObjectSetsRepository, { provide: ObjectsClient, useClass: HttpObjectsClient }],
+  providers: [ObjectSetsService, ObjectSetsRepository, ObjectsCallTimeouts, { provide: ObjectsClient, useClass: HttpObjectsClient }],
 })
 export class ObjectSetsModule {}

@@ -3,11 +3,14 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ObjectSetDefinition, queryRows, StoredSet } from '@app/domain';
 import { liveSetSql, objectSetMetadataJsonSql } from './object-set-json.sql';
 
-/** The EVENTUALLY read (see cachedMembers); exported so the benchmark floor runs the same SQL. */
+/**
+ * The EVENTUALLY read (see cachedMembers); exported so the benchmark floor runs the same SQL.
+ * Parameters: set id, visibility key, TTL in seconds, the Clock's time.
+ */
 export const CACHED_MEMBERS_SQL = `SELECT (SELECT c.result FROM object_sets.members_cache c
-                WHERE c.set_id = s.id AND c.visibility_key = $2::text COLLATE "C" AND c.computed_at > now() - make_interval(secs => $3)) AS result
+                WHERE c.set_id = s.id AND c.visibility_key = $2::text COLLATE "C" AND c.computed_at > $4::timestamptz - make_interval(secs => $3)) AS result
    FROM object_sets.object_set s
-  WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s')}`;
+  WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s', '$4')}`;
 
 export interface SetRow extends StoredSet {
   creator: string;
@@ -29,7 +32,11 @@ export interface NewSet {
 
 type Db = DataSource | EntityManager;
 
-/** Storage of object sets (schema `object_sets`); every statement is parameterized SQL. */
+/**
+ * Storage of object sets (schema `object_sets`); every statement is parameterized SQL. Whether a
+ * set is live, and when one written now expires, is decided at `now`: the Clock's time, which
+ * the service reads once per operation and passes to each statement of it.
+ */
 @Injectable()
 export class ObjectSetsRepository {
   constructor(readonly dataSource: DataSource) {}
@@ -40,10 +47,10 @@ export class ObjectSetsRepository {
   }
 
   /** ObjectSetMetadata JSON of a live set, or undefined. Primary key. */
-  async metadataJson(id: string, visible: string[] | null, db: Db = this.dataSource): Promise<string | undefined> {
+  async metadataJson(id: string, visible: string[] | null, now: Date, db: Db = this.dataSource): Promise<string | undefined> {
     const [row] = await db.query(
-      `SELECT ${objectSetMetadataJsonSql('s', '$2')}::text AS json FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s')}`,
-      [id, visible],
+      `SELECT ${objectSetMetadataJsonSql('s', '$2')}::text AS json FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s', '$3')}`,
+      [id, visible, now.toISOString()],
     );
     return row?.json;
   }
@@ -52,34 +59,34 @@ export class ObjectSetsRepository {
    * A set and every set it references, transitively, in one statement (recursive CTE over
    * object_set_reference's primary key; UNION stops at cycles).
    */
-  async closure(ids: string[], db: Db = this.dataSource): Promise<Map<string, SetRow>> {
+  async closure(ids: string[], now: Date, db: Db = this.dataSource): Promise<Map<string, SetRow>> {
     const rows: { id: string; definition: ObjectSetDefinition; scope: string[]; creator: string; immutable: boolean; live: boolean }[] = await db.query(
       `WITH RECURSIVE closure(id) AS (
          SELECT unnest($1::text[]) COLLATE "C"
          UNION
          SELECT r.referenced_id FROM object_sets.object_set_reference r JOIN closure c ON r.set_id = c.id
        )
-       SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, ${liveSetSql('s')} AS live
+       SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, ${liveSetSql('s', '$2')} AS live
          FROM closure c JOIN object_sets.object_set s ON s.id = c.id`,
-      [ids],
+      [ids, now.toISOString()],
     );
     return new Map(rows.map((r) => [r.id, { id: r.id, definition: r.definition, scopeEnvironmentIds: r.scope, creator: r.creator, immutable: r.immutable, live: r.live }]));
   }
 
-  async lockForUpdate(m: EntityManager, id: string): Promise<SetRow | undefined> {
+  async lockForUpdate(m: EntityManager, id: string, now: Date): Promise<SetRow | undefined> {
     const [r] = await m.query(
-      `SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, ${liveSetSql('s')} AS live
+      `SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, ${liveSetSql('s', '$2')} AS live
          FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" FOR UPDATE`,
-      [id],
+      [id, now.toISOString()],
     );
     return r ? { id: r.id, definition: r.definition, scopeEnvironmentIds: r.scope, creator: r.creator, immutable: r.immutable, live: r.live } : undefined;
   }
 
-  async insert(m: EntityManager, s: NewSet, references: string[]): Promise<void> {
+  async insert(m: EntityManager, s: NewSet, references: string[], now: Date): Promise<void> {
     await m.query(
       `INSERT INTO object_sets.object_set (id, title, description, definition, scope_environment_ids, immutable, ephemeral, creator, created_at, updated_at, expires_at)
-       VALUES ($1, $2, $3, $4::jsonb, $5::text[], $6, $7, $8, now(), now(), CASE WHEN $7 THEN now() + make_interval(secs => $9) END)`,
-      [s.id, s.title, s.description ?? null, JSON.stringify(s.definition), s.scopeEnvironmentIds, s.immutable, s.ephemeral, s.creator, s.ttlSeconds],
+       VALUES ($1, $2, $3, $4::jsonb, $5::text[], $6, $7, $8, $10::timestamptz, $10::timestamptz, CASE WHEN $7 THEN $10::timestamptz + make_interval(secs => $9) END)`,
+      [s.id, s.title, s.description ?? null, JSON.stringify(s.definition), s.scopeEnvironmentIds, s.immutable, s.ephemeral, s.creator, s.ttlSeconds, now.toISOString()],
     );
     await this.replaceReferences(m, s.id, references);
   }
@@ -88,6 +95,7 @@ export class ObjectSetsRepository {
     m: EntityManager,
     id: string,
     changes: { title?: string; description?: string | null; definition?: ObjectSetDefinition; scopeEnvironmentIds?: string[] },
+    now: Date,
   ): Promise<void> {
     await m.query(
       `UPDATE object_sets.object_set SET
@@ -95,7 +103,7 @@ export class ObjectSetsRepository {
          description = CASE WHEN $3::boolean THEN $4 ELSE description END,
          definition = COALESCE($5::jsonb, definition),
          scope_environment_ids = COALESCE($6::text[], scope_environment_ids),
-         updated_at = greatest(now(), updated_at + interval '1 millisecond')
+         updated_at = greatest($7::timestamptz, updated_at + interval '1 millisecond')
        WHERE id = $1`,
       [
         id,
@@ -104,6 +112,7 @@ export class ObjectSetsRepository {
         changes.description ?? null,
         changes.definition ? JSON.stringify(changes.definition) : null,
         changes.scopeEnvironmentIds ?? null,
+        now.toISOString(),
       ],
     );
     // Cached members were computed from the old definition.
@@ -121,44 +130,45 @@ export class ObjectSetsRepository {
   }
 
   /** Live sets whose definitions reference `id` (object_set_reference_referenced_idx). */
-  async referencedBy(m: Db, id: string): Promise<string[]> {
+  async referencedBy(m: Db, id: string, now: Date): Promise<string[]> {
     const rows: { id: string }[] = await m.query(
       `SELECT r.set_id AS id FROM object_sets.object_set_reference r JOIN object_sets.object_set s ON s.id = r.set_id
-        WHERE r.referenced_id = $1::text COLLATE "C" AND ${liveSetSql('s')} ORDER BY r.set_id`,
-      [id],
+        WHERE r.referenced_id = $1::text COLLATE "C" AND ${liveSetSql('s', '$2')} ORDER BY r.set_id`,
+      [id, now.toISOString()],
     );
     return rows.map((r) => r.id);
   }
 
-  async delete(m: EntityManager, id: string): Promise<void> {
+  async delete(m: EntityManager, id: string, now: Date): Promise<void> {
     // References FROM expired sets to this one would block the delete; those sets are gone for users.
     await m.query(
       `DELETE FROM object_sets.object_set_reference r USING object_sets.object_set s
-        WHERE r.referenced_id = $1 AND s.id = r.set_id AND NOT ${liveSetSql('s')}`,
-      [id],
+        WHERE r.referenced_id = $1 AND s.id = r.set_id AND NOT ${liveSetSql('s', '$2')}`,
+      [id, now.toISOString()],
     );
     await m.query(`DELETE FROM object_sets.object_set WHERE id = $1`, [id]);
   }
 
-  /** Removes expired ephemeral sets (and their references, cache rows); returns how many. */
-  async sweepExpired(): Promise<number> {
+  /** Removes the ephemeral sets expired at `now` (and their references, cache rows); returns how many. object_set_expires_idx. */
+  async sweepExpired(now: Date): Promise<number> {
     return this.dataSource.transaction(async (m) => {
       await this.lockGraph(m);
       await m.query(
         `DELETE FROM object_sets.object_set_reference r USING object_sets.object_set s
-          WHERE s.id = r.referenced_id AND s.expires_at <= now()`,
+          WHERE s.id = r.referenced_id AND s.expires_at <= $1::timestamptz`,
+        [now.toISOString()],
       );
-      const rows = await m.query(`DELETE FROM object_sets.object_set WHERE expires_at <= now() RETURNING id`);
+      const rows = await m.query(`DELETE FROM object_sets.object_set WHERE expires_at <= $1::timestamptz RETURNING id`, [now.toISOString()]);
       return (rows as unknown[]).length;
     });
   }
 
   /**
    * EVENTUALLY, in one statement (primary keys of object_set and members_cache): whether the set
-   * is live, and a cached result no older than ttlSeconds for this set and visibility.
+   * is live at `now`, and a cached result for this set and visibility no older than ttlSeconds then.
    */
-  async cachedMembers(id: string, visibilityKey: string, ttlSeconds: number): Promise<{ live: boolean; result?: string }> {
-    const [row] = await queryRows(this.dataSource, CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds]);
+  async cachedMembers(id: string, visibilityKey: string, ttlSeconds: number, now: Date): Promise<{ live: boolean; result?: string }> {
+    const [row] = await queryRows(this.dataSource, CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds, now.toISOString()]);
     return { live: !!row, result: row?.result ?? undefined };
   }
 

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import {
   AppConfig,
   CallerContext,
+  Clock,
   compileObjectSet,
   InvalidArgument,
   InvalidObjectSetDefinition,
@@ -52,11 +53,12 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     private readonly repository: ObjectSetsRepository,
     private readonly objects: ObjectsClient,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
   ) {}
 
   onModuleInit(): void {
     this.sweeper = setInterval(() => {
-      this.repository.sweepExpired().then(
+      this.sweepExpired().then(
         (n) => n && this.logger.log(`removed ${n} expired ephemeral set(s)`),
         (e) => this.logger.warn(`expired-set sweep failed: ${(e as Error).message}`),
       );
@@ -68,8 +70,13 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     if (this.sweeper) clearInterval(this.sweeper);
   }
 
+  /** Deletes the ephemeral sets expired by now (they already read as 404); how many. Runs every minute. */
+  sweepExpired(): Promise<number> {
+    return this.repository.sweepExpired(this.clock.now());
+  }
+
   async metadata(caller: CallerContext, id: string): Promise<string> {
-    const json = await this.repository.metadataJson(id, visibleEnvironmentsParam(caller));
+    const json = await this.repository.metadataJson(id, visibleEnvironmentsParam(caller), this.clock.now());
     if (!json) throw new ObjectSetNotFound(id);
     return json;
   }
@@ -79,12 +86,13 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const id = `${OBJECT_SET_RID_PREFIX}${randomUUID()}`;
     const scope = [...new Set(input.scope?.environmentIds ?? [])].sort();
     const references = referencedSetIds(definition);
-    await this.checkDefinition(caller, { id, definition, scopeEnvironmentIds: scope });
+    await this.checkDefinition(caller, { id, definition, scopeEnvironmentIds: scope }, this.clock.now());
     return this.repository.dataSource.transaction(async (m) => {
+      const now = this.clock.now();
       if (references.length) {
         await this.repository.lockGraph(m);
         // Checked again under the lock: a referenced set may have been deleted meanwhile.
-        await this.checkReferencesExist(definition, await this.repository.closure(references, m));
+        await this.checkReferencesExist(definition, await this.repository.closure(references, now, m));
       }
       await this.repository.insert(
         m,
@@ -100,50 +108,54 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
           ttlSeconds: this.config.ephemeralSetTtlSeconds,
         },
         references,
+        now,
       );
-      return (await this.repository.metadataJson(id, visibleEnvironmentsParam(caller), m))!;
+      return (await this.repository.metadataJson(id, visibleEnvironmentsParam(caller), now, m))!;
     });
   }
 
   async update(caller: CallerContext, id: string, input: UpdateSetInput): Promise<string> {
     const definition = input.definition === undefined ? undefined : validateDefinition(input.definition);
     const scope = input.scope ? [...new Set(input.scope.environmentIds)].sort() : undefined;
-    const current = await this.mustBeChangeable(caller, id, await this.repository.closure([id]).then((c) => c.get(id)));
+    const checkedAt = this.clock.now();
+    const current = await this.mustBeChangeable(caller, id, await this.repository.closure([id], checkedAt).then((c) => c.get(id)));
     if (definition || scope) {
-      await this.checkDefinition(caller, { id, definition: definition ?? current.definition, scopeEnvironmentIds: scope ?? current.scopeEnvironmentIds });
+      await this.checkDefinition(caller, { id, definition: definition ?? current.definition, scopeEnvironmentIds: scope ?? current.scopeEnvironmentIds }, checkedAt);
     }
     return this.repository.dataSource.transaction(async (m) => {
+      const now = this.clock.now();
       if (definition) await this.repository.lockGraph(m);
-      const locked = await this.mustBeChangeable(caller, id, await this.repository.lockForUpdate(m, id));
+      const locked = await this.mustBeChangeable(caller, id, await this.repository.lockForUpdate(m, id, now));
       if (definition) {
         // Under the graph lock: the references must still exist and the new graph must be acyclic.
         const references = referencedSetIds(definition);
-        const closure = await this.repository.closure(references, m);
+        const closure = await this.repository.closure(references, now, m);
         await this.checkReferencesExist(definition, closure);
         const self: StoredSet = { id, definition, scopeEnvironmentIds: scope ?? locked.scopeEnvironmentIds };
         compileObjectSet(self, (ref) => (ref === id ? self : liveOnly(closure.get(ref))));
         await this.repository.replaceReferences(m, id, references);
       }
-      await this.repository.update(m, id, { title: input.title, description: input.description, definition, scopeEnvironmentIds: scope });
-      return (await this.repository.metadataJson(id, visibleEnvironmentsParam(caller), m))!;
+      await this.repository.update(m, id, { title: input.title, description: input.description, definition, scopeEnvironmentIds: scope }, now);
+      return (await this.repository.metadataJson(id, visibleEnvironmentsParam(caller), now, m))!;
     });
   }
 
   async delete(caller: CallerContext, id: string): Promise<void> {
     await this.repository.dataSource.transaction(async (m) => {
+      const now = this.clock.now();
       await this.repository.lockGraph(m);
-      const row = await this.repository.lockForUpdate(m, id);
+      const row = await this.repository.lockForUpdate(m, id, now);
       if (!row || !row.live) throw new ObjectSetNotFound(id);
       if (row.creator !== caller.userId) throw new PermissionDenied(`only the creator of object set ${id} may delete it`, { objectSetId: id });
-      const referencedBy = await this.repository.referencedBy(m, id);
+      const referencedBy = await this.repository.referencedBy(m, id, now);
       if (referencedBy.length) throw new ObjectSetInUse(id, referencedBy);
-      await this.repository.delete(m, id);
+      await this.repository.delete(m, id, now);
     });
   }
 
   /** The set's membership as ONE ObjectSearchFilter, from the current definitions (STRONG). */
-  async compiledFilter(caller: CallerContext, id: string): Promise<ObjectSearchFilter> {
-    const closure = await this.repository.closure([id]);
+  async compiledFilter(caller: CallerContext, id: string, now = this.clock.now()): Promise<ObjectSearchFilter> {
+    const closure = await this.repository.closure([id], now);
     const visible = visibleEnvironmentsParam(caller);
     const root = forCaller(liveOnly(closure.get(id)), visible);
     if (!root) throw new ObjectSetNotFound(id);
@@ -154,24 +166,34 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
    * getObjectSetMembers. STRONG: compile from the current definitions and ask the objects app
    * once (one SQL statement there); the result also refreshes the cache. EVENTUALLY: a cached
    * result of this set for exactly the caller's visible environments, no older than
-   * MEMBERS_CACHE_TTL, else as STRONG.
+   * MEMBERS_CACHE_TTL, else as STRONG. A result is stamped with the time its read started, so
+   * a write that lands during the read leaves it older, never newer, than what it reflects.
    */
   async members(caller: CallerContext, id: string, consistency: Consistency): Promise<string> {
     const key = visibilityKey(caller);
     const ttl = this.config.membersCacheTtlSeconds;
+    const startedAt = this.clock.now();
     if (consistency === 'EVENTUALLY' && ttl > 0) {
       // The set must still be live: an expired or deleted set is 404 whatever the cache holds.
-      const { live, result } = await this.repository.cachedMembers(id, key, ttl);
+      const { live, result } = await this.repository.cachedMembers(id, key, ttl, startedAt);
       if (!live) throw new ObjectSetNotFound(id);
       if (result) return result;
     }
-    const startedAt = new Date();
-    const filter = await this.compiledFilter(caller, id);
+    const filter = await this.compiledFilter(caller, id, startedAt);
     const limit = this.config.objectSetMemberLimit;
     const result = await this.objects.members(caller, filter, limit);
     if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
     await this.repository.storeMembers(id, key, result.json, startedAt).catch((e) => this.logger.warn(`members cache not stored: ${(e as Error).message}`));
     return result.json;
+  }
+
+  /**
+   * aggregateObjectSet: the set compiled from the current definitions (STRONG), aggregated by
+   * the objects app in one statement; the member limit does not apply.
+   */
+  async aggregate(caller: CallerContext, id: string, body: { groupBy?: unknown; metrics?: unknown }): Promise<string> {
+    const filter = await this.compiledFilter(caller, id);
+    return this.objects.aggregate(caller, { filter, groupBy: body.groupBy, metrics: body.metrics });
   }
 
   private async mustBeChangeable(caller: CallerContext, id: string, row: SetRow | undefined): Promise<SetRow> {
@@ -182,10 +204,10 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Referenced sets exist, no cycle or excessive nesting, filters and link ids valid for the ontology. */
-  private async checkDefinition(caller: CallerContext, set: StoredSet): Promise<void> {
+  private async checkDefinition(caller: CallerContext, set: StoredSet, now: Date): Promise<void> {
     const { definition } = set;
     const references = referencedSetIds(definition);
-    const closure = references.length ? await this.repository.closure(references) : new Map<string, SetRow>();
+    const closure = references.length ? await this.repository.closure(references, now) : new Map<string, SetRow>();
     await this.checkReferencesExist(definition, closure);
     compileObjectSet(set, (ref) => (ref === set.id ? set : liveOnly(closure.get(ref))));
     if (definition.type === 'filter') {

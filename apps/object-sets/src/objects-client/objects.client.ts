@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig, callService, CallerContext, ObjectSearchFilter } from '@app/domain';
+import { AppConfig, callService, CallerContext, INTERNAL_AGGREGATE_PATH, InternalAggregateRequest, ObjectSearchFilter } from '@app/domain';
 
 export type MembersResult = { tooLarge: true } | { tooLarge: false; json: string };
 
@@ -11,10 +11,20 @@ export abstract class ObjectsClient {
   abstract linkTypeIds(caller: CallerContext): Promise<Set<string>>;
   /** Members visible to the caller of one compiled filter, with the links among them: one round trip. */
   abstract members(caller: CallerContext, filter: ObjectSearchFilter, limit: number): Promise<MembersResult>;
+  /** The aggregation (API.md §9) of the objects a compiled filter matches, visible to the caller: the response text. */
+  abstract aggregate(caller: CallerContext, request: InternalAggregateRequest): Promise<string>;
 }
 
-const SHORT_TIMEOUT_MS = 10_000;
-const MEMBERS_TIMEOUT_MS = 120_000;
+/**
+ * How long a call to the objects app may take before it is 503 DependencyUnavailable: checks
+ * are quick, a members read may scan up to OBJECT_SET_MEMBER_LIMIT objects. A provider, so a
+ * test can shorten them (overrideProvider) to see a stalled dependency answered in time.
+ */
+@Injectable()
+export class ObjectsCallTimeouts {
+  shortMs = 10_000;
+  membersMs = 120_000;
+}
 
 /**
  * ObjectsClient over HTTP (callService): keep-alive, the caller's credentials forwarded on every
@@ -24,25 +34,33 @@ const MEMBERS_TIMEOUT_MS = 120_000;
 export class HttpObjectsClient extends ObjectsClient {
   private readonly logger = new Logger('ObjectsClient');
 
-  constructor(private readonly config: AppConfig) {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly timeouts: ObjectsCallTimeouts,
+  ) {
     super();
   }
 
   async validateFilter(caller: CallerContext, filter: unknown, path: string): Promise<void> {
-    await this.call(caller, 'POST', '/objects/internal/validate-filter', { filter, path }, SHORT_TIMEOUT_MS);
+    await this.call(caller, 'POST', '/objects/internal/validate-filter', { filter, path }, this.timeouts.shortMs);
   }
 
   async linkTypeIds(caller: CallerContext): Promise<Set<string>> {
-    const text = await this.call(caller, 'GET', '/ontology', undefined, SHORT_TIMEOUT_MS);
+    const text = await this.call(caller, 'GET', '/ontology', undefined, this.timeouts.shortMs);
     const ontology = JSON.parse(text) as { linkTypes: { id: string }[] };
     return new Set(ontology.linkTypes.map((l) => l.id));
   }
 
   async members(caller: CallerContext, filter: ObjectSearchFilter, limit: number): Promise<MembersResult> {
-    const text = await this.call(caller, 'POST', '/objects/internal/members', { filter, limit }, MEMBERS_TIMEOUT_MS);
+    const text = await this.call(caller, 'POST', '/objects/internal/members', { filter, limit }, this.timeouts.membersMs);
     // The large answer is passed on as text; only the small "too large" answer is recognised.
     if (text.startsWith('{"tooLarge"')) return { tooLarge: true };
     return { tooLarge: false, json: text };
+  }
+
+  aggregate(caller: CallerContext, request: InternalAggregateRequest): Promise<string> {
+    // Passed on as text: it is already the response (InvalidArgument faults come back as errors).
+    return this.call(caller, 'POST', INTERNAL_AGGREGATE_PATH, request, this.timeouts.membersMs);
   }
 
   private call(caller: CallerContext, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<string> {

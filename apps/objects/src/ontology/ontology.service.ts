@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidFilter, OntologyDefinition, OntologyIndex, OntologyVersion, OntologyVersionNotFound } from '@app/domain';
+import { InvalidArgument, InvalidFilter, OntologyDefinition, OntologyIndex, OntologyVersion, OntologyVersionNotFound } from '@app/domain';
 import { checkOntology } from './ontology-rules';
 import { OntologyRepository } from './ontology.repository';
 
@@ -31,8 +31,8 @@ export class OntologyService {
    * first. The read's statement reports the version active in its own snapshot; when another
    * replica has published since, the read runs again with that version, so an answer is never
    * computed with an ontology other than the one active when its statement ran. InvalidFilter
-   * raised against an assumed version (a filter naming a type just published elsewhere) is
-   * rechecked the same way before it reaches the caller.
+   * or InvalidArgument raised against an assumed version (a filter, an order or a metric naming
+   * a property just published elsewhere) is rechecked the same way before it reaches the caller.
    */
   async readWithActive<T>(read: (ontology: OntologyIndex) => Promise<ReadOutcome<T>>): Promise<T> {
     let ontology = this.lastActive ?? (await this.getActiveIndex());
@@ -41,7 +41,7 @@ export class OntologyService {
       try {
         outcome = await read(ontology);
       } catch (e) {
-        if (!(e instanceof InvalidFilter)) throw e;
+        if (!(e instanceof InvalidFilter || e instanceof InvalidArgument)) throw e;
         const active = await this.getActiveIndex();
         if (active.version === ontology.version) throw e;
         ontology = active;

@@ -1,11 +1,12 @@
 import { Body, Controller, HttpCode, Post, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext, InvalidArgument, PAGE_LIMITS, resolvePageSize, sendJsonText } from '@app/domain';
+import { ANALYTICS_MODELS, Caller, CallerContext, InvalidArgument, PAGE_LIMITS, resolvePageSize, sendJsonText } from '@app/domain';
 import { ObjectIdsAndLinksPageDto, ObjectSearchRequestDto } from './dto/search.dto';
 import { SearchService } from './search.service';
 
 @ApiTags('objects')
+@ApiExtraModels(...ANALYTICS_MODELS)
 @Controller('objects')
 export class SearchController {
   constructor(private readonly search: SearchService) {}
@@ -14,7 +15,7 @@ export class SearchController {
   @HttpCode(200)
   @ApiOperation({
     operationId: 'searchObjects',
-    summary: 'Ids (and optionally outgoing links) of the objects matching a filter, ordered by (environmentId, id)',
+    summary: 'Ids (and optionally outgoing links) of the objects matching a filter, ordered by (environmentId, id) or by orderBy',
   })
   @ApiQuery({ name: 'pageSize', required: false, type: Number, description: 'Default 1000, maximum 10000 (clamped)' })
   @ApiQuery({ name: 'pagingToken', required: false, type: String })

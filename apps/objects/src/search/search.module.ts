@@ -12,5 +12,6 @@ import { SearchService } from './search.service';
   imports: [OntologyModule, ObjectsModule],
   controllers: [SearchController, InternalController],
   providers: [SearchService, SearchRepository, ObjectSetsClient],
+  exports: [SearchRepository, ObjectSetsClient],
 })
 export class SearchModule {}

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { ObjectSearchFilter, OntologyIndex, preparedRows, queryRows } from '@app/domain';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, SqlParams } from './filter-compiler';
+import { buildOrderedSearchSql, OrderedSearchOptions, OrderedSearchRow } from './ordered-search';
 
 export interface SearchPosition {
   env: string;
@@ -69,8 +70,14 @@ export class SearchRepository {
     return this.run(sql, params);
   }
 
-  /** The statement, named by its text's hash while the shape budget lasts (MAX_PREPARED_SHAPES). */
-  private run<T>(sql: string, params: unknown[]): Promise<T[]> {
+  /** One page of a search with orderBy (see buildOrderedSearchSql); prepared per shape like every search. */
+  orderedPage(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions): Promise<OrderedSearchRow[]> {
+    const { sql, params } = buildOrderedSearchSql(filter, ontology, opts);
+    return this.run(sql, params);
+  }
+
+  /** The statement, named by its text's hash while the shape budget lasts (MAX_PREPARED_SHAPES); aggregations share the budget. */
+  run<T>(sql: string, params: unknown[]): Promise<T[]> {
     const name = `search.${createHash('sha1').update(sql).digest('base64url').slice(0, 22)}`;
     if (!this.shapes.has(name)) {
       if (this.shapes.size >= MAX_PREPARED_SHAPES) return queryRows<T>(this.dataSource, sql, params);

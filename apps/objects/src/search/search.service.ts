@@ -6,18 +6,21 @@ import {
   InvalidFilter,
   ObjectSearchFilter,
   PagingTokenCodec,
+  validateOrderBy,
   validateFilter,
   visibleEnvironmentsParam,
 } from '@app/domain';
 import { OntologyService } from '../ontology/ontology.service';
 import { pageJson } from '../objects/objects.service';
 import { ObjectSetsClient } from './object-sets.client';
+import { OrderedPosition } from './ordered-search';
 import { SearchPosition, SearchRepository } from './search.repository';
 
 export interface SearchRequest {
   filter: unknown;
   loadLinks?: boolean;
   startingSet?: string;
+  orderBy?: unknown;
 }
 
 /** searchObjects: validate, compile to one SQL statement, keyset-page by (environmentId, id). */
@@ -33,21 +36,34 @@ export class SearchService {
   async search(caller: CallerContext, body: SearchRequest, pageSize: number, pagingToken?: string): Promise<string> {
     if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
     const loadLinks = body.loadLinks === true;
-    const binding = { op: 'search', filter: body.filter, loadLinks, startingSet: body.startingSet ?? null };
+    const ordered = body.orderBy !== undefined && body.orderBy !== null;
+    // The token is bound to the order too; an unordered search binds exactly what it did before orderBy existed.
+    const binding = { op: 'search', filter: body.filter, loadLinks, startingSet: body.startingSet ?? null, ...(ordered ? { orderBy: body.orderBy } : {}) };
     const rows = await this.ontology.readWithActive(async (ontology) => {
       let filter = validateFilter(body.filter, ontology, 'filter');
-      const after = pagingToken === undefined ? undefined : this.tokens.decode<SearchPosition>(pagingToken, binding);
+      const order = validateOrderBy(body.orderBy, ontology);
+      const after = pagingToken === undefined ? undefined : this.tokens.decode<SearchPosition | OrderedPosition>(pagingToken, binding);
       if (body.startingSet !== undefined) {
         // The set's compiled membership filter, resolved by the object set service (no member limit).
         const setFilter = await this.objectSets.compiledFilter(caller, body.startingSet);
         filter = filterOf('and', { filters: [filter, validateFilter(setFilter, ontology, 'startingSet', COMPILED_SET_FILTER_LIMITS)] }) as ObjectSearchFilter;
       }
-      const value = await this.repository.page(filter, ontology, { visible: visibleEnvironmentsParam(caller), after, limit: pageSize + 1, loadLinks });
+      const visible = visibleEnvironmentsParam(caller);
+      const value = order
+        ? await this.repository.orderedPage(filter, ontology, { visible, order, after: after as OrderedPosition | undefined, limit: pageSize + 1, loadLinks })
+        : await this.repository.page(filter, ontology, { visible, after: after as SearchPosition | undefined, limit: pageSize + 1, loadLinks });
       return { value, activeVersion: value[0]?.active_ontology_version };
     });
     const page = rows.slice(0, pageSize);
-    const last = page[page.length - 1];
-    const next = rows.length > pageSize ? this.tokens.encode(binding, { env: last.env, id: last.id }) : undefined;
+    const last = page[page.length - 1] as (typeof rows)[number] & Record<string, unknown>;
+    let next: string | undefined;
+    if (rows.length > pageSize) {
+      // An ordered page ends at its last row's key values (null: no value) and identity.
+      const position: SearchPosition | OrderedPosition = ordered
+        ? { k: Object.keys(last).filter((c) => /^k\d$/.test(c)).sort().map((c) => last[c] as string | null), env: last.env, id: last.id }
+        : { env: last.env, id: last.id };
+      next = this.tokens.encode(binding, position);
+    }
     return pageJson(page.map((r) => r.json), next);
   }
 

@@ -76,10 +76,14 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
   );
 }
 
-/** A Nest application on the Express adapter above, as both apps' createApp builds it. */
+/**
+ * How both apps are created, in production (createExpressApp) and in the e2e tests (a testing
+ * module's createNestApplication with a PrebuiltPrototypesExpressAdapter): configureApp installs
+ * the body parser with BODY_LIMIT, and logs wait for its logger.
+ */
+export const NEST_APPLICATION_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
+
+/** A Nest application on the Express adapter above, as both apps' main.ts creates it. */
 export function createExpressApp(module: Type<unknown>): Promise<NestExpressApplication> {
-  return NestFactory.create<NestExpressApplication>(module, new PrebuiltPrototypesExpressAdapter(), {
-    bodyParser: false,
-    bufferLogs: true,
-  });
+  return NestFactory.create<NestExpressApplication>(module, new PrebuiltPrototypesExpressAdapter(), NEST_APPLICATION_OPTIONS);
 }

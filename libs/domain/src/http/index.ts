@@ -6,3 +6,4 @@ export * from './send-json';
 export * from './service-call';
 export * from './request-id';
 export * from './express-adapter';
+export * from './gateway-handoff';

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
-import { IsEnvironmentId } from '@app/domain';
+import { GROUP_BY_SCHEMA, IsEnvironmentId, METRICS_SCHEMA } from '@app/domain';
 
 const DEFINITION_EXAMPLE = {
   type: 'filter',
@@ -104,4 +104,15 @@ export class GetObjectSetMembersResultDto {
   @ApiProperty({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { prod: ['c-7', 'p-1'] } })
   members: Record<string, string[]>;
   @ApiProperty({ type: [ObjectSetLinkDto] }) links: ObjectSetLinkDto[];
+}
+
+/** The aggregation of a set's members (API.md §9); checked by the objects app (400 InvalidArgument with `path`). */
+export class AggregateObjectSetRequestDto {
+  @ApiPropertyOptional(GROUP_BY_SCHEMA)
+  @Allow()
+  groupBy?: unknown;
+
+  @ApiProperty(METRICS_SCHEMA)
+  @Allow()
+  metrics: unknown;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ORDER_BY_SCHEMA } from '@app/domain';
 
 /** ObjectSearchRequest (seed §2). `filter` is checked by the filter validator (400 InvalidFilter). */
 export class ObjectSearchRequestDto {
@@ -22,6 +23,11 @@ export class ObjectSearchRequestDto {
   @IsString()
   @MaxLength(256)
   startingSet?: string;
+
+  /** Checked against the ontology by validateOrderBy (400 InvalidArgument with `path`). */
+  @ApiPropertyOptional(ORDER_BY_SCHEMA)
+  @Allow()
+  orderBy?: unknown;
 }
 
 export class OntologyObjectIdsAndLinksDto {

@@ -1,0 +1,276 @@
+/**
+ * aggregateObjects (API.md §9): a validated aggregation over the objects a filter matches, as
+ * ONE statement. The matching objects are the filter compiled by compileFilter over an object
+ * row, visibility applied; each bucket adds a join to the object's typed property-value rows
+ * (the same rows filters use, so a bucket on a property reads its covering value index); the
+ * groups are a GROUP BY over the bucket keys, and metrics over values join those rows once
+ * more, aggregating each metric's property with a FILTER. PostgreSQL renders every group as
+ * JSON, in response order.
+ *
+ *   g: one row per (object, group it belongs to): its keys, DISTINCT when a bucket's property
+ *      can hold several values (an object is in a group once, however many of its values fall
+ *      there);
+ *   t<i>: for an exact bucket among several, its values by how many objects have them, the
+ *      most frequent maxGroups kept (ties: the smaller value);
+ *   c: per group, count and distinct counts of attributes;
+ *   v: per group, the metrics over property values (every value of the group's objects);
+ *   then c joined with v, ordered by the first metric descending, then the keys ascending.
+ *
+ * The rows aggregated come from a RowSource, so another set of rows with the same columns (the
+ * objects and values as of an instant) can take the place of the current ones.
+ */
+import { isoUtcSql, ObjectSearchFilter, OntologyIndex, ResolvedAggregation, ResolvedBucket, ResolvedField, ResolvedMetric, ResolvedProperty } from '@app/domain';
+import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
+import { compileFilter, SqlParams } from '../search/filter-compiler';
+
+/** Relations with the columns of objects.object and objects.property_value that an aggregation reads. */
+export interface RowSource {
+  objects: string;
+  values: string;
+}
+
+export const CURRENT_ROWS: RowSource = { objects: 'objects.object', values: 'objects.property_value' };
+
+export interface AggregateSqlOptions {
+  visible: string[] | null;
+  /** Most groups returned (the statement fetches one more, so the caller knows it cut). */
+  maxGroups: number;
+  rows?: RowSource;
+}
+
+/** A row of the aggregate statement: one group's JSON, whether an exact bucket cut, and the ontology version seen. */
+export interface AggregateRow {
+  json: string;
+  truncated: boolean;
+  active_ontology_version: number;
+}
+
+const VALUE_COLUMN = {
+  string: 'value_string',
+  number: 'value_number',
+  boolean: 'value_boolean',
+  date: 'value_date',
+  timestamp: 'value_timestamp',
+  geopoint: 'value_geo',
+} as const;
+
+const ATTRIBUTE_COLUMN = {
+  id: 'id',
+  environmentId: 'environment_id',
+  type: 'type',
+  firstSighting: 'first_sighting',
+  lastSighting: 'last_sighting',
+} as const;
+
+const ARRAY_CAST = { number: 'float8[]', date: 'date[]', timestamp: 'timestamptz[]' } as const;
+
+/** How a typed value of a field renders as JSON (in the wire format of API.md §1). */
+function render(field: ResolvedField | 'count', expr: string): string {
+  if (field === 'count') return expr;
+  const column = field.kind === 'attribute' ? (field.attribute.endsWith('Sighting') ? 'timestamp' : 'string') : field.column;
+  switch (column) {
+    case 'timestamp':
+      return isoUtcSql(expr);
+    case 'date':
+      return `to_char(${expr}, 'YYYY-MM-DD')`;
+    case 'number':
+      // Longs are stored as float8; as bigint they render as plain integers at any size.
+      return (field as ResolvedProperty).integral ? `${expr}::bigint` : expr;
+    default:
+      return expr;
+  }
+}
+
+interface BucketSql {
+  /** Joins onto the object row `o` that produce this bucket's key rows. */
+  joins: string[];
+  /** The typed key. */
+  key: string;
+  /** Renders the grouped key column as JSON. */
+  render: (k: string) => string;
+  /** An object can have several keys in this bucket. */
+  multi: boolean;
+}
+
+function bucketSql(b: ResolvedBucket, i: number, rows: RowSource, params: SqlParams): BucketSql {
+  const field = b.field;
+  if (field.kind === 'attribute') {
+    const column = `o.${ATTRIBUTE_COLUMN[field.attribute]}`;
+    if (b.type === 'duration') {
+      return { joins: [], key: `date_trunc(${params.add(b.unit.toLowerCase())}::text, ${column}, 'UTC')`, render: (k) => isoUtcSql(k), multi: false };
+    }
+    return { joins: [], key: column, render: (k) => render(field, k), multi: false };
+  }
+  const x = `b${i}`;
+  const column = `${x}.${VALUE_COLUMN[field.column]}`;
+  // The bucket's property rows of the object: property_value_<type>_key_idx (property_id, value, environment_id, object_id).
+  const joins = [
+    `JOIN ${rows.values} ${x} ON ${x}.environment_id = o.environment_id AND ${x}.object_id = o.id AND ${x}.property_id = ${params.add(field.propertyId)}::text AND ${column} IS NOT NULL`,
+  ];
+  switch (b.type) {
+    case 'exact':
+      return { joins, key: column, render: (k) => render(field, k), multi: field.multi };
+    case 'fixedWidth': {
+      if (field.integral) {
+        // Floor division in integers: exact for every long, negative values included (−3 → −10 at width 10).
+        const w = `${params.add(b.width)}::bigint`;
+        return { joins, key: `(${column}::bigint - mod(mod(${column}::bigint, ${w}) + ${w}, ${w}))`, render: (k) => k, multi: field.multi };
+      }
+      const w = `${params.add(b.width)}::float8`;
+      return { joins, key: `floor(${column} / ${w}) * ${w}`, render: (k) => k, multi: field.multi };
+    }
+    case 'ranges': {
+      const r = `r${i}`;
+      const cast = ARRAY_CAST[field.column as keyof typeof ARRAY_CAST];
+      // Ranges arrive sorted by (gte, lt), unbounded first; a group's key is its rank, rendered from the ranges as given.
+      const sorted = sortRanges(b.ranges);
+      const keys = params.add(JSON.stringify(sorted.map((x) => x.key)));
+      joins.push(
+        `JOIN unnest(${params.add(sorted.map((x) => x.gte ?? null))}::${cast}, ${params.add(sorted.map((x) => x.lt ?? null))}::${cast}) WITH ORDINALITY ${r}(gte, lt, rank)` +
+          ` ON (${r}.gte IS NULL OR ${column} >= ${r}.gte) AND (${r}.lt IS NULL OR ${column} < ${r}.lt)`,
+      );
+      // Several values of one object can fall in one range; an overlapping range holds some of the same values.
+      return { joins, key: `${r}.rank`, render: (k) => `(${keys}::json -> (${k} - 1)::int)`, multi: true };
+    }
+    case 'duration': {
+      const unit = `${params.add(b.unit.toLowerCase())}::text`;
+      if (field.column === 'date') return { joins, key: `date_trunc(${unit}, ${column}::timestamp)::date`, render: (k) => `to_char(${k}, 'YYYY-MM-DD')`, multi: field.multi };
+      return { joins, key: `date_trunc(${unit}, ${column}, 'UTC')`, render: (k) => isoUtcSql(k), multi: field.multi };
+    }
+  }
+}
+
+/** Ranges in key order: by lower bound (none first), then upper bound (none last). */
+function sortRanges<T extends { gte?: number | string; lt?: number | string }>(ranges: T[]): T[] {
+  const cmp = (a: number | string | undefined, b: number | string | undefined, missing: number) =>
+    a === undefined ? (b === undefined ? 0 : missing) : b === undefined ? -missing : a < b ? -1 : a > b ? 1 : 0;
+  return [...ranges].sort((a, b) => cmp(a.gte, b.gte, -1) || cmp(a.lt, b.lt, 1));
+}
+
+/** A metric as SQL: where it is computed (c: over groups, v: over value rows), its typed value and its JSON. */
+interface MetricSql {
+  in: 'c' | 'v';
+  aggregate: string;
+  /** Typed value in the final SELECT (distinct counts over no values are 0). */
+  value: (alias: string) => string;
+  render: (value: string) => string;
+}
+
+function metricSql(m: ResolvedMetric, j: number, params: SqlParams, attributes: Set<string>): MetricSql {
+  const col = (alias: string) => `${alias}.m${j}`;
+  if (m.type === 'count') return { in: 'c', aggregate: 'count(*)', value: col, render: (v) => v };
+  const field = m.field;
+  if (field.kind === 'attribute') {
+    attributes.add(field.attribute);
+    return { in: 'c', aggregate: `count(DISTINCT g.a_${ATTRIBUTE_COLUMN[field.attribute]})`, value: col, render: (v) => v };
+  }
+  const x = `x.${VALUE_COLUMN[field.column]}`;
+  const of = `FILTER (WHERE x.property_id = ${params.add(field.propertyId)}::text)`;
+  switch (m.type) {
+    case 'min':
+    case 'max':
+      return { in: 'v', aggregate: `${m.type}(${x}) ${of}`, value: col, render: (v) => render(field, v) };
+    case 'sum':
+      // Longs add up exactly as bigint (the sum is numeric); doubles as float8.
+      return { in: 'v', aggregate: field.integral ? `sum(${x}::bigint) ${of}` : `sum(${x}) ${of}`, value: col, render: (v) => v };
+    case 'avg':
+      return { in: 'v', aggregate: `avg(${x}) ${of}`, value: col, render: (v) => v };
+    default: {
+      // exactDistinct, approximateDistinct: counted exactly. Points have no equality, their text does.
+      const value = field.column === 'geopoint' ? `${x}::text` : x;
+      return { in: 'v', aggregate: `count(DISTINCT ${value}) ${of}`, value: (alias) => `coalesce(${col(alias)}, 0)`, render: (v) => v };
+    }
+  }
+}
+
+/** The statement one aggregation runs; exported so tests, the SQL snapshot and the benchmarks can see it. */
+export function buildAggregateSql(
+  filter: ObjectSearchFilter,
+  ontology: OntologyIndex,
+  aggregation: ResolvedAggregation,
+  opts: AggregateSqlOptions,
+): { sql: string; params: unknown[] } {
+  const rows = opts.rows ?? CURRENT_ROWS;
+  const params = new SqlParams();
+  const { groupBy, metrics } = aggregation;
+  const buckets = groupBy.map((b, i) => bucketSql(b, i, rows, params));
+  const attributes = new Set<string>();
+  const metricSqls = metrics.map((m, j) => metricSql(m, j, params, attributes));
+  const keys = buckets.map((_, i) => `k${i}`);
+
+  const where: string[] = [];
+  if (opts.visible) where.push(`o.environment_id = ANY(${params.add(opts.visible)}::text[])`);
+  where.push(compileFilter(filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*' }));
+  const gColumns = [
+    'o.environment_id AS env',
+    'o.id AS oid',
+    ...buckets.map((b, i) => `${b.key} AS k${i}`),
+    ...[...attributes].map((a) => `o.${ATTRIBUTE_COLUMN[a as keyof typeof ATTRIBUTE_COLUMN]} AS a_${ATTRIBUTE_COLUMN[a as keyof typeof ATTRIBUTE_COLUMN]}`),
+  ];
+  const ctes = [
+    `g AS (
+  SELECT ${buckets.some((b) => b.multi) ? 'DISTINCT ' : ''}${gColumns.join(', ')}
+    FROM ${rows.objects} o${buckets.flatMap((b) => b.joins).map((j) => `\n    ${j}`).join('')}
+   WHERE ${where.join('\n     AND ')})`,
+  ];
+
+  // Exact buckets keep their most frequent values. With one bucket its groups are its values,
+  // so c itself is cut. With several, each exact bucket's values are counted on their own (t<i>):
+  // from the groups when every bucket gives an object one key (its groups then partition the
+  // objects), else from the distinct (object, value) pairs.
+  const group = keys.length ? ` GROUP BY ${keys.map((k) => `g.${k}`).join(', ')}` : '';
+  const cAggregates = metricSqls.map((m, j) => (m.in === 'c' ? `, ${m.aggregate} AS m${j}` : '')).join('');
+  const truncated: string[] = [];
+  const kept: string[] = [];
+  let cut: { max: string } | undefined;
+  if (groupBy.length === 1 && groupBy[0].type === 'exact') {
+    cut = { max: params.add(groupBy[0].maxGroups) };
+    ctes.push(
+      `c AS (SELECT g.k0, count(*) AS count${cAggregates}, row_number() OVER (ORDER BY count(*) DESC, g.k0) AS rank
+    FROM g${group} ORDER BY count(*) DESC, g.k0 LIMIT ${cut.max}::bigint + 1)`,
+    );
+    truncated.push(`(SELECT count(*) FROM c) > ${cut.max}`);
+  } else {
+    const exact = groupBy.flatMap((b, i) => (b.type === 'exact' ? [{ i, max: params.add(b.maxGroups) }] : []));
+    if (exact.length === 0) {
+      ctes.push(`c AS (SELECT ${keys.map((k) => `g.${k}, `).join('')}count(*) AS count${cAggregates} FROM g${group})`);
+    } else {
+      ctes.push(`c0 AS (SELECT ${keys.map((k) => `g.${k}, `).join('')}count(*) AS count${cAggregates} FROM g${group})`);
+      const oneKeyEach = !buckets.some((b) => b.multi);
+      for (const { i, max } of exact) {
+        const counted = oneKeyEach ? `SELECT k${i} AS k, sum(count) AS n FROM c0 GROUP BY k${i}` : `SELECT k${i} AS k, count(*) AS n FROM (SELECT DISTINCT env, oid, k${i} FROM g) d GROUP BY k${i}`;
+        ctes.push(`t${i} AS (${counted} ORDER BY n DESC, k LIMIT ${max}::bigint + 1)`);
+        kept.push(`k${i} IN (SELECT k FROM t${i} ORDER BY n DESC, k LIMIT ${max})`);
+        truncated.push(`(SELECT count(*) FROM t${i}) > ${max}`);
+      }
+      ctes.push(`c AS (SELECT * FROM c0 WHERE ${kept.join(' AND ')})`);
+    }
+  }
+
+  const valueMetrics = metricSqls.filter((m) => m.in === 'v');
+  let from = 'c';
+  if (valueMetrics.length) {
+    const props = [...new Set(metrics.flatMap((m) => (m.type !== 'count' && m.field.kind === 'property' ? [m.field.propertyId] : [])))];
+    const vWhere = [...kept.map((k) => `g.${k}`), ...(cut ? [`g.k0 IN (SELECT k0 FROM c WHERE rank <= ${cut.max})`] : [])];
+    // Every value of the group's objects for the metrics' properties: the value rows by (environment_id, object_id, property_id) (primary key).
+    ctes.push(
+      `v AS (SELECT ${keys.map((k) => `g.${k}, `).join('')}${metricSqls.map((m, j) => (m.in === 'v' ? `${m.aggregate} AS m${j}` : '')).filter(Boolean).join(', ')}
+    FROM g JOIN ${rows.values} x ON x.environment_id = g.env AND x.object_id = g.oid AND x.property_id = ANY(${params.add(props)}::text[])${vWhere.length ? `\n   WHERE ${vWhere.join(' AND ')}` : ''}${group})`,
+    );
+    from = keys.length ? `c LEFT JOIN v ON ${keys.map((k) => `v.${k} = c.${k}`).join(' AND ')}` : 'c CROSS JOIN v';
+  }
+
+  const keyJson = buckets.map((b, i) => `${params.add(groupBy[i].name)}::text, ${b.render(`c.k${i}`)}`).join(', ');
+  const metricJson = metricSqls.map((m, j) => `${params.add(metrics[j].name)}::text, ${m.render(m.value(m.in))}`).join(', ');
+  const first = metricSqls[0];
+  const order = [`${first.value(first.in)} DESC NULLS LAST`, ...keys.map((k) => `c.${k}`)];
+  const conditions = cut ? [`c.rank <= ${cut.max}`] : [];
+  const sql = `WITH ${ctes.join(',\n')}
+SELECT json_build_object('key', json_build_object(${keyJson}), 'metrics', json_strip_nulls(json_build_object(${metricJson})))::text AS json,
+       ${truncated.length ? truncated.join(' OR ') : 'false'} AS truncated,
+       ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
+  FROM ${from}${conditions.length ? `\n WHERE ${conditions.join(' AND ')}` : ''}
+ ORDER BY ${order.join(', ')}
+ LIMIT ${params.add(opts.maxGroups + 1)}`;
+  return { sql, params: params.values };
+}

@@ -1,0 +1,44 @@
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, INTERNAL_AGGREGATE_ROUTE, sendJsonText } from '@app/domain';
+import { AggregateObjectsRequestDto, checkInternalAggregateRequest, InternalAggregateRequestDto } from './dto/aggregate.dto';
+import { AggregateService } from './aggregate.service';
+
+@ApiTags('objects')
+@ApiExtraModels(...ANALYTICS_MODELS)
+@Controller('objects')
+export class AggregateController {
+  constructor(private readonly aggregates: AggregateService) {}
+
+  @Post('aggregate')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'aggregateObjects',
+    summary: 'Groups the objects matching a filter by up to 3 buckets and computes up to 10 metrics per group, in one SQL statement',
+  })
+  @ApiBody({ type: AggregateObjectsRequestDto })
+  @ApiOkResponse({ type: AggregateResponseDto })
+  async aggregateObjects(@Caller() caller: CallerContext, @Body() body: AggregateObjectsRequestDto, @Res() res: Response): Promise<void> {
+    sendJsonText(res, await this.aggregates.aggregate(caller, body));
+  }
+}
+
+/** Internal endpoint for the object set service; the caller's credentials apply like everywhere. */
+@ApiTags('internal')
+@Controller(INTERNAL_AGGREGATE_ROUTE.controller)
+export class InternalAggregateController {
+  constructor(private readonly aggregates: AggregateService) {}
+
+  @Post(INTERNAL_AGGREGATE_ROUTE.path)
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'internalAggregateObjectSet',
+    summary: "Internal (object set service): aggregates the visible members of a set's compiled filter, as aggregateObjects answers",
+  })
+  @ApiBody({ type: InternalAggregateRequestDto })
+  @ApiOkResponse({ type: AggregateResponseDto })
+  async aggregate(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
+    sendJsonText(res, await this.aggregates.aggregateCompiled(caller, checkInternalAggregateRequest(body)));
+  }
+}

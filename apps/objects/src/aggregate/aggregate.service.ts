@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import {
+  ANALYTICS_LIMITS,
+  CallerContext,
+  COMPILED_SET_FILTER_LIMITS,
+  filterOf,
+  InternalAggregateRequest,
+  InvalidFilter,
+  ObjectSearchFilter,
+  validateAggregation,
+  validateFilter,
+  visibleEnvironmentsParam,
+} from '@app/domain';
+import { OntologyService } from '../ontology/ontology.service';
+import { ObjectSetsClient } from '../search/object-sets.client';
+import { AggregateRepository } from './aggregate.repository';
+import { AggregateRow } from './aggregate-sql';
+
+export interface AggregateRequest {
+  filter: unknown;
+  startingSet?: string;
+  groupBy?: unknown;
+  metrics?: unknown;
+}
+
+/**
+ * aggregateObjects: validate the filter (InvalidFilter) and the aggregation (InvalidArgument),
+ * compile both into one statement, answer `{"groups": [...], "truncated": bool}` as PostgreSQL
+ * rendered the groups. Also the aggregation of an object set, whose compiled filter the object
+ * set service sends (INTERNAL_AGGREGATE_PATH).
+ */
+@Injectable()
+export class AggregateService {
+  constructor(
+    private readonly ontology: OntologyService,
+    private readonly repository: AggregateRepository,
+    private readonly objectSets: ObjectSetsClient,
+  ) {}
+
+  aggregate(caller: CallerContext, body: AggregateRequest): Promise<string> {
+    if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
+    return this.run(caller, body, async (ontology) => {
+      const filter = validateFilter(body.filter, ontology, 'filter');
+      if (body.startingSet === undefined) return filter;
+      // The set's compiled membership filter, resolved by the object set service (no member limit).
+      const setFilter = await this.objectSets.compiledFilter(caller, body.startingSet);
+      return filterOf('and', { filters: [filter, validateFilter(setFilter, ontology, 'startingSet', COMPILED_SET_FILTER_LIMITS)] }) as ObjectSearchFilter;
+    });
+  }
+
+  /** An object set's members, as the object set service compiled them (STRONG). */
+  aggregateCompiled(caller: CallerContext, body: InternalAggregateRequest): Promise<string> {
+    if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
+    return this.run(caller, body, async (ontology) => validateFilter(body.filter, ontology, 'filter', COMPILED_SET_FILTER_LIMITS));
+  }
+
+  private async run(
+    caller: CallerContext,
+    body: { groupBy?: unknown; metrics?: unknown },
+    filterFor: (ontology: Parameters<Parameters<OntologyService['readWithActive']>[0]>[0]) => Promise<ObjectSearchFilter>,
+  ): Promise<string> {
+    const rows = await this.ontology.readWithActive(async (ontology) => {
+      const filter = await filterFor(ontology);
+      const aggregation = validateAggregation(body, ontology);
+      const value = await this.repository.groups(filter, ontology, aggregation, {
+        visible: visibleEnvironmentsParam(caller),
+        maxGroups: ANALYTICS_LIMITS.groups,
+      });
+      return { value, activeVersion: value[0]?.active_ontology_version };
+    });
+    return aggregateJson(rows, ANALYTICS_LIMITS.groups);
+  }
+}
+
+/** The response text: the groups PostgreSQL rendered, at most `limit` of them. */
+export function aggregateJson(rows: AggregateRow[], limit: number): string {
+  const truncated = rows.length > limit || rows.some((r) => r.truncated);
+  return `{"groups":[${rows.slice(0, limit).map((r) => r.json).join(',')}],"truncated":${truncated}}`;
+}

@@ -1,0 +1,33 @@
+/**
+ * The aggregation contract between the two apps, in one place: the object set service compiles
+ * a set to one filter (STRONG) and asks the objects app to aggregate it, forwarding the caller's
+ * credentials so visibility holds. The objects app answers exactly what
+ * `POST /objects/aggregate` answers; its 4xx errors (InvalidArgument with the `groupBy` /
+ * `metrics` path) reach the caller unchanged.
+ */
+import { ObjectSearchFilter } from '../filter/filter.types';
+
+/** Controller prefix and route of the internal endpoint (`POST /objects/internal/aggregate`). */
+export const INTERNAL_AGGREGATE_ROUTE = { controller: 'objects/internal', path: 'aggregate' } as const;
+export const INTERNAL_AGGREGATE_PATH = `/${INTERNAL_AGGREGATE_ROUTE.controller}/${INTERNAL_AGGREGATE_ROUTE.path}`;
+
+/** The body of `POST /objects/internal/aggregate`. */
+export interface InternalAggregateRequest {
+  /** A compiled object set filter (checked with the larger bounds of compiled filters). */
+  filter: ObjectSearchFilter;
+  /** As the caller sent them; validated by the objects app. */
+  groupBy?: unknown;
+  metrics?: unknown;
+}
+
+/** One group of an aggregation: its key per bucket name, and its metrics by name (a metric over no values is absent). */
+export interface AggregateGroup {
+  key: Record<string, unknown>;
+  metrics: Record<string, unknown>;
+}
+
+/** The answer of both aggregate endpoints (and of the internal one). */
+export interface AggregateResponse {
+  groups: AggregateGroup[];
+  truncated: boolean;
+}
