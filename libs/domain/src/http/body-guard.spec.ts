@@ -40,6 +40,12 @@ describe('findBodyFault', () => {
     expect(findBodyFault({ ok: '😀 \ud83d\ude00 é' })).toBeUndefined();
   });
 
+  it('looks at strings only when asked (a body whose text has no \\u escape cannot hold such text)', () => {
+    expect(findBodyFault({ title: 'a\u0000b' }, MAX_BODY_DEPTH, false)).toBeUndefined();
+    expect(findBodyFault({ constructor: 1 }, MAX_BODY_DEPTH, false)?.path).toBe('constructor');
+    expect(findBodyFault(arrays(MAX_BODY_DEPTH + 1), MAX_BODY_DEPTH, false)).toBeDefined();
+  });
+
   it('names the first fault in document order', () => {
     expect(findBodyFault({ a: { b: 'x\u0000' }, c: { constructor: 1 } })?.path).toBe('a.b');
     expect(findBodyFault({ c: { constructor: 1 }, a: { b: 'x\u0000' } })?.path).toBe('c.constructor');

@@ -40,6 +40,19 @@ function isUnstorableText(s: string): boolean {
   return s.includes('\u0000') || !(s as unknown as { isWellFormed(): boolean }).isWellFormed();
 }
 
+/**
+ * Set on a request by noteUnicodeEscapes: whether its JSON text holds `\u` at all. U+0000 and a
+ * lone surrogate can only reach a parsed string through such an escape (JSON forbids a raw
+ * control character in a string, and UTF-8 decoding turns invalid bytes into U+FFFD), so a body
+ * without one needs no look at its strings: most bodies, and the costly part of the walk.
+ */
+const HAS_UNICODE_ESCAPES = Symbol('hasUnicodeEscapes');
+
+/** The JSON parser's `verify` hook: notes whether the body's text holds a `\u` escape (see HAS_UNICODE_ESCAPES). */
+export function noteUnicodeEscapes(req: object, _res: unknown, buf: Buffer): void {
+  (req as Record<symbol, boolean>)[HAS_UNICODE_ESCAPES] = buf.includes('\\u');
+}
+
 /** Media types read as JSON: `application/json` and the `+json` types (`application/merge-patch+json`). */
 export const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
 
@@ -56,15 +69,15 @@ export interface BodyGuardOptions {
 
 /**
  * The first fault of a parsed JSON body that no handler can be trusted with: nesting deeper than
- * `maxDepth`, a key of RESERVED_BODY_KEYS, or text PostgreSQL cannot store (U+0000, a lone
- * surrogate) in a key or a string. Undefined when there is none.
+ * `maxDepth`, a key of RESERVED_BODY_KEYS, or (unless `checkText` is false) text PostgreSQL
+ * cannot store (U+0000, a lone surrogate) in a key or a string. Undefined when there is none.
  *
  * Iterative, with its own stack: JSON.parse reads any depth without recursion, and this check
  * must not be the recursion that overflows. The fast pass keeps no paths; only a body that fails
  * is walked again, in document order, to name the path of its first fault.
  */
-export function findBodyFault(body: unknown, maxDepth = MAX_BODY_DEPTH): BodyFault | undefined {
-  if (typeof body === 'string') return isUnstorableText(body) ? locateFault(body, maxDepth) : undefined;
+export function findBodyFault(body: unknown, maxDepth = MAX_BODY_DEPTH, checkText = true): BodyFault | undefined {
+  if (typeof body === 'string') return checkText && isUnstorableText(body) ? locateFault(body, maxDepth) : undefined;
   if (body === null || typeof body !== 'object') return undefined;
   const values: object[] = [body];
   const depths: number[] = [1];
@@ -75,7 +88,7 @@ export function findBodyFault(body: unknown, maxDepth = MAX_BODY_DEPTH): BodyFau
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
         if (typeof item === 'string') {
-          if (isUnstorableText(item)) return locateFault(body, maxDepth);
+          if (checkText && isUnstorableText(item)) return locateFault(body, maxDepth);
           continue;
         }
         if (item === null || typeof item !== 'object') continue;
@@ -86,10 +99,10 @@ export function findBodyFault(body: unknown, maxDepth = MAX_BODY_DEPTH): BodyFau
       continue;
     }
     for (const key in value) {
-      if (RESERVED_BODY_KEYS.has(key) || isUnstorableText(key)) return locateFault(body, maxDepth);
+      if (RESERVED_BODY_KEYS.has(key) || (checkText && isUnstorableText(key))) return locateFault(body, maxDepth);
       const item = value[key];
       if (typeof item === 'string') {
-        if (isUnstorableText(item)) return locateFault(body, maxDepth);
+        if (checkText && isUnstorableText(item)) return locateFault(body, maxDepth);
         continue;
       }
       if (item === null || typeof item !== 'object') continue;
@@ -179,7 +192,7 @@ export function bodyGuard(options: BodyGuardOptions = {}): RequestHandler {
       const type = req.headers['content-type'];
       return next(new InvalidArgument('body', `must be JSON sent with Content-Type: application/json, not ${type ? `'${type}'` : 'without a Content-Type'}`));
     }
-    const fault = findBodyFault(body, deeper.get(req.path) ?? maxDepth);
+    const fault = findBodyFault(body, deeper.get(req.path) ?? maxDepth, (req as unknown as Record<symbol, boolean>)[HAS_UNICODE_ESCAPES] !== false);
     next(fault ? new InvalidArgument(fault.path, fault.reason) : undefined);
   };
 }

@@ -1,11 +1,12 @@
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { json } from 'express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from '../config';
 import { ConjureExceptionFilter } from '../errors';
 import { createValidationPipe } from '../validation';
-import { bodyGuard, JSON_MEDIA_TYPES } from './body-guard';
+import { bodyGuard, JSON_MEDIA_TYPES, noteUnicodeEscapes } from './body-guard';
 import { requestIdMiddleware } from './request-id';
 
 export interface ApiDocsOptions {
@@ -36,7 +37,8 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
     );
   }
   app.use(requestIdMiddleware);
-  app.useBodyParser('json', { limit: config.bodyLimit, type: JSON_MEDIA_TYPES });
+  // Express's JSON parser, as useBodyParser installs it, with a verify hook (which Nest keeps for its rawBody option).
+  app.use(json({ limit: config.bodyLimit, type: JSON_MEDIA_TYPES, verify: noteUnicodeEscapes }));
   // Right after the parser, before routing: no pipe ever sees a body it cannot handle.
   app.use(bodyGuard({ deeperRoutes: http.deeperBodyRoutes }));
   app.useGlobalPipes(createValidationPipe());
