@@ -164,6 +164,9 @@ function locateFault(body: unknown, maxDepth: number): BodyFault {
   return { path: 'body', reason: 'has an invalid shape' };
 }
 
+/** The methods of the operations that take a body (every POST and PUT of both apps). */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
 /** Whether the request carries body bytes (a positive Content-Length, or a chunked body). */
 function carriesBody(req: Request): boolean {
   if (req.headers['transfer-encoding'] !== undefined) return true;
@@ -173,8 +176,8 @@ function carriesBody(req: Request): boolean {
 
 /**
  * Express middleware that runs after the JSON body parser and before routing, so before every
- * Nest pipe: a URL holding %00 is refused, a body the parser did not read (not sent as JSON) is
- * refused rather than seen as absent, and a parsed body must pass findBodyFault. Faults are 400
+ * Nest pipe: a URL holding %00 is refused, a POST or PUT body the parser did not read (not sent
+ * as JSON) is refused rather than seen as absent, and a parsed body must pass findBodyFault. Faults are 400
  * InvalidArgument with `path` and `reason`, through the global exception filter.
  */
 export function bodyGuard(options: BodyGuardOptions = {}): RequestHandler {
@@ -188,7 +191,8 @@ export function bodyGuard(options: BodyGuardOptions = {}): RequestHandler {
     }
     const body: unknown = req.body;
     if (body === undefined) {
-      if (!carriesBody(req)) return next();
+      // Only where an operation reads a body: a GET or DELETE with one is answered as without it.
+      if (!BODY_METHODS.has(req.method) || !carriesBody(req)) return next();
       const type = req.headers['content-type'];
       return next(new InvalidArgument('body', `must be JSON sent with Content-Type: application/json, not ${type ? `'${type}'` : 'without a Content-Type'}`));
     }
