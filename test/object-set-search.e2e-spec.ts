@@ -142,7 +142,32 @@ describe('object set search (POST /object-sets/search)', () => {
 
     it('newest first, ties on created_at by id ascending', async () => {
       expect(await titles(f.user('cy'))).toEqual(['Customer churn', 'Safety audit', 'Tie B', 'Tie A']);
-      expect(await titles(f.user('dan'))).toEqual(['Micro 3', 'Micro 2', 'Micro 1']);
+    });
+
+    it('orders by createdAt as the client sees it: sets of the same millisecond are ties, by id ascending', async () => {
+      // created one microsecond apart, in the order Micro 1, 2, 3 (ids 12, 13, 14)
+      const page = await ok({ filter: f.user('dan'), maxPageSize: 500 });
+      expect(page.objectSets.map((s) => [s.title, s.createdAt])).toEqual([
+        ['Micro 1', '2026-01-01T01:00:00.000Z'],
+        ['Micro 2', '2026-01-01T01:00:00.000Z'],
+        ['Micro 3', '2026-01-01T01:00:00.000Z'],
+      ]);
+    });
+
+    it('keeps the promised order for sets created at once through the API', async () => {
+      const created = await Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          t.setsHttp().post('/object-sets').set('x-user-id', 'burst').send({ title: `Burst ${i}`, definition: EMPTY }).expect(201),
+        ),
+      );
+      const page = await ok({ filter: f.user('burst'), maxPageSize: 500 });
+      const seen = page.objectSets.map((s) => ({ id: s.id, createdAt: s.createdAt }));
+      const promised = [...seen].sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? -1 : 1));
+      expect(seen).toEqual(promised);
+      expect(seen).toHaveLength(created.length);
+      // what search shows is what metadata shows
+      for (const c of created) expect(seen).toContainEqual({ id: c.body.id, createdAt: c.body.createdAt });
+      await t.db.query(`DELETE FROM object_sets.object_set WHERE creator = 'burst'`);
     });
 
     it('exact title is equal and case-sensitive', async () => {
@@ -167,13 +192,16 @@ describe('object set search (POST /object-sets/search)', () => {
       const found = await titles(f.fuzzy('VIP CUST'));
       expect(found[0]).toBe('VIP customers');
       expect(await titles(f.fuzzy('REPORT'))).toEqual([
+        // prefixes first, newest first, then by id
+        'Report tie two',
+        'Report tie one',
+        // then containment, newest first
         'Annual report',
         'Quarterly Report 2026',
         'quarterly report draft',
-        'Report tie two',
-        'Report tie one',
       ]);
-      expect(await titles(f.fuzzy('micro 2'))).toEqual(['Micro 2', 'Micro 3', 'Micro 1']);
+      // equal up to case first; the other two are equally similar and equally new: by id
+      expect(await titles(f.fuzzy('micro 2'))).toEqual(['Micro 2', 'Micro 1', 'Micro 3']);
     });
 
     it('fuzzy title leaves out unrelated titles', async () => {
@@ -193,9 +221,10 @@ describe('object set search (POST /object-sets/search)', () => {
       expect(await titles(f.or(f.user('dan'), f.title('Annual report'), f.title('Safety audit')))).toEqual([
         'Annual report',
         'Safety audit',
-        'Micro 3',
-        'Micro 2',
+        // the same millisecond: by id
         'Micro 1',
+        'Micro 2',
+        'Micro 3',
       ]);
     });
 
@@ -280,9 +309,9 @@ describe('object set search (POST /object-sets/search)', () => {
       expect(ids).toEqual(expected);
     });
 
-    it('keeps microsecond created_at apart across pages', async () => {
+    it('pages sets of the same millisecond by id', async () => {
       const { ids } = await allPages(f.user('dan'), 1);
-      expect(ids).toEqual([rid(14), rid(13), rid(12)]);
+      expect(ids).toEqual([rid(12), rid(13), rid(14)]);
     });
 
     it('pages a ranked fuzzy search in the same order as one page', async () => {
@@ -409,6 +438,47 @@ describe('object set search (POST /object-sets/search)', () => {
     it('rejects a body that is not JSON', async () => {
       const res = await t.setsHttp().post('/object-sets/search').set('content-type', 'application/json').send('{"filter":');
       expectError(res, 'InvalidArgument');
+    });
+  });
+
+  describe('fuzzy ranking: equal up to case, then prefix, then containment, then similarity', () => {
+    const RANKED: SeedSet[] = [
+      { n: 30, title: 'zq7x harbor crane extension', creator: 'hc', createdAt: hours(20) },
+      { n: 31, title: 'zq7x Harbor Crane', creator: 'hc', createdAt: hours(15) },
+      { n: 33, title: 'old zq7x harbor crane', creator: 'hc', createdAt: hours(19) },
+      { n: 34, title: 'zq7x harbour crane', creator: 'hc', createdAt: hours(18) },
+      { n: 35, title: 'ZQ7X HARBOR CRANE', creator: 'hc', createdAt: hours(14) },
+      { n: 36, title: 'zq7x harbor crane', creator: 'hc', createdAt: hours(15) },
+      { n: 37, title: 'zq7x harbor crane 2', creator: 'hc', createdAt: hours(21) },
+      { n: 38, title: 'the zq7x harbor crane', creator: 'hc', createdAt: hours(13) },
+    ];
+    beforeAll(async () => {
+      for (const s of RANKED) {
+        await t.db.query(
+          `INSERT INTO object_sets.object_set (id, title, definition, creator, created_at, updated_at) VALUES ($1, $2, $3::jsonb, $4, $5, $5)`,
+          [rid(s.n), s.title, JSON.stringify(EMPTY), s.creator, s.createdAt],
+        );
+      }
+    });
+    afterAll(() => t.db.query(`DELETE FROM object_sets.object_set WHERE creator = 'hc'`));
+
+    it('ranks by tier; within a tier newest first, then by id', async () => {
+      expect(await titles(f.fuzzy('zq7x HARBOR CRANE'))).toEqual([
+        'zq7x Harbor Crane', // equal up to case, 15h, id 31
+        'zq7x harbor crane', // equal, 15h, id 36
+        'ZQ7X HARBOR CRANE', // equal, 14h
+        'zq7x harbor crane 2', // prefix, 21h
+        'zq7x harbor crane extension', // prefix, 20h
+        'old zq7x harbor crane', // containment, 19h
+        'the zq7x harbor crane', // containment, 13h
+        'zq7x harbour crane', // similar only
+      ]);
+    });
+
+    it('pages the tiers in the same order', async () => {
+      const whole = await allPages(f.fuzzy('zq7x HARBOR CRANE'), 500);
+      expect((await allPages(f.fuzzy('zq7x HARBOR CRANE'), 3)).ids).toEqual(whole.ids);
+      expect(whole.ids).toEqual([31, 36, 35, 37, 30, 33, 38, 34].map(rid));
     });
   });
 

@@ -48,6 +48,10 @@ describe('ontology: GET /ontology, GET /ontology/versions/{n}, PUT /ontology', (
     ['an unknown field', { objectTypes: [{ id: 'a', properties: [], colour: 'red' }], linkTypes: [] }, 'objectTypes[0].colour'],
     ['a missing list', { objectTypes: [] }, 'linkTypes'],
     ['an invalid identifier', { objectTypes: [{ id: 'a/b', properties: [] }], linkTypes: [] }, 'objectTypes[0].id'],
+    ['a list inside the object types', { objectTypes: [[{ id: 'a', properties: [] }]], linkTypes: [] }, 'objectTypes'],
+    ['a list inside the properties', { objectTypes: [{ id: 'a', properties: [[{ id: 'x', type: 'string' }]] }], linkTypes: [] }, 'objectTypes[0].properties'],
+    ['a link id that no object could use as a key of its links', { objectTypes: [{ id: 'a', properties: [] }], linkTypes: [{ id: 'toString', sourceType: 'a', targetType: 'a' }] }, 'linkTypes[0].id'],
+    ['a list inside the link types', { objectTypes: [{ id: 'a', properties: [] }], linkTypes: [[{ id: 'l', sourceType: 'a', targetType: 'a' }]] }, 'linkTypes'],
   ])('rejects %s with 400 InvalidArgument naming the path, and publishes nothing', async (_name, body, path) => {
     const before = await t.http().get('/ontology').expect(200);
     const res = await t.http().put('/ontology').send(body).expect(400);

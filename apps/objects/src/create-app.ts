@@ -1,5 +1,5 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { ApiDocsOptions, configureApp, createExpressApp } from '@app/domain';
+import { ApiDocsOptions, COMPILED_FILTER_BODY_DEPTH, configureApp, createExpressApp, HttpOptions, INTERNAL_AGGREGATE_PATH } from '@app/domain';
 import { AppModule } from './app.module';
 
 const API_DOCS: ApiDocsOptions = {
@@ -8,13 +8,18 @@ const API_DOCS: ApiDocsOptions = {
   description: 'Objects (`/objects`) and the ontology (`/ontology`): writes, reads, history and search.',
 };
 
+/** The set service sends compiled set filters to these routes, which nest deeper than a client's filter may. */
+const HTTP_OPTIONS: HttpOptions = {
+  deeperBodyRoutes: { '/objects/internal/members': COMPILED_FILTER_BODY_DEPTH, [INTERNAL_AGGREGATE_PATH]: COMPILED_FILTER_BODY_DEPTH },
+};
+
 /**
  * The production set-up of an objects app created from AppModule (configureApp with its API
  * docs). main.ts applies it through createObjectsApp; the e2e tests apply it to the app their
  * testing module creates, so both run the same pipeline.
  */
 export function configureObjectsApp(app: NestExpressApplication): NestExpressApplication {
-  configureApp(app, API_DOCS);
+  configureApp(app, API_DOCS, HTTP_OPTIONS);
   return app;
 }
 

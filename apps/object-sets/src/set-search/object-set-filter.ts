@@ -3,7 +3,7 @@
  * validation (every fault is an InvalidFilter naming the exact path, e.g.
  * `filter.and.filters[1].title.title`) and its translation to one parameterized SQL predicate.
  */
-import { hasOwn, InvalidArgument, InvalidFilter, isPlainObject, kindOf } from '@app/domain';
+import { fitsLength, hasOwn, InvalidArgument, InvalidFilter, isPlainObject, kindOf } from '@app/domain';
 
 export type ObjectSetFilter =
   | { type: 'and'; and: { filters: ObjectSetFilter[] } }
@@ -30,6 +30,13 @@ const MAX_TEXT_LENGTH = 1024;
  */
 export const FUZZY_TITLE_THRESHOLD = 0.4;
 
+/**
+ * The score of a fuzzy title match, best first: equal up to case, then the query as a prefix, then
+ * anywhere in the title, then by trigram similarity (`word_similarity`, at most 1, below every
+ * tier). Sets with equal scores come newest first, then by id.
+ */
+export const FUZZY_SCORE = { equal: 4, prefix: 3, contains: 2 } as const;
+
 const PAYLOAD_FIELDS: Record<ObjectSetFilterType, { required: string[]; optional: string[] }> = {
   and: { required: ['filters'], optional: [] },
   or: { required: ['filters'], optional: [] },
@@ -42,7 +49,7 @@ const PAYLOAD_FIELDS: Record<ObjectSetFilterType, { required: string[]; optional
 function text(value: unknown, path: string): string {
   if (typeof value !== 'string') throw new InvalidFilter(path, `must be a string, not ${kindOf(value)}`);
   if (value.length === 0) throw new InvalidFilter(path, 'must not be empty');
-  if (value.length > MAX_TEXT_LENGTH) throw new InvalidFilter(path, `must be at most ${MAX_TEXT_LENGTH} characters`);
+  if (!fitsLength(value, MAX_TEXT_LENGTH)) throw new InvalidFilter(path, `must be at most ${MAX_TEXT_LENGTH} characters`);
   return value;
 }
 
@@ -150,12 +157,11 @@ export function compileObjectSetFilter(filter: ObjectSetFilter, alias: string, p
   const fuzzyParts = (q: string): { matches: string; score: string } => {
     const p = param(q);
     const title = `lower(${alias}.title)`;
-    const substring = `strpos(${title}, lower(${p})) > 0`;
+    const at = `strpos(${title}, lower(${p}))`;
     const similarity = `word_similarity(lower(${p}), ${title})`;
     return {
-      matches: `(${substring} OR ${similarity} >= ${FUZZY_TITLE_THRESHOLD})`,
-      // A substring is as good as a match gets.
-      score: `(CASE WHEN ${substring} THEN 1::real ELSE ${similarity} END)`,
+      matches: `(${at} > 0 OR ${similarity} >= ${FUZZY_TITLE_THRESHOLD})`,
+      score: `(CASE WHEN ${title} = lower(${p}) THEN ${FUZZY_SCORE.equal}::real WHEN ${at} = 1 THEN ${FUZZY_SCORE.prefix}::real WHEN ${at} > 0 THEN ${FUZZY_SCORE.contains}::real ELSE ${similarity} END)`,
     };
   };
   const walk = (f: ObjectSetFilter, negated: boolean): string => {

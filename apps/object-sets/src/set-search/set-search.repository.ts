@@ -5,8 +5,8 @@ import { compileObjectSetFilter, ObjectSetFilter } from './object-set-filter';
 
 /**
  * Keyset position of the last set on a page: its fuzzy score (ranked searches only, as float4
- * text), `created_at` as UTC text with microseconds (timestamptz's precision; a JS Date would
- * round to milliseconds and skip or repeat rows) and its id.
+ * text), `created_at` as UTC text (stored in milliseconds, the precision clients see, so equal
+ * `createdAt` values are ties broken by id) and its id.
  */
 export interface SetSearchPosition {
   s?: string;
@@ -26,7 +26,7 @@ export class SetSearchRepository {
 
   /**
    * Up to `limit` live, non-ephemeral sets matching `filter` after `after`: best fuzzy match first
-   * when the filter ranks, then newest first, ties by id (byte order, `COLLATE "C"`).
+   * when the filter ranks (FUZZY_SCORE), then newest first, ties by id (byte order, `COLLATE "C"`).
    *
    * Ephemeral sets are left out (`NOT ephemeral`, which by the table's CHECK also leaves out every
    * expired set); the predicate matches the partial indexes: `object_set_created_idx

@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, INTERNAL_AGGREGATE_ROUTE, InternalAggregateRequest, sendJsonText } from '@app/domain';
-import { AggregateObjectsRequestDto, InternalAggregateRequestDto } from './dto/aggregate.dto';
+import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, INTERNAL_AGGREGATE_ROUTE, sendJsonText } from '@app/domain';
+import { AggregateObjectsRequestDto, checkInternalAggregateRequest, InternalAggregateRequestDto } from './dto/aggregate.dto';
 import { AggregateService } from './aggregate.service';
 
 @ApiTags('objects')
@@ -38,7 +38,7 @@ export class InternalAggregateController {
   })
   @ApiBody({ type: InternalAggregateRequestDto })
   @ApiOkResponse({ type: AggregateResponseDto })
-  async aggregate(@Caller() caller: CallerContext, @Body() body: InternalAggregateRequestDto, @Res() res: Response): Promise<void> {
-    sendJsonText(res, await this.aggregates.aggregateCompiled(caller, body as InternalAggregateRequest));
+  async aggregate(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
+    sendJsonText(res, await this.aggregates.aggregateCompiled(caller, checkInternalAggregateRequest(body)));
   }
 }

@@ -1,4 +1,4 @@
-import { environmentIdFault, identifierFault, InvalidArgument, isIdentifier, isPlainObject, kindOf } from '@app/domain';
+import { environmentIdFault, fitsLength, identifierFault, InvalidArgument, isIdentifier, isPlainObject, kindOf } from '@app/domain';
 import type { ObjectWriteInput } from './object-validator';
 
 /**
@@ -11,7 +11,8 @@ import type { ObjectWriteInput } from './object-validator';
  * reported (`objects[0].environmentId`, `properties[2].origin`, `metadata.foo`, `tags` …), found
  * in the same order: an object's unknown fields first (in the order given), then its declared
  * fields in declaration order. Values are checked against the ontology later, by
- * `validateObject` (InvalidObject).
+ * `validateObject` (InvalidObject). Keys naming built-in properties of JavaScript objects
+ * (`__proto__`, `toString`, …) never get here: the body guard refuses them before any handler.
  */
 
 /** An object write as the PUT body gives it: the environment and object id come from the path. */
@@ -31,7 +32,7 @@ export function checkWriteObjectBody(body: unknown): ObjectWriteBody {
 export function checkIngestBody(body: unknown): ObjectWriteInput[] {
   const raw = bodyObject(body);
   for (const key in raw) {
-    if (key !== 'objects' && !IGNORED_KEYS.has(key)) throw new InvalidArgument(field('', key), 'unknown field; the body is {"objects": [...]}');
+    if (key !== 'objects') throw new InvalidArgument(field('', key), 'unknown field; the body is {"objects": [...]}');
   }
   const objects = raw.objects;
   if (!Array.isArray(objects)) {
@@ -50,29 +51,6 @@ export function checkIngestBody(body: unknown): ObjectWriteInput[] {
   }
   return out;
 }
-
-/**
- * Keys the validation pipe silently dropped from every object of a body, so they are ignored
- * here too rather than reported as unknown fields: `__proto__`, `constructor` and `prototype`
- * (deleted by the pipe as a prototype-pollution guard) and the names of the other methods of
- * `Object.prototype` (never copied by class-transformer, as its target already has a function
- * of that name).
- */
-const IGNORED_KEYS = new Set([
-  '__proto__',
-  'constructor',
-  'prototype',
-  '__defineGetter__',
-  '__defineSetter__',
-  '__lookupGetter__',
-  '__lookupSetter__',
-  'hasOwnProperty',
-  'isPrototypeOf',
-  'propertyIsEnumerable',
-  'toLocaleString',
-  'toString',
-  'valueOf',
-]);
 
 const WRITE_FIELDS = 'type, properties, links, tags and metadata';
 const INGEST_FIELDS = `environmentId, id, ${WRITE_FIELDS}`;
@@ -109,8 +87,6 @@ function checkObject(o: Record<string, unknown>, at: string, ingest: boolean): O
       case 'id':
         if (ingest) continue;
         break;
-      default:
-        if (IGNORED_KEYS.has(key)) continue;
     }
     throw new InvalidArgument(field(at, key), `unknown field; ${ingest ? `an ingested object takes ${INGEST_FIELDS}` : `the body takes ${WRITE_FIELDS}`}`);
   }
@@ -131,7 +107,6 @@ function checkObject(o: Record<string, unknown>, at: string, ingest: boolean): O
   const links = o.links;
   if (links !== undefined && links !== null) {
     if (!isPlainObject(links)) throw new InvalidArgument(field(at, 'links'), `must be an object {"<link id>": ["<object id>", ...]}, not ${kindOf(links)}`);
-    dropIgnoredKeys(links);
     out.links = links;
   }
 
@@ -154,7 +129,7 @@ function checkObject(o: Record<string, unknown>, at: string, ingest: boolean): O
     const sightings: NonNullable<ObjectWriteInput['metadata']> = {};
     for (const key in metadata) {
       if (key === 'firstSighting' || key === 'lastSighting') sightings[key] = metadata[key];
-      else if (!IGNORED_KEYS.has(key)) throw new InvalidArgument(field(path, key), 'unknown field; metadata takes firstSighting and lastSighting');
+      else throw new InvalidArgument(field(path, key), 'unknown field; metadata takes firstSighting and lastSighting');
     }
     out.metadata = sightings;
   }
@@ -168,9 +143,9 @@ function checkIdentifier(value: unknown, at: string, key: string): string {
 }
 
 /**
- * `properties`: an array of `{id, value, origin, trigger?}`. The items are returned as given
- * (ignored keys deleted); `value` may be any JSON but must be present, and a null `trigger` is
- * kept (as @IsOptional() allowed).
+ * `properties`: an array of `{id, value, origin, trigger?}`. The items are returned as given;
+ * `value` may be any JSON but must be present, and a null `trigger` is kept (as @IsOptional()
+ * allowed).
  */
 function checkProperties(properties: unknown, path: string): ObjectWriteInput['properties'] {
   if (!Array.isArray(properties)) {
@@ -183,44 +158,21 @@ function checkProperties(properties: unknown, path: string): ObjectWriteInput['p
     if (!isPlainObject(p)) throw new InvalidArgument(`${path}[${i}]`, `must be an object {"id", "value", "origin", "trigger"?}, not ${kindOf(p)}`);
     for (const key in p) {
       if (key === 'id' || key === 'value' || key === 'origin' || key === 'trigger') continue;
-      if (!IGNORED_KEYS.has(key)) throw new InvalidArgument(field(`${path}[${i}]`, key), 'unknown field; a property value takes id, value, origin and trigger');
-      delete p[key];
+      throw new InvalidArgument(field(`${path}[${i}]`, key), 'unknown field; a property value takes id, value, origin and trigger');
     }
     const idFault = p.id === undefined ? 'is required' : identifierFault(p.id);
     if (idFault) throw new InvalidArgument(`${path}[${i}].id`, idFault);
     // Only a missing value is malformed; null or a wrong type is checked against the ontology (InvalidObject).
     const value = p.value;
     if (value === undefined) throw new InvalidArgument(`${path}[${i}].value`, 'is required (null or a value of the property type)');
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) dropIgnoredKeys(value as Record<string, unknown>);
     const origin = p.origin;
-    if (typeof origin !== 'string' || origin === '' || !fitsLength(origin)) {
+    if (typeof origin !== 'string' || origin === '' || !fitsLength(origin, MAX_TEXT_LENGTH)) {
       throw new InvalidArgument(`${path}[${i}].origin`, origin === undefined ? 'is required' : `must be a non-empty string of at most ${MAX_TEXT_LENGTH} characters`);
     }
     const trigger = p.trigger;
-    if (trigger !== undefined && trigger !== null && (typeof trigger !== 'string' || !fitsLength(trigger))) {
+    if (trigger !== undefined && trigger !== null && (typeof trigger !== 'string' || !fitsLength(trigger, MAX_TEXT_LENGTH))) {
       throw new InvalidArgument(`${path}[${i}].trigger`, `must be a string of at most ${MAX_TEXT_LENGTH} characters`);
     }
   }
   return properties as ObjectWriteInput['properties'];
-}
-
-/**
- * At most MAX_TEXT_LENGTH characters, counted as class-validator's `@MaxLength` counted them
- * (validator.js `isLength`): a surrogate pair is one character, and so is a character followed
- * by a variation selector (U+FE0E, U+FE0F).
- */
-function fitsLength(s: string): boolean {
-  if (s.length <= MAX_TEXT_LENGTH) return true;
-  const selectors = s.match(/[^\uFE0F\uFE0E][\uFE0F\uFE0E]/g)?.length ?? 0;
-  const pairs = s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0;
-  return s.length - selectors - pairs <= MAX_TEXT_LENGTH;
-}
-
-/**
- * Deletes the IGNORED_KEYS of an object given as data (a property value, `links`), as the pipe
- * dropped them. The top level is enough: deeper in a value or in `links`, an object is rejected
- * by `validateObject` whatever its keys.
- */
-function dropIgnoredKeys(o: Record<string, unknown>): void {
-  for (const key in o) if (IGNORED_KEYS.has(key)) delete o[key];
 }

@@ -259,10 +259,14 @@ export class ObjectWritesRepository {
         })
         .join(',')}]`;
     if (inserts.length) {
+      // New keys in key order, as the locks above: two batches creating the same objects in
+      // different orders would otherwise each hold a key the other waits for (a deadlock). In
+      // key order the second waits for the first, then retries on the unique violation.
       await m.query(
         `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, json)
          SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, ${STORED_JSON}
-           FROM jsonb_to_recordset($1::jsonb) AS x(${OBJECT_COLUMNS})`,
+           FROM jsonb_to_recordset($1::jsonb) AS x(${OBJECT_COLUMNS})
+          ORDER BY x.environment_id, x.id`,
         [jsonRows(inserts)],
       );
     }

@@ -1,8 +1,10 @@
-import { InvalidArgument, OntologyDefinition } from '@app/domain';
+import { InvalidArgument, OntologyDefinition, RESERVED_BODY_KEYS } from '@app/domain';
 
 /**
- * Semantic checks of an ontology beyond its shape (API.md §6): unique ids and link types that
- * name existing object types. Returns the definition as it is stored (only known fields).
+ * Semantic checks of an ontology beyond its shape (API.md §6): unique ids, link types that name
+ * existing object types, and link ids that a write can use as keys of its `links` map (not one
+ * of RESERVED_BODY_KEYS, which no request body may hold). Returns the definition as it is
+ * stored (only known fields).
  */
 export function checkOntology(def: OntologyDefinition): OntologyDefinition {
   const typeIds = new Map<string, number>();
@@ -24,6 +26,9 @@ export function checkOntology(def: OntologyDefinition): OntologyDefinition {
   });
   const linkIds = new Map<string, number>();
   def.linkTypes.forEach((l, i) => {
+    if (RESERVED_BODY_KEYS.has(l.id)) {
+      throw new InvalidArgument(`linkTypes[${i}].id`, `'${l.id}' cannot be a link id: objects name their links as keys of "links", and no request body may hold this key`);
+    }
     if (linkIds.has(l.id)) throw new InvalidArgument(`linkTypes[${i}].id`, `duplicate link type id '${l.id}' (also linkTypes[${linkIds.get(l.id)}])`);
     linkIds.set(l.id, i);
     if (!typeIds.has(l.sourceType)) throw new InvalidArgument(`linkTypes[${i}].sourceType`, `unknown object type '${l.sourceType}'`);

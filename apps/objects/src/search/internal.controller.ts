@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Caller, CallerContext, sendJsonText } from '@app/domain';
-import { MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
+import { checkMembersRequest, MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
 import { SearchService } from './search.service';
 
 /**
@@ -33,8 +33,10 @@ export class InternalController {
     summary:
       'Internal (object set service): every visible object matching a compiled set filter, grouped by environment, with the links among them, in one response; {"tooLarge": true} past the limit',
   })
+  @ApiBody({ type: MembersRequestDto })
   @ApiOkResponse({ description: '{"members": {env: [ids]}, "links": [...]} or {"tooLarge": true, "limit": n}' })
-  async members(@Caller() caller: CallerContext, @Body() body: MembersRequestDto, @Res() res: Response): Promise<void> {
-    sendJsonText(res, await this.search.members(caller, body.filter, body.limit));
+  async members(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
+    const { filter, limit } = checkMembersRequest(body);
+    sendJsonText(res, await this.search.members(caller, filter, limit));
   }
 }

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
+import { isDatabaseUnavailable, isIndexEntryTooLarge } from '../database/database-errors';
 import { DomainError, InvalidArgument, NotFoundRoute, PayloadTooLarge, DependencyUnavailable } from './domain-error';
 
 /** The Conjure `SerializableError` body of API.md §2. */
@@ -11,12 +12,12 @@ export interface SerializableError {
   parameters: Record<string, unknown>;
 }
 
-const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', '57P01', '57P03', '08006', '08001']);
-
 /**
  * Maps anything a handler throws to a domain error. Framework exceptions (body-parser limits,
- * unknown routes, malformed JSON) become the matching API.md error; unknown exceptions become
- * `Internal` and never leak their message.
+ * unknown routes, malformed JSON) become the matching API.md error; a database that cannot be
+ * reached (isDatabaseUnavailable) is 503 DependencyUnavailable with Retry-After, values too
+ * large for an index entry (isIndexEntryTooLarge) are 400 InvalidArgument; unknown
+ * exceptions become `Internal` and never leak their message.
  */
 export function toDomainError(exception: unknown, method = '', path = ''): DomainError {
   if (exception instanceof DomainError) return exception;
@@ -35,9 +36,12 @@ export function toDomainError(exception: unknown, method = '', path = ''): Domai
   if (err?.type === 'entity.too.large') return new PayloadTooLarge(String(err.limit ?? 'configured limit'));
   if (err?.type === 'entity.parse.failed') return new InvalidArgument('body', 'request body is not valid JSON');
   if (err?.type && err.status && err.status >= 400 && err.status < 500) return new InvalidArgument('body', err.type);
-  if (err?.code && CONNECTION_ERRORS.has(err.code)) return new DependencyUnavailable('database');
-  if (err?.message?.includes('Connection terminated') || err?.message?.includes('connect ECONNREFUSED')) {
-    return new DependencyUnavailable('database');
+  if (isDatabaseUnavailable(exception)) return new DependencyUnavailable('database');
+  if (isIndexEntryTooLarge(exception)) {
+    return new InvalidArgument(
+      'request',
+      'holds ids or text too long in UTF-8 bytes for an index entry (at most 2,704 bytes for the ids of one object, link or property value together); use shorter values',
+    );
   }
   return new DomainError('INTERNAL', 'Internal');
 }

@@ -73,6 +73,12 @@ export const CLIENT_FILTER_LIMITS: FilterLimits = { depth: MAX_FILTER_DEPTH, nod
  */
 export const COMPILED_SET_FILTER_LIMITS: FilterLimits = { depth: 512, nodes: 20_000, listEntries: 200_000 };
 
+/**
+ * How deep the JSON of a request carrying a compiled filter may nest: a filter level takes at most
+ * three (`and` → its payload → its list), plus the body and the leaf's own payload and list.
+ */
+export const COMPILED_FILTER_BODY_DEPTH = 3 * COMPILED_SET_FILTER_LIMITS.depth + 4;
+
 class FilterValidator {
   private nodes = 0;
 

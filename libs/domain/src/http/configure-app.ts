@@ -1,10 +1,12 @@
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { json } from 'express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from '../config';
 import { ConjureExceptionFilter } from '../errors';
 import { createValidationPipe } from '../validation';
+import { bodyGuard, JSON_MEDIA_TYPES, noteUnicodeEscapes } from './body-guard';
 import { requestIdMiddleware } from './request-id';
 
 export interface ApiDocsOptions {
@@ -14,11 +16,16 @@ export interface ApiDocsOptions {
   name: string;
 }
 
+export interface HttpOptions {
+  /** Routes (exact paths) whose bodies may nest deeper than MAX_BODY_DEPTH, with their bound. */
+  deeperBodyRoutes?: Record<string, number>;
+}
+
 /**
- * The production HTTP pipeline, shared by main.ts and the e2e tests: body limits, whitelist
- * validation, the Conjure error filter, Swagger and shutdown hooks.
+ * The production HTTP pipeline, shared by main.ts and the e2e tests: body limits and the body
+ * guard, whitelist validation, the Conjure error filter, Swagger and shutdown hooks.
  */
-export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions): INestApplication {
+export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, http: HttpOptions = {}): INestApplication {
   const config = app.get(AppConfig);
   const logger = app.get(Logger);
   app.useLogger(logger);
@@ -30,7 +37,10 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions):
     );
   }
   app.use(requestIdMiddleware);
-  app.useBodyParser('json', { limit: config.bodyLimit });
+  // Express's JSON parser, as useBodyParser installs it, with a verify hook (which Nest keeps for its rawBody option).
+  app.use(json({ limit: config.bodyLimit, type: JSON_MEDIA_TYPES, verify: noteUnicodeEscapes }));
+  // Right after the parser, before routing: no pipe ever sees a body it cannot handle.
+  app.use(bodyGuard({ deeperRoutes: http.deeperBodyRoutes }));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ConjureExceptionFilter());
   app.set('etag', false);

@@ -1,8 +1,10 @@
-import { NestApplicationOptions, Type } from '@nestjs/common';
+import { Logger, NestApplicationOptions, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import type { Express } from 'express';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, IncomingMessage, maxHeaderSize, Server, ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /**
  * Nest's Express adapter with one change: the HTTP server creates every request and response
@@ -38,7 +40,40 @@ export function createExpressServer(app: Express): Server {
   Object.setPrototypeOf(ExpressResponse.prototype, app.response);
   app.request = ExpressRequest.prototype as Express['request'];
   app.response = ExpressResponse.prototype as unknown as Express['response'];
-  return createServer({ IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse }, app);
+  const server = createServer({ IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse }, app);
+  server.on('clientError', answerClientError);
+  return server;
+}
+
+const clientErrorLogger = new Logger('Errors');
+
+/**
+ * A request Node's HTTP parser refuses before Express sees it gets the Conjure error body too,
+ * not Node's bare status line: request line and headers over `maxHeaderSize` (16 KB by default,
+ * e.g. a very long query string) are 431 with REQUEST_ENTITY_TOO_LARGE; any other malformed
+ * request is 400 InvalidArgument. The connection is closed after the answer, as Node would.
+ */
+function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (!err.code?.startsWith('HPE_') || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const error = {
+    errorCode: tooLarge ? 'REQUEST_ENTITY_TOO_LARGE' : 'INVALID_ARGUMENT',
+    errorName: tooLarge ? 'RequestHeadersTooLarge' : 'InvalidArgument',
+    errorInstanceId: randomUUID(),
+    parameters: tooLarge
+      ? { limit: `${maxHeaderSize} bytes`, reason: 'the request line and headers are too large' }
+      : { field: 'request', path: 'request', reason: 'is not a well-formed HTTP request' },
+  };
+  clientErrorLogger.warn({ errorInstanceId: error.errorInstanceId, errorName: error.errorName, code: err.code });
+  const body = JSON.stringify(error);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /**

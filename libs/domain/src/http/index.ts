@@ -1,4 +1,5 @@
 export * from './configure-app';
+export * from './body-guard';
 export * from './logging.module';
 export * from './health.controller';
 export * from './send-json';

@@ -19,6 +19,10 @@ describe('datetimes', () => {
     ['2026-02-30T00:00:00Z', /out of range/],
     ['2026-11-22T24:00:00Z', /out of range/],
     ['2026-11-22T08:00:00+25:00', /offset is out of range/],
+    // years 0001 to 9999 in UTC: PostgreSQL has no year 0, and year 10000 has five digits
+    ['0000-01-01T00:00:00Z', /out of range/],
+    ['0001-01-01T00:00:00+01:00', /out of range \(0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z\)/],
+    ['9999-12-31T23:59:59-00:01', /out of range/],
   ])('rejects %s with a reason', (input, reason) => {
     const r = parseDatetime(input);
     expect(r.ok).toBe(false);
@@ -38,6 +42,10 @@ describe('datetimes', () => {
     expect(isValidDate('2024-02-29')).toBe(true);
     expect(isValidDate('2023-02-29')).toBe(false);
     expect(isValidDate('2026-1-01')).toBe(false);
+    expect(isValidDate('0000-01-01')).toBe(false);
+    expect(isValidDate('0001-01-01')).toBe(true);
+    expect(normalizeDatetime('0001-01-01T00:00:00Z')).toBe('0001-01-01T00:00:00.000Z');
+    expect(normalizeDatetime('9999-12-31T23:59:59.999Z')).toBe('9999-12-31T23:59:59.999Z');
     expect(isValidDate(20260101)).toBe(false);
   });
 });

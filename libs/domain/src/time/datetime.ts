@@ -5,10 +5,19 @@
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/**
+ * The instants and dates the service keeps: years 0001 to 9999, as the wire format writes them
+ * (four-digit years) and PostgreSQL reads them back (it has no year 0, and an instant in year
+ * 10000 would not be written as four digits).
+ */
+const MIN_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+const MAX_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+export const DATETIME_RANGE = '0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z';
+
 export type DatetimeParseResult = { ok: true; value: Date } | { ok: false; reason: string };
 
 function validCalendarDate(y: number, m: number, d: number): boolean {
-  if (m < 1 || m > 12 || d < 1) return false;
+  if (y < 1 || m < 1 || m > 12 || d < 1) return false;
   const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
   return d <= days;
 }
@@ -31,7 +40,8 @@ export function parseDatetime(input: unknown): DatetimeParseResult {
     if (oh > 23 || om > 59) return { ok: false, reason: 'datetime offset is out of range' };
   }
   const value = new Date(input.toUpperCase());
-  if (Number.isNaN(value.getTime())) return { ok: false, reason: 'datetime is out of range' };
+  const t = value.getTime();
+  if (Number.isNaN(t) || t < MIN_INSTANT || t > MAX_INSTANT) return { ok: false, reason: `datetime is out of range (${DATETIME_RANGE})` };
   return { ok: true, value };
 }
 

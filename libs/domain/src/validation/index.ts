@@ -1,2 +1,3 @@
 export * from './validation.pipe';
 export * from './json-shape';
+export * from './text-length';

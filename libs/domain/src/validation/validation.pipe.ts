@@ -1,4 +1,4 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { InvalidArgument } from '../errors';
 
 /** The first fault of a class-validator error tree, as a path (`objects[3].id`) and a reason. */
@@ -15,9 +15,24 @@ export function firstValidationFault(errors: ValidationError[], prefix = ''): { 
   return { path: prefix || 'body', reason: 'is invalid' };
 }
 
+/**
+ * Nest's pipe, except that a request without a body is refused: the pipe would validate it as
+ * `{}`, so a PUT whose body went missing would answer 200 having changed nothing. Every route
+ * that takes a `@Body()` needs one. (A body sent with another media type never gets here: the
+ * body guard refuses it.)
+ */
+class BodyRequiredValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.data === undefined && value === undefined) {
+      throw new InvalidArgument('body', 'is required: a JSON object sent with Content-Type: application/json');
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 /** Whitelist validation (unknown fields are 400) that throws InvalidArgument with the field path. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new BodyRequiredValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

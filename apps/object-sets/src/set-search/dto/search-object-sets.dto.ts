@@ -22,7 +22,8 @@ export class ObjectSetFilterTitleDto {
   @ApiProperty({ example: 'Quarterly report', maxLength: 1024 }) title: string;
   @ApiPropertyOptional({
     default: false,
-    description: 'false: equal, case-sensitive. true: case-insensitive substring or trigram similarity (typo-tolerant); best match first',
+    description:
+      'false: equal, case-sensitive. true: case-insensitive substring or trigram similarity (typo-tolerant), best match first: equal up to case, then prefix, then containment, then similarity; ties newest first, then by id',
   })
   fuzzy?: boolean;
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsOptional, IsString, MaxLength } from 'class-validator';
-import { GROUP_BY_SCHEMA, METRICS_SCHEMA } from '@app/domain';
+import { GROUP_BY_SCHEMA, hasOwn, InternalAggregateRequest, InvalidArgument, isPlainObject, kindOf, METRICS_SCHEMA } from '@app/domain';
 
 /**
  * AggregateObjectsRequest (API.md §9). `filter` is checked by the filter validator (400
@@ -29,6 +29,22 @@ export class AggregateObjectsRequestDto {
   @ApiProperty(METRICS_SCHEMA)
   @Allow()
   metrics: unknown;
+}
+
+const INTERNAL_AGGREGATE_FIELDS = ['filter', 'groupBy', 'metrics'];
+
+/**
+ * The body of the internal aggregate endpoint, checked by hand (InternalAggregateRequestDto is
+ * only its Swagger schema): a compiled filter may nest far deeper than a client's, and the
+ * validation pipe would copy it recursively before the filter validator bounds it.
+ */
+export function checkInternalAggregateRequest(body: unknown): InternalAggregateRequest {
+  if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object {"filter", "groupBy"?, "metrics"}, not ${kindOf(body)}`);
+  for (const key of Object.keys(body)) {
+    if (!INTERNAL_AGGREGATE_FIELDS.includes(key)) throw new InvalidArgument(key, 'unknown field; the body is {"filter", "groupBy"?, "metrics"}');
+  }
+  const field = (key: string) => (hasOwn(body, key) ? body[key] : undefined);
+  return { filter: field('filter') as InternalAggregateRequest['filter'], groupBy: field('groupBy'), metrics: field('metrics') };
 }
 
 /** Internal (object set service): the set's compiled filter and the caller's groupBy and metrics. */

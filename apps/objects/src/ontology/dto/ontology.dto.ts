@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { IsIdentifier, PROPERTY_TYPES, PropertyType } from '@app/domain';
 
 export class PropertyDefinitionDto {
@@ -28,6 +28,8 @@ export class ObjectTypeDefinitionDto {
 
   @IsArray()
   @ArrayMaxSize(1000)
+  // ValidateNested alone lets a list inside the list through (class-validator validates its items too).
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => PropertyDefinitionDto)
   properties: PropertyDefinitionDto[];
@@ -48,12 +50,14 @@ export class LinkTypeDefinitionDto {
 export class PublishOntologyDto {
   @IsArray()
   @ArrayMaxSize(10000)
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => ObjectTypeDefinitionDto)
   objectTypes: ObjectTypeDefinitionDto[];
 
   @IsArray()
   @ArrayMaxSize(10000)
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => LinkTypeDefinitionDto)
   linkTypes: LinkTypeDefinitionDto[];

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { hasOwn, InvalidArgument, isPlainObject, kindOf } from '@app/domain';
 
 export class ValidateFilterRequestDto {
   @ApiProperty({ description: 'An ObjectSearchFilter', type: 'object', additionalProperties: true })
@@ -13,6 +14,25 @@ export class ValidateFilterRequestDto {
   path?: string;
 }
 
+export const MAX_MEMBERS_LIMIT = 10_000_000;
+
+/**
+ * The body of `POST /objects/internal/members`, checked by hand (MembersRequestDto is only its
+ * Swagger schema): a compiled filter may nest far deeper than a client's, and the validation
+ * pipe would copy it recursively before the filter validator bounds it.
+ */
+export function checkMembersRequest(body: unknown): { filter: unknown; limit: number } {
+  if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object {"filter", "limit"}, not ${kindOf(body)}`);
+  for (const key of Object.keys(body)) {
+    if (key !== 'filter' && key !== 'limit') throw new InvalidArgument(key, 'unknown field; the body is {"filter", "limit"}');
+  }
+  const limit = body.limit;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_MEMBERS_LIMIT) {
+    throw new InvalidArgument('limit', `must be an integer from 1 to ${MAX_MEMBERS_LIMIT}`);
+  }
+  return { filter: hasOwn(body, 'filter') ? body.filter : undefined, limit };
+}
+
 export class MembersRequestDto {
   @ApiProperty({ description: 'A compiled object set filter (larger bounds than client filters)', type: 'object', additionalProperties: true })
   @Allow()
@@ -21,6 +41,6 @@ export class MembersRequestDto {
   @ApiProperty({ description: 'Most members to return; more is reported as tooLarge', example: 100000 })
   @IsInt()
   @Min(1)
-  @Max(10_000_000)
+  @Max(MAX_MEMBERS_LIMIT)
   limit: number;
 }
