@@ -8,13 +8,14 @@ RUN npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
 COPY libs ./libs
+COPY scripts ./scripts
 RUN npm run build && npm prune --omit=dev
 
 FROM node:26-trixie-slim AS runtime
 ARG APP=objects
 # 3001 for objects, 3002 for object-sets (their default OBJECTS_PORT / OBJECT_SETS_PORT)
 ARG HEALTH_PORT=3001
-ENV NODE_ENV=production APP_ENTRY=dist/apps/${APP}/apps/${APP}/src/main.js HEALTH_URL=http://127.0.0.1:${HEALTH_PORT}/health/ready
+ENV NODE_ENV=production HOST=0.0.0.0 APP_ENTRY=dist/apps/${APP}/apps/${APP}/src/main.js HEALTH_URL=http://127.0.0.1:${HEALTH_PORT}/health/ready
 WORKDIR /app
 COPY --from=build --chown=node:node /src/node_modules ./node_modules
 COPY --from=build --chown=node:node /src/dist ./dist

@@ -6,3 +6,4 @@ export * from './service-call';
 export * from './request-id';
 export * from './express-adapter';
 export * from './gateway-handoff';
+export * from './stop-with-parent';
