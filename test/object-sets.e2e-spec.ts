@@ -6,6 +6,7 @@ import { startBothApps, TestBothApps, withEnv } from './support/apps';
 import { createTestDatabase } from './support/database';
 import { createObjectSetsApp } from '../apps/object-sets/src/create-app';
 import { WRITE_ONTOLOGY } from './support/ontologies';
+import { ObjectSetsRepository } from '../apps/object-sets/src/object-sets/object-sets.repository';
 
 const RID = /^ri\.object-set\.main\.object-set\.[0-9a-f-]{36}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -304,6 +305,21 @@ describe('object sets: definitions, members, consistency, errors', () => {
       await new Promise((r) => setTimeout(r, 1200));
       expectError((await t.setsHttp().get(`/object-sets/${res.body.id}/metadata`).expect(404)).body, 'ObjectSetNotFound');
       expectError((await t.setsHttp().get(`/object-sets/${res.body.id}/members?consistency=EVENTUALLY`).expect(404)).body, 'ObjectSetNotFound');
+    });
+
+    it('the expiry sweep removes expired ephemeral sets and counts exactly those', async () => {
+      for (const title of ['tmp-a', 'tmp-b']) {
+        await t.setsHttp().post('/object-sets').send({ title, definition: { type: 'empty', empty: {} }, ephemeral: true }).expect(201);
+      }
+      await new Promise((r) => setTimeout(r, 1200));
+      const expired = async () => (await t.db.query(`SELECT count(*)::int AS n FROM object_sets.object_set WHERE expires_at <= now()`)).rows[0].n;
+      const before = await expired();
+      expect(before).toBeGreaterThanOrEqual(2);
+      const sweeps = t.objectSets.get(ObjectSetsRepository);
+      expect(await sweeps.sweepExpired()).toBe(before);
+      expect(await expired()).toBe(0);
+      // Nothing left to remove: 0, which the periodic sweep does not log.
+      expect(await sweeps.sweepExpired()).toBe(0);
     });
 
     it('searchObjects with an unknown startingSet is 404 ObjectSetNotFound', async () => {

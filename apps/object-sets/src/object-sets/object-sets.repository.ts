@@ -148,8 +148,11 @@ export class ObjectSetsRepository {
         `DELETE FROM object_sets.object_set_reference r USING object_sets.object_set s
           WHERE s.id = r.referenced_id AND s.expires_at <= now()`,
       );
-      const rows = await m.query(`DELETE FROM object_sets.object_set WHERE expires_at <= now() RETURNING id`);
-      return (rows as unknown[]).length;
+      // Counted in SQL: for a DELETE … RETURNING, TypeORM's query() answers [rows, count], not rows.
+      const [{ n }]: { n: number }[] = await m.query(
+        `WITH removed AS (DELETE FROM object_sets.object_set WHERE expires_at <= now() RETURNING 1) SELECT count(*)::int AS n FROM removed`,
+      );
+      return n;
     });
   }
 
