@@ -83,9 +83,9 @@ async function buildIfStale() {
   if (!why) return console.log('npm start: dist/ is up to date with the sources; not building');
   console.log(`npm start: building both apps (${why})…`);
   const t0 = Date.now();
-  await build(root, { onChild: (child) => (started.builder = child) });
+  const built = await build(root, { ifStale: true, onChild: (child) => (started.builder = child) });
   started.builder = undefined;
-  console.log(`npm start: built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(built ? `npm start: built in ${((Date.now() - t0) / 1000).toFixed(1)} s` : 'npm start: another process built dist/ meanwhile');
 }
 
 function startWatchdog() {

@@ -6,12 +6,14 @@
 // does not cost a rebuild, and one that changes them always does.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { createRequire } from 'node:module';
 import { APP_ENTRIES } from './apps.mjs';
 
 export const STAMP = join('dist', '.build-stamp');
+/** Held (created exclusively, holding the builder's pid) while a build runs. */
+const LOCK = join('dist', '.build-lock');
 const SOURCE_DIRS = ['apps', 'libs'];
 const NOT_BUILT = /\.(e2e-)?spec\.ts$/;
 
@@ -52,23 +54,68 @@ export function staleBuild(root) {
   return undefined;
 }
 
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the build lock, waiting while another live process holds it (two `npm start`s, or test
+ * files starting it side by side, must not compile into dist/ at once). Returns a release function.
+ */
+async function lock(root) {
+  const path = join(root, LOCK);
+  mkdirSync(join(root, 'dist'), { recursive: true });
+  for (;;) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeFileSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(path, { force: true });
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+    }
+    let holder = 0;
+    try {
+      holder = Number(readFileSync(path, 'utf8').trim() || 0);
+    } catch {
+      continue; // released meanwhile
+    }
+    // A lock left by a build that was killed is taken over.
+    if (holder && !alive(holder)) rmSync(path, { force: true });
+    else await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /**
  * Builds both apps with the Nest CLI, then writes the stamp. `onChild` sees each compiler
- * process (so a caller can stop it). Rejects when a build fails.
+ * process (so a caller can stop it). Rejects when a build fails. With `ifStale`, waits for a
+ * build that another process is running and builds only if dist/ is still stale after it.
  */
-export async function build(root, { onChild } = {}) {
-  const hash = sourceHash(root);
-  // A build that fails or is interrupted must not leave an old stamp claiming dist/ is current.
-  rmSync(join(root, STAMP), { force: true });
-  const nest = createRequire(join(root, 'package.json')).resolve('@nestjs/cli/bin/nest.js');
-  for (const app of APP_ENTRIES) {
-    const child = spawn(process.execPath, [nest, 'build', app.name], { cwd: root, stdio: 'inherit' });
-    onChild?.(child);
-    const [code, signal] = await new Promise((resolve, reject) => {
-      child.once('error', reject);
-      child.once('exit', (c, s) => resolve([c, s]));
-    });
-    if (code !== 0) throw new Error(`nest build ${app.name} failed (${signal ?? `exit code ${code}`})`);
+export async function build(root, { onChild, ifStale = false } = {}) {
+  const release = await lock(root);
+  try {
+    if (ifStale && !staleBuild(root)) return false;
+    const hash = sourceHash(root);
+    // A build that fails or is interrupted must not leave an old stamp claiming dist/ is current.
+    rmSync(join(root, STAMP), { force: true });
+    const nest = createRequire(join(root, 'package.json')).resolve('@nestjs/cli/bin/nest.js');
+    for (const app of APP_ENTRIES) {
+      const child = spawn(process.execPath, [nest, 'build', app.name], { cwd: root, stdio: 'inherit' });
+      onChild?.(child);
+      const [code, signal] = await new Promise((resolve, reject) => {
+        child.once('error', reject);
+        child.once('exit', (c, s) => resolve([c, s]));
+      });
+      if (code !== 0) throw new Error(`nest build ${app.name} failed (${signal ?? `exit code ${code}`})`);
+    }
+    writeFileSync(join(root, STAMP), `${hash}\n`);
+    return true;
+  } finally {
+    release();
   }
-  writeFileSync(join(root, STAMP), `${hash}\n`);
 }

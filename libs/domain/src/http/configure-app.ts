@@ -5,6 +5,7 @@ import { Logger } from 'nestjs-pino';
 import { AppConfig } from '../config';
 import { ConjureExceptionFilter } from '../errors';
 import { createValidationPipe } from '../validation';
+import { applyRequestExamples, RequestExamples, useApiSchemaNames } from './api-docs';
 import { requestIdMiddleware } from './request-id';
 
 export interface ApiDocsOptions {
@@ -12,6 +13,10 @@ export interface ApiDocsOptions {
   description: string;
   /** Swagger JSON is served at `/docs/<name>-json` and its UI at `/docs/<name>`. */
   name: string;
+  /** A request example for every operation, by operationId (see api-docs.ts). */
+  examples: RequestExamples;
+  /** Schema names that are not the DTO class name without `Dto` (see api-docs.ts). */
+  schemaNames?: Record<string, string>;
 }
 
 /**
@@ -48,6 +53,8 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions):
       .addSecurityRequirements('bearer')
       .build(),
   );
+  useApiSchemaNames(document, docs.schemaNames);
+  applyRequestExamples(document, docs.examples);
   SwaggerModule.setup(`docs/${docs.name}`, app, document, {
     jsonDocumentUrl: `docs/${docs.name}-json`,
     swaggerOptions: { persistAuthorization: true },

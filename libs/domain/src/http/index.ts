@@ -1,3 +1,4 @@
+export * from './api-docs';
 export * from './configure-app';
 export * from './logging.module';
 export * from './health.controller';
