@@ -19,24 +19,38 @@ export interface ObjectJsonFields {
   tags: readonly string[];
 }
 
+/** jsonb's order of object keys: fewer UTF-8 bytes first, then by bytes. */
+function jsonbKeyCompare(a: string, b: string): number {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(a + b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length - y.length || Buffer.compare(x, y);
+}
+
 /**
- * Link ids in the order jsonb keeps object keys (fewer UTF-8 bytes first, then by bytes), the order the
- * JSON had when PostgreSQL rendered it from the jsonb column, and still has in rows rendered then.
+ * Links keyed in jsonb's order, the order the JSON had when PostgreSQL rendered it from the jsonb
+ * column, and still has in rows rendered then.
  */
-function byJsonbKeyOrder(links: Readonly<Record<string, readonly string[]>>): Readonly<Record<string, readonly string[]>> {
+export function inJsonbKeyOrder(links: Readonly<Record<string, readonly string[]>>): Readonly<Record<string, readonly string[]>> {
   const keys = Object.keys(links);
-  if (keys.length < 2) return links;
-  const bytes = keys.map((k) => ({ k, b: Buffer.from(k) }));
-  bytes.sort((x, y) => x.b.length - y.b.length || Buffer.compare(x.b, y.b));
-  const ordered: Record<string, readonly string[]> = {};
-  for (const { k } of bytes) ordered[k] = links[k];
-  return ordered;
+  let ordered = true;
+  for (let i = 1; i < keys.length && ordered; i++) ordered = jsonbKeyCompare(keys[i - 1], keys[i]) < 0;
+  if (ordered) return links;
+  const sorted: Record<string, readonly string[]> = {};
+  for (const k of keys.sort(jsonbKeyCompare)) sorted[k] = links[k];
+  return sorted;
 }
 
 export function renderObjectJson(o: ObjectJsonFields): string {
-  return (
-    `{"id":${JSON.stringify(o.id)},"type":${JSON.stringify(o.type)},"environmentId":${JSON.stringify(o.environmentId)},` +
-    `"metadata":{"firstSighting":"${o.firstSighting}","lastSighting":"${o.lastSighting}"},` +
-    `"properties":${JSON.stringify(o.properties)},"links":${JSON.stringify(byJsonbKeyOrder(o.links))},"tags":${JSON.stringify(o.tags)}}`
-  );
+  // One JSON.stringify of an object built in key order: V8's fastest way to this text.
+  return JSON.stringify({
+    id: o.id,
+    type: o.type,
+    environmentId: o.environmentId,
+    metadata: { firstSighting: o.firstSighting, lastSighting: o.lastSighting },
+    properties: o.properties,
+    links: inJsonbKeyOrder(o.links),
+    tags: o.tags,
+  });
 }
