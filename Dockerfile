@@ -16,6 +16,8 @@ RUN npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
 COPY libs ./libs
+# npm run build is scripts/build.mjs (it writes the build stamp that npm start reads).
+COPY scripts ./scripts
 RUN npm run build
 
 # The production dependencies alone, installed from the same lock file.
@@ -26,7 +28,8 @@ RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime
 ARG APP=objects
-ENV NODE_ENV=production APP=${APP}
+# The apps listen on 127.0.0.1 unless HOST says otherwise; in a container they must be reachable.
+ENV NODE_ENV=production APP=${APP} HOST=0.0.0.0
 WORKDIR /app
 # Owned by root, run as `node`: the app cannot change its own code or dependencies.
 COPY --from=production-dependencies /src/node_modules ./node_modules

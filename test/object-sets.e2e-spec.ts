@@ -347,6 +347,22 @@ describe('object sets: definitions, members, consistency, errors', () => {
       expect((await t.db.query(`SELECT count(*)::int AS n FROM object_sets.members_cache WHERE set_id = $1`, [id])).rows[0].n).toBe(0);
     });
 
+    it('the expiry sweep removes expired ephemeral sets and counts exactly those', async () => {
+      for (const title of ['tmp-a', 'tmp-b']) {
+        await t.setsHttp().post('/object-sets').send({ title, definition: { type: 'empty', empty: {} }, ephemeral: true }).expect(201);
+      }
+      clock.advance(EPHEMERAL_SET_TTL_S * 1000);
+      const expired = async () =>
+        (await t.db.query(`SELECT count(*)::int AS n FROM object_sets.object_set WHERE expires_at <= $1`, [clock.now().toISOString()])).rows[0].n;
+      const before = await expired();
+      expect(before).toBeGreaterThanOrEqual(2);
+      const sweeps = t.objectSets.get(ObjectSetsService);
+      expect(await sweeps.sweepExpired()).toBe(before);
+      expect(await expired()).toBe(0);
+      // Nothing left to remove: 0, which the periodic sweep does not log.
+      expect(await sweeps.sweepExpired()).toBe(0);
+    });
+
     it('searchObjects with an unknown startingSet is 404 ObjectSetNotFound', async () => {
       const missing = 'ri.object-set.main.object-set.00000000-0000-0000-0000-000000000001';
       const res = await t.objectsHttp().post('/objects/search').send({ filter: f.all(), startingSet: missing }).expect(404);

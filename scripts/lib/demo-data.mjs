@@ -1,5 +1,6 @@
 // The demo ontology and data set that `npm start` loads on first start (unless DEMO_DATA=false).
-// Deterministic: the same objects every time, so the README's examples always work.
+// Deterministic: the same objects and the same object set ids every time, so the README's
+// examples and the example requests of the OpenAPI documents always work on it.
 
 export const DEMO_ONTOLOGY = {
   objectTypes: [
@@ -67,6 +68,12 @@ function rng(seed) {
 
 const pad = (n, w = 3) => String(n).padStart(w, '0');
 
+/** Full years from `born` to `at` (both YYYY-MM-DD). */
+export function ageOn(born, at) {
+  const years = Number(at.slice(0, 4)) - Number(born.slice(0, 4));
+  return at.slice(5) < born.slice(5) ? years - 1 : years;
+}
+
 /**
  * Two batches: the initial objects, then a second round that changes some of them (so they
  * have several versions). Objects in `prod` and a smaller copy of some in `staging`.
@@ -121,6 +128,9 @@ export function demoBatches() {
       const handle = `${firstName}.${lastName}`.toLowerCase();
       const knows = [...new Set(Array.from({ length: Math.floor(r() * 3) }, () => ref('person', 1 + Math.floor(r() * nh))))].filter((x) => x !== ref('person', i));
       const month = 1 + Math.floor(r() * 5);
+      const seen = { firstSighting: `2026-0${month}-01`, lastSighting: `2026-0${month + 1}-01` };
+      // Every fifth person has a birthday in June 2026, between this round and the second one.
+      const born = i % 5 === 0 ? day(1950 + Math.floor(r() * 50), 6, 2 + Math.floor(r() * 27)) : day(1950 + Math.floor(r() * 50), 1 + Math.floor(r() * 12), 1 + Math.floor(r() * 28));
       first.push({
         environmentId: env,
         id: ref('person', i),
@@ -129,10 +139,11 @@ export function demoBatches() {
           { id: 'name', value: `${firstName} ${lastName}`, origin: 'crm', trigger: 'import-1' },
           { id: 'email', value: `${handle}@example.com`, origin: 'crm' },
           ...(r() < 0.4 ? [{ id: 'email', value: `${handle}@work.example`, origin: 'hr' }] : []),
-          { id: 'age', value: 20 + Math.floor(r() * 50), origin: 'hr' },
+          // Age on the day the person was last seen.
+          { id: 'age', value: ageOn(born, seen.lastSighting), origin: 'hr' },
           { id: 'rating', value: Math.round(r() * 500) / 100, origin: 'web' },
           { id: 'active', value: r() < 0.8, origin: 'hr' },
-          { id: 'born', value: day(1950 + Math.floor(r() * 50), 1 + Math.floor(r() * 12), 1 + Math.floor(r() * 28)), origin: 'hr' },
+          { id: 'born', value: born, origin: 'hr' },
           { id: 'lastLogin', value: `2026-0${month}-${pad(1 + Math.floor(r() * 28), 2)}T0${Math.floor(r() * 10)}:30:00+01:00`, origin: 'web' },
           { id: 'home', value: { lat: Math.round((r() * 120 - 60) * 1e4) / 1e4, lon: Math.round((r() * 300 - 150) * 1e4) / 1e4 }, origin: 'partner-feed' },
         ],
@@ -142,11 +153,12 @@ export function demoBatches() {
           ...(r() < 0.6 ? { memberOf: [ref('project', 1 + Math.floor(r() * np))] } : {}),
         },
         tags: TAGS.filter(() => r() < 0.15),
-        metadata: { firstSighting: `2026-0${month}-01T00:00:00Z`, lastSighting: `2026-0${month + 1}-01T00:00:00Z` },
+        metadata: { firstSighting: `${seen.firstSighting}T00:00:00Z`, lastSighting: `${seen.lastSighting}T00:00:00Z` },
       });
     }
   }
-  // The second round: every fifth person changes (a new version), the rest are re-sighted only.
+  // The second round, seen on 2026-07-01: every fifth person has had a birthday since (a new
+  // version, age one year more); nobody else is in it.
   const second = first
     .filter((o) => o.type === 'person' && Number(o.id.split('-')[1]) % 5 === 0)
     .map((o) => ({
@@ -157,3 +169,65 @@ export function demoBatches() {
     }));
   return [first, second];
 }
+
+/** The id of demo object set `n`: fixed, so that documentation can name demo sets. */
+const demoSetId = (n) => `ri.object-set.main.object-set.00000000-0000-4000-8000-${pad(n, 12)}`;
+
+/** The demo object sets by role, as the OpenAPI examples and the README use them. */
+export const DEMO_SET_IDS = {
+  vipPeople: demoSetId(1),
+  coreTeam: demoSetId(2),
+  activeInProd: demoSetId(3),
+  vipsOrCoreTeam: demoSetId(4),
+  inactiveVips: demoSetId(5),
+  employersOfVipsOrCoreTeam: demoSetId(6),
+  activeVips: demoSetId(7),
+  nothingYet: demoSetId(8),
+};
+
+/**
+ * A few demo object sets, one of every kind, some built on others; each referenced set comes
+ * before the sets that reference it. Their creator is `anonymous`, who every caller is under
+ * AUTH_MODE=none without an X-User-Id header, so a newcomer may change and delete them.
+ */
+export const DEMO_SETS = [
+  {
+    id: DEMO_SET_IDS.vipPeople,
+    title: 'VIP people',
+    description: 'People tagged vip, in every environment',
+    definition: { type: 'filter', filter: { filter: { type: 'and', and: { filters: [{ type: 'objectType', objectType: { types: ['person'] } }, { type: 'tag', tag: { tags: ['vip'] } }] } } } },
+  },
+  {
+    id: DEMO_SET_IDS.coreTeam,
+    title: 'Core team (stable list)',
+    definition: { type: 'stable', stable: { objects: ['person-001', 'person-002', 'person-003', 'person-010'].map((id) => ({ environmentId: 'prod', id })) } },
+    immutable: true,
+  },
+  {
+    id: DEMO_SET_IDS.activeInProd,
+    title: 'Active people in prod',
+    definition: { type: 'filter', filter: { filter: { type: 'propertyEquals', propertyEquals: { propertyId: 'active', value: true } } } },
+    scope: { environmentIds: ['prod'] },
+  },
+  {
+    id: DEMO_SET_IDS.vipsOrCoreTeam,
+    title: 'VIPs or core team',
+    definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [DEMO_SET_IDS.vipPeople, DEMO_SET_IDS.coreTeam] } },
+  },
+  {
+    id: DEMO_SET_IDS.inactiveVips,
+    title: 'Inactive VIPs',
+    definition: { type: 'operation', operation: { operator: 'DIFFERENCE', objectSetIds: [DEMO_SET_IDS.vipPeople, DEMO_SET_IDS.activeInProd] } },
+  },
+  {
+    id: DEMO_SET_IDS.employersOfVipsOrCoreTeam,
+    title: 'Employers of VIPs or core team',
+    definition: { type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'worksFor', objectSetId: DEMO_SET_IDS.vipsOrCoreTeam } },
+  },
+  {
+    id: DEMO_SET_IDS.activeVips,
+    title: 'Active VIPs',
+    definition: { type: 'operation', operation: { operator: 'INTERSECTION', objectSetIds: [DEMO_SET_IDS.vipPeople, DEMO_SET_IDS.activeInProd] } },
+  },
+  { id: DEMO_SET_IDS.nothingYet, title: 'Nothing yet', definition: { type: 'empty', empty: {} } },
+];

@@ -18,8 +18,9 @@
 // for, and that app serves the client directly from then on (libs/domain's gateway-handoff.ts).
 // A later request on it for another path comes back to the gateway's relay listener, which
 // answers it as above.
-// Health, Swagger UI and 404s come from a small Express app on a loopback port, reached the same
-// way. An app that cannot be reached is a 503 DependencyUnavailable (504 after PROXY_TIMEOUT_MS
+// Health, the Swagger UI of both APIs at /docs and 404s come from a small Express app on a
+// loopback port, reached the same way; /docs/objects and /docs/object-sets are the apps' own
+// Swagger UIs, as behind the nginx gateway of docker-compose. An app that cannot be reached is a 503 DependencyUnavailable (504 after PROXY_TIMEOUT_MS
 // without a response), in the error shape of the API.
 import express from 'express';
 import { createServer as createHttpServer } from 'node:http';
@@ -459,7 +460,7 @@ const appAt = (url, name) => {
 };
 
 /**
- * Starts the gateway on `opts.port` (host `opts.host`, default 0.0.0.0) in front of the two apps.
+ * Starts the gateway on `opts.port` (host `opts.host`, default 127.0.0.1) in front of the two apps.
  * `opts.children` (`{ objects, 'object-sets' }`, child processes started with an IPC channel)
  * lets it hand connections over to them. Resolves to an object with `close()` (stops listening
  * and closes every connection), `address()` and `stats` (connections handed over, requests relayed).
@@ -472,8 +473,8 @@ export async function startGateway(opts) {
   const objects = appAt(opts.objectsUrl, 'objects');
   const objectSets = appAt(opts.objectSetsUrl, 'object-sets');
   const self = { name: 'gateway', host: '127.0.0.1', port: local.address().port };
-  objects.prefixes = ['/objects', '/ontology', '/docs/objects-json'];
-  objectSets.prefixes = ['/object-sets', '/docs/object-sets-json'];
+  objects.prefixes = ['/objects', '/ontology', '/docs/objects', '/docs/objects-json'];
+  objectSets.prefixes = ['/object-sets', '/docs/object-sets', '/docs/object-sets-json'];
   const routes = [objects, objectSets];
   const gateway = {
     clients: new Set(),
@@ -494,7 +495,7 @@ export async function startGateway(opts) {
     for (const c of gateway.clients) if (c.owed === 0 && !c.tunnel && now - c.since > CLIENT_IDLE_MS) c.socket.destroy();
   }, 1000);
   sweeper.unref();
-  await new Promise((resolve, reject) => server.listen(opts.port, opts.host ?? '0.0.0.0', resolve).on('error', reject));
+  await new Promise((resolve, reject) => server.listen(opts.port, opts.host ?? '127.0.0.1', resolve).on('error', reject));
   return {
     address: () => server.address(),
     stats: gateway.stats,

@@ -1,11 +1,14 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { ApiDocsOptions, configureApp, createExpressApp } from '@app/domain';
 import { AppModule } from './app.module';
+import { OBJECT_SETS_REQUEST_EXAMPLES, OBJECT_SETS_SCHEMA_NAMES } from './docs/api-docs';
 
 const API_DOCS: ApiDocsOptions = {
   name: 'object-sets',
   title: 'Ontology object set service',
   description: 'Object sets (`/object-sets`): definitions, members and set search.',
+  examples: OBJECT_SETS_REQUEST_EXAMPLES,
+  schemaNames: OBJECT_SETS_SCHEMA_NAMES,
 };
 
 /**

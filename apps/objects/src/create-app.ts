@@ -1,11 +1,14 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { ApiDocsOptions, COMPILED_FILTER_BODY_DEPTH, configureApp, createExpressApp, HttpOptions, INTERNAL_AGGREGATE_PATH } from '@app/domain';
 import { AppModule } from './app.module';
+import { OBJECTS_REQUEST_EXAMPLES, OBJECTS_SCHEMA_NAMES } from './docs/api-docs';
 
 const API_DOCS: ApiDocsOptions = {
   name: 'objects',
   title: 'Ontology object service',
   description: 'Objects (`/objects`) and the ontology (`/ontology`): writes, reads, history and search.',
+  examples: OBJECTS_REQUEST_EXAMPLES,
+  schemaNames: OBJECTS_SCHEMA_NAMES,
 };
 
 /** The set service sends compiled set filters to these routes, which nest deeper than a client's filter may. */

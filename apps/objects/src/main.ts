@@ -1,4 +1,4 @@
-import { acceptGatewayConnections, AppConfig, ConfigError, loadConfig } from '@app/domain';
+import { acceptGatewayConnections, AppConfig, ConfigError, loadConfig, stopWithParent } from '@app/domain';
 import { createObjectsApp } from './create-app';
 
 async function main(): Promise<void> {
@@ -12,8 +12,12 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const app = await createObjectsApp();
-  await app.listen(config.objectsPort, process.env.HOST ?? '0.0.0.0');
+  const created = createObjectsApp();
+  // Under `npm start`, the app stops if npm start goes away without stopping it, even while it starts.
+  stopWithParent(created);
+  const app = await created;
+  // Loopback unless HOST says otherwise (the container images set HOST=0.0.0.0).
+  await app.listen(config.objectsPort, process.env.HOST || '127.0.0.1');
   // Under `npm start`, the gateway may hand client connections straight to this process.
   acceptGatewayConnections(app.getHttpServer());
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, InvalidArgument, sendJsonText } from '@app/domain';
 import { AggregateObjectSetRequestDto, CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetMetadataDto, UpdateObjectSetDto } from './dto/object-set.dto';
@@ -77,13 +77,9 @@ export class ObjectSetsController {
     sendJsonText(res, await this.sets.aggregate(caller, id, body));
   }
 
+  /** Internal (the objects app, for searchObjects' startingSet): the set's membership as one ObjectSearchFilter. Not part of the public API. */
   @Get('internal/:id/filter')
-  @ApiTags('internal')
-  @ApiOperation({
-    operationId: 'internalCompiledFilter',
-    summary: "Internal (object service, for searchObjects' startingSet): the set's membership as one ObjectSearchFilter",
-  })
-  @ApiOkResponse({ description: '{"filter": ObjectSearchFilter}' })
+  @ApiExcludeEndpoint()
   async compiledFilter(@Caller() caller: CallerContext, @Param('id') id: string): Promise<{ filter: unknown }> {
     checkSetId(id);
     return { filter: await this.sets.compiledFilter(caller, id) };

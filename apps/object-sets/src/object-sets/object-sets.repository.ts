@@ -158,8 +158,12 @@ export class ObjectSetsRepository {
           WHERE s.id = r.referenced_id AND s.expires_at <= $1::timestamptz`,
         [now.toISOString()],
       );
-      const rows = await m.query(`DELETE FROM object_sets.object_set WHERE expires_at <= $1::timestamptz RETURNING id`, [now.toISOString()]);
-      return (rows as unknown[]).length;
+      // Counted in SQL: for a DELETE … RETURNING, TypeORM's query() answers [rows, count], not rows.
+      const [{ n }]: { n: number }[] = await m.query(
+        `WITH removed AS (DELETE FROM object_sets.object_set WHERE expires_at <= $1::timestamptz RETURNING 1) SELECT count(*)::int AS n FROM removed`,
+        [now.toISOString()],
+      );
+      return n;
     });
   }
 

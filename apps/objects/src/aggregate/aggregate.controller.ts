@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExcludeController, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, INTERNAL_AGGREGATE_ROUTE, sendJsonText } from '@app/domain';
 import { AggregateObjectsRequestDto, checkInternalAggregateRequest, InternalAggregateRequestDto } from './dto/aggregate.dto';
@@ -24,8 +24,8 @@ export class AggregateController {
   }
 }
 
-/** Internal endpoint for the object set service; the caller's credentials apply like everywhere. */
-@ApiTags('internal')
+/** Internal endpoint for the object set service; the caller's credentials apply like everywhere. Not in the public API docs. */
+@ApiExcludeController()
 @Controller(INTERNAL_AGGREGATE_ROUTE.controller)
 export class InternalAggregateController {
   constructor(private readonly aggregates: AggregateService) {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isRetryableTransactionError, jsonEqual, ObjectNotFound, PropertyType, VersionConflict } from '@app/domain';
-import { objectJsonSql } from '../objects/object-json.sql';
+import { renderObjectJson } from '../objects/object-json';
 import { StoredProperty, ValidatedObject } from './object-validator';
 
 /** What one write did to one object. */
@@ -104,8 +104,16 @@ const INSERT_VALUES = `INSERT INTO objects.property_value AS p
 const VERSION_COLUMNS = `environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
   first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb`;
 const OBJECT_COLUMNS = `${VERSION_COLUMNS}, values_ontology_version int`;
-/** The object's response JSON, rendered once here from the row being written (migration StoredObjectJson). */
-const STORED_JSON = `${objectJsonSql('x')}::text`;
+/**
+ * The rows of $1 (jsonb, one object per row) side by side with their response JSON, which comes
+ * in $2 as one text, a line per row: JSON.stringify never writes a raw newline, and text this way
+ * needs no escaping (as a string inside $1 it would be escaped, quote by quote, and unescaped).
+ */
+const rowsWithJson = (columns: string) =>
+  `ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (${columns})) AS x(json)`;
+/** The response JSON of a row, kept out of the row's own JSON (JSON.stringify skips symbol keys). */
+const RESPONSE_JSON = Symbol('response JSON');
+type WriteRow = ReturnType<ObjectWritesRepository['row']>;
 
 /**
  * Object writes. One transaction per request (a PUT, a DELETE or a whole ingest batch): lock
@@ -198,13 +206,13 @@ export class ObjectWritesRepository {
     const [{ now }]: { now: Date }[] = await m.query(`SELECT date_trunc('milliseconds', clock_timestamp()) AS now`);
 
     const outcomes: WriteOutcome[] = [];
-    const inserts: object[] = [];
-    const updates: object[] = [];
+    const inserts: WriteRow[] = [];
+    const updates: WriteRow[] = [];
     const replaced: ValidatedObject[] = [];
     const newValues: ValidatedObject[] = [];
     const closeVersions: { environment_id: string; id: string; version: number; valid_to: string }[] = [];
-    const newVersions: object[] = [];
-    const widenVersions: object[] = [];
+    const newVersions: WriteRow[] = [];
+    const widenVersions: WriteRow[] = [];
 
     for (const o of objects) {
       const cur = currentByKey.get(key(o.environmentId, o.id));
@@ -250,24 +258,26 @@ export class ObjectWritesRepository {
     // A new version's row goes to objects.object and objects.object_version alike: each row is
     // serialised once and its JSON reused by both statements.
     const rowJson = new Map<object, string>();
-    const jsonRows = (rows: object[]) =>
+    const jsonRows = (rows: WriteRow[]): [string, string] => [
       `[${rows
         .map((r) => {
           let json = rowJson.get(r);
           if (json === undefined) rowJson.set(r, (json = JSON.stringify(r)));
           return json;
         })
-        .join(',')}]`;
+        .join(',')}]`,
+      rows.map((r) => r[RESPONSE_JSON]).join('\n'),
+    ];
     if (inserts.length) {
       // New keys in key order, as the locks above: two batches creating the same objects in
       // different orders would otherwise each hold a key the other waits for (a deadlock). In
       // key order the second waits for the first, then retries on the unique violation.
       await m.query(
         `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, json)
-         SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, ${STORED_JSON}
-           FROM jsonb_to_recordset($1::jsonb) AS x(${OBJECT_COLUMNS})
+         SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, x.json
+           FROM ${rowsWithJson(OBJECT_COLUMNS)}
           ORDER BY x.environment_id, x.id`,
-        [jsonRows(inserts)],
+        jsonRows(inserts),
       );
     }
     if (updates.length) {
@@ -276,10 +286,10 @@ export class ObjectWritesRepository {
         `UPDATE objects.object o
             SET type = x.type, version = x.version, valid_from = x.valid_from, first_sighting = x.first_sighting,
                 last_sighting = x.last_sighting, tags = x.tags, properties = x.properties, links = x.links,
-                values_ontology_version = x.values_ontology_version, json = ${STORED_JSON}
-           FROM jsonb_to_recordset($1::jsonb) AS x(${OBJECT_COLUMNS})
+                values_ontology_version = x.values_ontology_version, json = x.json
+           FROM ${rowsWithJson(OBJECT_COLUMNS)}
           WHERE o.environment_id = x.environment_id AND o.id = x.id`,
-        [jsonRows(updates)],
+        jsonRows(updates),
       );
     }
     // Property values and links of changed objects are rewritten by difference, so a new version
@@ -375,24 +385,27 @@ export class ObjectWritesRepository {
     if (widenVersions.length) {
       // object_version PK: sightings widen in place on the current version.
       await m.query(
-        `UPDATE objects.object_version v SET first_sighting = x.first_sighting, last_sighting = x.last_sighting, json = ${STORED_JSON}
-           FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})
+        `UPDATE objects.object_version v SET first_sighting = x.first_sighting, last_sighting = x.last_sighting, json = x.json
+           FROM ${rowsWithJson(VERSION_COLUMNS)}
           WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.version`,
-        [jsonRows(widenVersions)],
+        jsonRows(widenVersions),
       );
     }
     if (newVersions.length) {
       await m.query(
         `INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, json)
-         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, ${STORED_JSON}
-           FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})`,
-        [jsonRows(newVersions)],
+         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, x.json
+           FROM ${rowsWithJson(VERSION_COLUMNS)}`,
+        jsonRows(newVersions),
       );
     }
     return outcomes;
   }
 
+  /** A row for objects.object and objects.object_version, with the response JSON it stores. */
   private row(o: ValidatedObject, version: number, validFrom: Date, first: Date, last: Date, valuesOntologyVersion: number) {
+    const firstSighting = first.toISOString();
+    const lastSighting = last.toISOString();
     return {
       values_ontology_version: valuesOntologyVersion,
       environment_id: o.environmentId,
@@ -400,11 +413,12 @@ export class ObjectWritesRepository {
       type: o.type,
       version,
       valid_from: validFrom.toISOString(),
-      first_sighting: first.toISOString(),
-      last_sighting: last.toISOString(),
+      first_sighting: firstSighting,
+      last_sighting: lastSighting,
       tags: o.tags,
       properties: o.properties,
       links: o.links,
+      [RESPONSE_JSON]: renderObjectJson({ ...o, firstSighting, lastSighting }),
     };
   }
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Put } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { InvalidArgument, OntologyVersion } from '@app/domain';
 import { OntologyVersionDto, PublishOntologyDto } from './dto/ontology.dto';
 import { OntologyService } from './ontology.service';
@@ -18,6 +18,7 @@ export class OntologyController {
 
   @Get('versions/:version')
   @ApiOperation({ operationId: 'getOntologyVersion', summary: 'One published ontology version (404 OntologyVersionNotFound)' })
+  @ApiParam({ name: 'version', schema: { type: 'integer', minimum: 0 } })
   @ApiOkResponse({ type: OntologyVersionDto })
   getVersion(@Param('version') version: string): Promise<OntologyVersion> {
     if (!/^\d{1,9}$/.test(version)) throw new InvalidArgument('version', 'must be a non-negative integer');

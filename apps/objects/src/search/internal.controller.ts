@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExcludeController, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Caller, CallerContext, sendJsonText } from '@app/domain';
 import { checkMembersRequest, MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
@@ -7,9 +7,10 @@ import { SearchService } from './search.service';
 
 /**
  * Internal endpoints for the object set service. They apply the caller's credentials like
- * every other endpoint (the set service forwards them); nothing here bypasses visibility.
+ * every other endpoint (the set service forwards them); nothing here bypasses visibility. They
+ * are not part of the public API, so they are left out of its OpenAPI document.
  */
-@ApiTags('internal')
+@ApiExcludeController()
 @Controller('objects/internal')
 export class InternalController {
   constructor(private readonly search: SearchService) {}

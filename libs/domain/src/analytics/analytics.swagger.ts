@@ -51,9 +51,16 @@ export class FixedWidthBucketPayloadDto {
   @ApiProperty({ description: 'A long or double property', example: 'serial' }) propertyId: string;
   @ApiProperty({ description: 'Above 0 (a whole number for a long); key = floor(v / width) × width', example: 1000 }) width: number;
 }
+/** A range bound: a number, or a date / datetime string, as the property's type. */
+const RANGE_BOUND = {
+  oneOf: [
+    { type: 'number', description: 'for a long or double property' },
+    { type: 'string', description: 'a date (YYYY-MM-DD) or a datetime with an offset, for a date or timestamp property' },
+  ],
+} as ApiPropertyOptions;
 export class RangeDto {
-  @ApiPropertyOptional({ description: 'Lower bound, included (a number, date or datetime as the property)', example: 0 }) gte?: unknown;
-  @ApiPropertyOptional({ description: 'Upper bound, excluded', example: 100 }) lt?: unknown;
+  @ApiPropertyOptional({ description: 'Lower bound, included (a number, date or datetime as the property)', example: 0, ...RANGE_BOUND }) gte?: unknown;
+  @ApiPropertyOptional({ description: 'Upper bound, excluded', example: 100, ...RANGE_BOUND }) lt?: unknown;
 }
 export class RangesBucketPayloadDto {
   @ApiProperty({ description: 'A long, double, date or timestamp property', example: 'score' }) propertyId: string;

@@ -6,6 +6,7 @@ import { Logger } from 'nestjs-pino';
 import { AppConfig } from '../config';
 import { ConjureExceptionFilter } from '../errors';
 import { createValidationPipe } from '../validation';
+import { applyRequestExamples, RequestExamples, useApiSchemaNames } from './api-docs';
 import { bodyGuard, JSON_MEDIA_TYPES, noteUnicodeEscapes } from './body-guard';
 import { requestIdMiddleware } from './request-id';
 
@@ -14,6 +15,10 @@ export interface ApiDocsOptions {
   description: string;
   /** Swagger JSON is served at `/docs/<name>-json` and its UI at `/docs/<name>`. */
   name: string;
+  /** A request example for every operation, by operationId (see api-docs.ts). */
+  examples: RequestExamples;
+  /** Schema names that are not the DTO class name without `Dto` (see api-docs.ts). */
+  schemaNames?: Record<string, string>;
 }
 
 export interface HttpOptions {
@@ -58,6 +63,8 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
       .addSecurityRequirements('bearer')
       .build(),
   );
+  useApiSchemaNames(document, docs.schemaNames);
+  applyRequestExamples(document, docs.examples);
   SwaggerModule.setup(`docs/${docs.name}`, app, document, {
     jsonDocumentUrl: `docs/${docs.name}-json`,
     swaggerOptions: { persistAuthorization: true },

@@ -1,3 +1,4 @@
+export * from './api-docs';
 export * from './configure-app';
 export * from './body-guard';
 export * from './logging.module';
@@ -7,3 +8,4 @@ export * from './service-call';
 export * from './request-id';
 export * from './express-adapter';
 export * from './gateway-handoff';
+export * from './stop-with-parent';

@@ -29,6 +29,6 @@ export function IsIdentifier(api: ApiPropertyOptions = {}, options: { each?: boo
 export function IsEnvironmentId(api: ApiPropertyOptions = {}, options: { each?: boolean } = {}) {
   return applyDecorators(
     ruleDecorator('isEnvironmentId', environmentIdFault, !!options.each),
-    ApiProperty({ minLength: 1, maxLength: MAX_IDENTIFIER_LENGTH, example: 'prod', ...api } as ApiPropertyOptions),
+    ApiProperty({ minLength: 1, maxLength: MAX_IDENTIFIER_LENGTH, example: options.each ? ['prod'] : 'prod', ...api } as ApiPropertyOptions),
   );
 }

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsString, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString, ValidateNested } from 'class-validator';
 import { InvalidArgument } from '../errors';
 import { createValidationPipe } from './validation.pipe';
 
@@ -12,6 +12,13 @@ class Body {
   @ValidateNested({ each: true })
   @Type(() => Item)
   items: Item[];
+}
+
+class Scope {
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  environmentIds: string[];
 }
 
 describe('the validation pipe', () => {
@@ -28,6 +35,12 @@ describe('the validation pipe', () => {
   it('rejects unknown fields, also nested', async () => {
     await expect(pipe.transform({ items: [], extra: 1 }, meta)).rejects.toBeInstanceOf(InvalidArgument);
     await expect(pipe.transform({ items: [{ id: 'a', x: 1 }] }, meta)).rejects.toMatchObject({ parameters: { path: 'items[0].x' } });
+  });
+
+  it('reports a value of the wrong type as such, not by the size rules it fails as well', async () => {
+    await expect(pipe.transform({ environmentIds: 'prod' }, { type: 'body', metatype: Scope })).rejects.toMatchObject({
+      parameters: { path: 'environmentIds', reason: 'environmentIds must be an array' },
+    });
   });
 
   it('passes valid bodies through as class instances', async () => {

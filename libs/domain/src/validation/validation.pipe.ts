@@ -1,13 +1,18 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { InvalidArgument } from '../errors';
 
+/** class-validator's type rules, e.g. @IsArray(). */
+const TYPE_RULES = new Set(['isArray', 'isString', 'isObject', 'isBoolean', 'isInt', 'isNumber', 'nestedValidation']);
+
 /** The first fault of a class-validator error tree, as a path (`objects[3].id`) and a reason. */
 export function firstValidationFault(errors: ValidationError[], prefix = ''): { path: string; reason: string } {
   for (const error of errors) {
     const segment = /^\d+$/.test(error.property) ? `[${error.property}]` : prefix ? `.${error.property}` : error.property;
     const path = `${prefix}${segment}`;
     if (error.constraints && Object.keys(error.constraints).length) {
-      const reason = Object.values(error.constraints)[0];
+      // A value of the wrong type fails its size rules too; the type is what to report.
+      const typeRule = Object.keys(error.constraints).find((rule) => TYPE_RULES.has(rule));
+      const reason = error.constraints[typeRule ?? Object.keys(error.constraints)[0]];
       return { path, reason };
     }
     if (error.children?.length) return firstValidationFault(error.children, path);

@@ -5,6 +5,7 @@ import { ValuesOntologyVersion1764400000000 } from './1764400000000-ValuesOntolo
 import { ObjectTypeKeyIndex1764500000000 } from './1764500000000-ObjectTypeKeyIndex';
 import { StoredObjectJson1764600000000 } from './1764600000000-StoredObjectJson';
 import { CoveringValueIndexes1764700000000 } from './1764700000000-CoveringValueIndexes';
+import { CompactObjectJson1764800000000 } from './1764800000000-CompactObjectJson';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
 export const OBJECTS_MIGRATIONS = [
@@ -15,4 +16,5 @@ export const OBJECTS_MIGRATIONS = [
   ObjectTypeKeyIndex1764500000000,
   StoredObjectJson1764600000000,
   CoveringValueIndexes1764700000000,
+  CompactObjectJson1764800000000,
 ];

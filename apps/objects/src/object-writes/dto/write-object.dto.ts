@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -19,6 +19,16 @@ import { IsEnvironmentId, IsIdentifier } from '@app/domain';
 // the validation pipe (the controller takes them as `unknown`): these classes and their
 // decorators are their Swagger schema. A rule changed here must be changed there too.
 
+/** A property value: its JSON type follows the property's type in the ontology. */
+export const PROPERTY_VALUE_SCHEMA = {
+  oneOf: [
+    { type: 'string', description: 'string; date (YYYY-MM-DD); timestamp (RFC 3339 with an offset on the way in, UTC with milliseconds on the way out)' },
+    { type: 'number', description: 'long (an integer within ±(2^53 − 1)) or double' },
+    { type: 'boolean' },
+    { type: 'object', description: 'geopoint', properties: { lat: { type: 'number', minimum: -90, maximum: 90 }, lon: { type: 'number', minimum: -180, maximum: 180 } }, required: ['lat', 'lon'] },
+  ],
+} as ApiPropertyOptions;
+
 export class PropertyValueDto {
   @IsIdentifier({ description: 'Property id of the object type', example: 'name' })
   id: string;
@@ -26,6 +36,7 @@ export class PropertyValueDto {
   @ApiProperty({
     description: 'Typed by the ontology: string, long, double, boolean, date (YYYY-MM-DD), timestamp (RFC 3339 with offset) or geopoint {lat, lon}',
     example: 'Ada',
+    ...PROPERTY_VALUE_SCHEMA,
   })
   // Only a missing value is malformed; null or a wrong type is checked against the ontology (InvalidObject).
   @ValidateIf((o: PropertyValueDto) => o.value === undefined)
@@ -46,11 +57,11 @@ export class PropertyValueDto {
 }
 
 export class SightingsDto {
-  @ApiPropertyOptional({ example: '2026-01-01T00:00:00Z' })
+  @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2026-01-01T00:00:00Z' })
   @IsOptional()
   firstSighting?: unknown;
 
-  @ApiPropertyOptional({ example: '2026-03-01T00:00:00Z' })
+  @ApiPropertyOptional({ type: 'string', format: 'date-time', example: '2026-03-01T00:00:00Z' })
   @IsOptional()
   lastSighting?: unknown;
 }

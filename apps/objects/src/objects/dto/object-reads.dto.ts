@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray } from 'class-validator';
 import { IsIdentifier } from '@app/domain';
+import { PROPERTY_VALUE_SCHEMA } from '../../object-writes/dto/write-object.dto';
 
 export const MAX_BULK_IDS = 10_000;
 
@@ -20,7 +21,7 @@ export class ObjectMetadataDto {
 
 export class ObjectPropertyDto {
   @ApiProperty({ example: 'name' }) id: string;
-  @ApiProperty({ description: 'Typed by the ontology', example: 'Ada' }) value: unknown;
+  @ApiProperty({ description: 'Typed by the ontology', example: 'Ada', ...PROPERTY_VALUE_SCHEMA }) value: unknown;
   @ApiProperty({ example: 'crm' }) origin: string;
   @ApiPropertyOptional({ example: 'import-42' }) trigger?: string;
 }

@@ -1,0 +1,49 @@
+import { RequestExamples } from '@app/domain';
+
+/**
+ * The object sets API's OpenAPI document: its request examples and schema names (see
+ * libs/domain/src/http/api-docs.ts). The examples are requests on the demo data that `npm start`
+ * loads (scripts/lib/demo-data.mjs, whose object sets have fixed ids and are created by
+ * `anonymous`, the caller of AUTH_MODE=none without X-User-Id): each answers 2xx there, in any
+ * order, the first time (test/openapi-examples.e2e-spec.ts runs them all).
+ */
+
+const demoSet = (n: number) => `ri.object-set.main.object-set.00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const VIP_PEOPLE = demoSet(1);
+const ACTIVE_IN_PROD = demoSet(3);
+const NOTHING_YET = demoSet(8);
+
+export const OBJECT_SETS_REQUEST_EXAMPLES: RequestExamples = {
+  createObjectSet: {
+    body: {
+      title: 'VIPs working for company-001',
+      description: 'The VIP people set narrowed to those who work for company-001, in prod',
+      definition: {
+        type: 'filter',
+        filter: { filter: { type: 'hasLink', hasLink: { linkId: 'worksFor', targetIds: ['company-001'] } }, startingSet: VIP_PEOPLE },
+      },
+      scope: { environmentIds: ['prod'] },
+    },
+  },
+  searchObjectSets: { body: { filter: { type: 'title', title: { title: 'vip', fuzzy: true } }, maxPageSize: 50 } },
+  getObjectSetMetadata: { params: { id: VIP_PEOPLE } },
+  getObjectSetMembers: { params: { id: VIP_PEOPLE, consistency: 'STRONG' } },
+  aggregateObjectSet: {
+    params: { id: VIP_PEOPLE },
+    body: { groupBy: [{ type: 'exact', exact: { attribute: 'environmentId' } }], metrics: [{ type: 'count', count: {} }] },
+  },
+  updateObjectSet: { params: { id: ACTIVE_IN_PROD }, body: { description: 'People whose active property is true, in prod only' } },
+  // The one demo set that no other set is built on.
+  deleteObjectSet: { params: { id: NOTHING_YET } },
+};
+
+/** Schemas whose API name is not their DTO class name without `Dto`. */
+export const OBJECT_SETS_SCHEMA_NAMES: Record<string, string> = {
+  CreateObjectSetDto: 'CreateObjectSetRequest',
+  UpdateObjectSetDto: 'UpdateObjectSetRequest',
+  ScopeDto: 'ObjectSetScope',
+  // The payloads of the ObjectSetFilter variants (AndObjectSetFilter is {type: "and", and: ObjectSetFilterList}).
+  ObjectSetFilterNotDto: 'ObjectSetFilterOperand',
+  ObjectSetFilterUserIdDto: 'UserIdMatch',
+  ObjectSetFilterTitleDto: 'TitleMatch',
+};

@@ -1,0 +1,143 @@
+import { RequestExamples } from '@app/domain';
+
+/**
+ * The objects API's OpenAPI document: its request examples and schema names (see
+ * libs/domain/src/http/api-docs.ts). The examples are requests on the demo data that `npm start`
+ * loads (scripts/lib/demo-data.mjs): each answers 2xx there, in any order, the first time
+ * (test/openapi-examples.e2e-spec.ts runs them all).
+ */
+
+/** The demo ontology, as scripts/lib/demo-data.mjs publishes it: publishing it again keeps every demo object valid. */
+const DEMO_ONTOLOGY = {
+  objectTypes: [
+    {
+      id: 'person',
+      displayName: 'Person',
+      properties: [
+        { id: 'name', type: 'string' },
+        { id: 'email', type: 'string', multi: true },
+        { id: 'age', type: 'long' },
+        { id: 'rating', type: 'double' },
+        { id: 'active', type: 'boolean' },
+        { id: 'born', type: 'date' },
+        { id: 'lastLogin', type: 'timestamp' },
+        { id: 'home', type: 'geopoint' },
+      ],
+    },
+    {
+      id: 'company',
+      displayName: 'Company',
+      properties: [
+        { id: 'name', type: 'string' },
+        { id: 'industry', type: 'string' },
+        { id: 'founded', type: 'date' },
+        { id: 'headquarters', type: 'geopoint' },
+      ],
+    },
+    {
+      id: 'project',
+      displayName: 'Project',
+      properties: [
+        { id: 'name', type: 'string' },
+        { id: 'description', type: 'string' },
+        { id: 'budget', type: 'double' },
+        { id: 'deadline', type: 'timestamp' },
+      ],
+    },
+  ],
+  linkTypes: [
+    { id: 'worksFor', sourceType: 'person', targetType: 'company' },
+    { id: 'knows', sourceType: 'person', targetType: 'person' },
+    { id: 'memberOf', sourceType: 'person', targetType: 'project' },
+    { id: 'ownedBy', sourceType: 'project', targetType: 'company' },
+  ],
+};
+
+/** A new person (the demo has person-001 to person-260 in prod). */
+const NEW_PERSON = {
+  type: 'person',
+  properties: [
+    { id: 'name', value: 'Mary Jackson', origin: 'crm', trigger: 'signup-7' },
+    { id: 'email', value: 'mary.jackson@example.com', origin: 'crm' },
+    { id: 'born', value: '1990-04-09', origin: 'hr' },
+    { id: 'age', value: 36, origin: 'hr' },
+    { id: 'active', value: true, origin: 'hr' },
+    { id: 'home', value: { lat: 37.0871, lon: -76.3763 }, origin: 'web' },
+  ],
+  links: { worksFor: ['company-001'], knows: ['person-001'] },
+  tags: ['new'],
+  metadata: { firstSighting: '2026-07-01T09:00:00Z', lastSighting: '2026-07-01T09:00:00Z' },
+};
+
+const EVERYTHING = { startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' };
+
+export const OBJECTS_REQUEST_EXAMPLES: RequestExamples = {
+  getOntology: {},
+  getOntologyVersion: { params: { version: 1 } },
+  publishOntology: { body: DEMO_ONTOLOGY },
+  loadOntologyObject: { params: { id: 'person-001', environmentId: 'prod' } },
+  bulkLoadOntologyObjects: { params: { pageSize: 100 }, body: { objectIds: ['person-001', 'company-001', 'project-001'] } },
+  getObjectAtVersion: { params: { environmentId: 'prod', id: 'person-005', version: 1 } },
+  getObjectHistory: { params: { environmentId: 'prod', id: 'person-005', ...EVERYTHING, pageSize: 100 } },
+  putOntologyObject: { params: { environmentId: 'prod', id: 'person-261' }, body: NEW_PERSON },
+  // A staging person no other example reads.
+  deleteOntologyObject: { params: { environmentId: 'staging', id: 'person-065-stg' } },
+  ingestOntologyObjects: {
+    body: {
+      objects: [
+        {
+          environmentId: 'prod',
+          id: 'company-031',
+          type: 'company',
+          properties: [
+            { id: 'name', value: 'Langley Works 31', origin: 'partner-feed' },
+            { id: 'industry', value: 'aerospace', origin: 'partner-feed' },
+            { id: 'founded', value: '1917-07-17', origin: 'web' },
+          ],
+        },
+        {
+          environmentId: 'prod',
+          id: 'person-262',
+          type: 'person',
+          properties: [
+            { id: 'name', value: 'Dorothy Vaughan', origin: 'crm' },
+            { id: 'born', value: '1950-09-20', origin: 'hr' },
+          ],
+          links: { worksFor: ['company-031'] },
+          tags: ['new'],
+        },
+      ],
+    },
+  },
+  searchObjects: {
+    params: { pageSize: 100 },
+    body: {
+      filter: {
+        type: 'and',
+        and: {
+          filters: [
+            { type: 'objectType', objectType: { types: ['person'] } },
+            { type: 'tag', tag: { tags: ['vip'] } },
+          ],
+        },
+      },
+      loadLinks: true,
+    },
+  },
+  aggregateObjects: {
+    body: {
+      filter: { type: 'objectType', objectType: { types: ['person'] } },
+      groupBy: [{ type: 'exact', exact: { attribute: 'environmentId' } }],
+      metrics: [
+        { type: 'count', count: {} },
+        { type: 'avg', avg: { propertyId: 'age' } },
+      ],
+    },
+  },
+};
+
+/** Schemas whose API name is not their DTO class name without `Dto`. */
+export const OBJECTS_SCHEMA_NAMES: Record<string, string> = {
+  PublishOntologyDto: 'PublishOntologyRequest',
+  WriteObjectDto: 'WriteObjectRequest',
+};
