@@ -88,6 +88,7 @@ export class ObjectSetsRepository {
        VALUES ($1, $2, $3, $4::jsonb, $5::text[], $6, $7, $8, $10::timestamptz, $10::timestamptz, CASE WHEN $7 THEN $10::timestamptz + make_interval(secs => $9) END)`,
       [s.id, s.title, s.description ?? null, JSON.stringify(s.definition), s.scopeEnvironmentIds, s.immutable, s.ephemeral, s.creator, s.ttlSeconds, now.toISOString()],
     );
+    await this.openVersion(m, s.id);
     await this.replaceReferences(m, s.id, references);
   }
 
@@ -115,8 +116,75 @@ export class ObjectSetsRepository {
         now.toISOString(),
       ],
     );
+    // The state before ends where the new one starts (its updated_at, unique per set).
+    await m.query(
+      `UPDATE object_sets.object_set_version v SET valid_to = s.updated_at
+         FROM object_sets.object_set s
+        WHERE s.id = $1 AND v.id = s.id AND v.valid_to = 'infinity'`,
+      [id],
+    );
+    await this.openVersion(m, id);
     // Cached members were computed from the old definition.
     await m.query(`DELETE FROM object_sets.members_cache WHERE set_id = $1`, [id]);
+  }
+
+  /**
+   * The set's current row as a new version row, valid from its updated_at (its created_at when
+   * new): object_set_version keeps every state (ObjectSetHistory migration).
+   */
+  private async openVersion(m: EntityManager, id: string): Promise<void> {
+    await m.query(
+      `INSERT INTO object_sets.object_set_version
+         (id, valid_from, title, description, definition, scope_environment_ids, immutable, ephemeral, creator, created_at, updated_at, expires_at)
+       SELECT id, updated_at, title, description, definition, scope_environment_ids, immutable, ephemeral, creator, created_at, updated_at, expires_at
+         FROM object_sets.object_set WHERE id = $1`,
+      [id],
+    );
+  }
+
+  /** Ends the open version rows of `ids` at `now` (never before they started). */
+  private async closeVersions(m: EntityManager, ids: string[], now: Date): Promise<void> {
+    await m.query(
+      `UPDATE object_sets.object_set_version SET valid_to = greatest($2::timestamptz, valid_from + interval '1 millisecond')
+        WHERE id = ANY($1::text[]) AND valid_to = 'infinity'`,
+      [ids, now.toISOString()],
+    );
+  }
+
+  /** ObjectSetMetadata JSON of the set as it was at `asOf` (live then), or undefined. object_set_version primary key. */
+  async metadataJsonAsOf(id: string, visible: string[] | null, asOf: Date): Promise<string | undefined> {
+    const [row] = await this.dataSource.query(
+      `SELECT ${objectSetMetadataJsonSql('s', '$2')}::text AS json FROM object_sets.object_set_version s
+        WHERE s.id = $1::text COLLATE "C" AND s.valid_from <= $3::timestamptz AND s.valid_to > $3::timestamptz AND ${liveSetSql('s', '$3')}`,
+      [id, visible, asOf.toISOString()],
+    );
+    return row?.json;
+  }
+
+  /**
+   * A set and every set it referenced at `asOf`, transitively, as their definitions were then
+   * (deleted sets included), in one statement: a recursive CTE over object_set_version's primary
+   * key, following the references inside each definition valid at `asOf`.
+   */
+  async closureAsOf(ids: string[], asOf: Date): Promise<Map<string, SetRow>> {
+    const rows: { id: string; definition: ObjectSetDefinition; scope: string[]; creator: string; immutable: boolean; live: boolean }[] = await this.dataSource.query(
+      `WITH RECURSIVE closure(id) AS (
+         SELECT unnest($1::text[]) COLLATE "C"
+         UNION
+         SELECT r.ref COLLATE "C"
+           FROM closure c
+           JOIN object_sets.object_set_version v ON v.id = c.id AND v.valid_from <= $2::timestamptz AND v.valid_to > $2::timestamptz
+           CROSS JOIN LATERAL (
+             SELECT jsonb_array_elements_text(coalesce(v.definition->'operation'->'objectSetIds', '[]'::jsonb))
+             UNION ALL SELECT v.definition->'linkOperation'->>'objectSetId'
+             UNION ALL SELECT v.definition->'filter'->>'startingSet') AS r(ref)
+          WHERE r.ref IS NOT NULL
+       )
+       SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, ${liveSetSql('s', '$2')} AS live
+         FROM closure c JOIN object_sets.object_set_version s ON s.id = c.id AND s.valid_from <= $2::timestamptz AND s.valid_to > $2::timestamptz`,
+      [ids, asOf.toISOString()],
+    );
+    return new Map(rows.map((r) => [r.id, { id: r.id, definition: r.definition, scopeEnvironmentIds: r.scope, creator: r.creator, immutable: r.immutable, live: r.live }]));
   }
 
   async replaceReferences(m: EntityManager, id: string, references: string[]): Promise<void> {
@@ -147,6 +215,7 @@ export class ObjectSetsRepository {
       [id, now.toISOString()],
     );
     await m.query(`DELETE FROM object_sets.object_set WHERE id = $1`, [id]);
+    await this.closeVersions(m, [id], now);
   }
 
   /** Removes the ephemeral sets expired at `now` (and their references, cache rows); returns how many. object_set_expires_idx. */
@@ -159,8 +228,12 @@ export class ObjectSetsRepository {
         [now.toISOString()],
       );
       // Counted in SQL: for a DELETE … RETURNING, TypeORM's query() answers [rows, count], not rows.
+      // Their version rows end too (as of a time before expiry they still read as they were).
       const [{ n }]: { n: number }[] = await m.query(
-        `WITH removed AS (DELETE FROM object_sets.object_set WHERE expires_at <= $1::timestamptz RETURNING 1) SELECT count(*)::int AS n FROM removed`,
+        `WITH removed AS (DELETE FROM object_sets.object_set WHERE expires_at <= $1::timestamptz RETURNING id),
+              closed AS (UPDATE object_sets.object_set_version v SET valid_to = greatest($1::timestamptz, v.valid_from + interval '1 millisecond')
+                           FROM removed r WHERE v.id = r.id AND v.valid_to = 'infinity')
+         SELECT count(*)::int AS n FROM removed`,
         [now.toISOString()],
       );
       return n;
