@@ -1,4 +1,6 @@
+import { DataSource } from 'typeorm';
 import { startBothApps, TestBothApps } from './support/apps';
+import { ObjectSetHistory1764917000000 } from '../apps/object-sets/src/database/migrations/1764917000000-ObjectSetHistory';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 
 /**
@@ -141,6 +143,21 @@ describe('object sets as of an instant, and set diffs', () => {
     expect(res.body.objects.map((o: { environmentId: string; id: string }) => `${o.environmentId}/${o.id}`)).toEqual(['prod/a', 'prod/b']);
   });
 
+  it('keeps the history of sets written by SQL outside the API too (as npm start loads the demo sets)', async () => {
+    const id = 'ri.object-set.main.object-set.00000000-0000-4000-8000-00000000abcd';
+    await app.db.query(
+      `INSERT INTO object_sets.object_set (id, title, definition, creator, created_at, updated_at)
+       VALUES ($1, 'by SQL', '{"type": "stable", "stable": {"objects": [{"environmentId": "prod", "id": "a"}]}}', 'anonymous', now(), now())`,
+      [id],
+    );
+    const at = await instant();
+    await app.db.query(`UPDATE object_sets.object_set SET title = 'renamed', updated_at = now() WHERE id = $1`, [id]);
+    expect((await app.setsHttp().get(`/object-sets/${q(id)}/metadata?asOf=${q(at)}`).expect(200)).body.title).toBe('by SQL');
+    expect(await members(id, at)).toEqual({ prod: ['a'] });
+    await app.db.query(`DELETE FROM object_sets.object_set WHERE id = $1`, [id]);
+    expect((await app.setsHttp().get(`/object-sets/${q(id)}/metadata?asOf=${q(at)}`).expect(200)).body.title).toBe('by SQL');
+  });
+
   describe('GET /object-sets/{id}/diff', () => {
     it('lists what entered and left between two instants, by environment, ids sorted, empty environments left out', async () => {
       const res = await app.setsHttp().get(`/object-sets/${q(both)}/diff?from=${q(t1)}&to=${q(t2)}`).expect(200);
@@ -168,6 +185,30 @@ describe('object sets as of an instant, and set diffs', () => {
       expect(deleted.body).toEqual({ added: { prod: ['a'] }, removed: {} });
     });
   });
+
+  // Last: it rebuilds the history table from the sets as they are now.
+  it('backfills the sets that exist when the migration runs: each known from its creation, as it is then', async () => {
+    const ds = app.objectSets.get(DataSource);
+    const runner = ds.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      await runner.query('DROP TRIGGER object_set_history ON object_sets.object_set');
+      await runner.query('DROP FUNCTION object_sets.object_set_history()');
+      await runner.query('DROP TABLE object_sets.object_set_version');
+      await new ObjectSetHistory1764917000000().up(runner);
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+    // adults: created before t1 with ">= 18", now ">= 30": as of t1 it reads as it is now.
+    expect((await app.setsHttp().get(`/object-sets/${q(adults)}/metadata?asOf=${q(t1)}`).expect(200)).body).toMatchObject({ title: 'over 30', definition: ageAtLeast(30) });
+    await app.setsHttp().get(`/object-sets/${q(adults)}/metadata?asOf=${q(before)}`).expect(404);
+    // The trigger is back: a change after the backfill is versioned again.
+    const at = await instant();
+    await app.setsHttp().put(`/object-sets/${q(adults)}`).send({ title: 'thirty and over' }).expect(200);
+    expect((await app.setsHttp().get(`/object-sets/${q(adults)}/metadata?asOf=${q(at)}`).expect(200)).body.title).toBe('over 30');
+  });
+
 });
 
 describe('set diffs past the member limit', () => {

@@ -33,7 +33,9 @@ export interface NewSet {
 type Db = DataSource | EntityManager;
 
 /**
- * Storage of object sets (schema `object_sets`); every statement is parameterized SQL. Whether a
+ * Storage of object sets (schema `object_sets`); every statement is parameterized SQL. The
+ * history of every set (object_set_version, for reads as of an instant) is written by a trigger
+ * on object_set (ObjectSetHistory migration), in the transaction of each change. Whether a
  * set is live, and when one written now expires, is decided at `now`: the Clock's time, which
  * the service reads once per operation and passes to each statement of it.
  */
@@ -88,7 +90,6 @@ export class ObjectSetsRepository {
        VALUES ($1, $2, $3, $4::jsonb, $5::text[], $6, $7, $8, $10::timestamptz, $10::timestamptz, CASE WHEN $7 THEN $10::timestamptz + make_interval(secs => $9) END)`,
       [s.id, s.title, s.description ?? null, JSON.stringify(s.definition), s.scopeEnvironmentIds, s.immutable, s.ephemeral, s.creator, s.ttlSeconds, now.toISOString()],
     );
-    await this.openVersion(m, s.id);
     await this.replaceReferences(m, s.id, references);
   }
 
@@ -116,39 +117,8 @@ export class ObjectSetsRepository {
         now.toISOString(),
       ],
     );
-    // The state before ends where the new one starts (its updated_at, unique per set).
-    await m.query(
-      `UPDATE object_sets.object_set_version v SET valid_to = s.updated_at
-         FROM object_sets.object_set s
-        WHERE s.id = $1 AND v.id = s.id AND v.valid_to = 'infinity'`,
-      [id],
-    );
-    await this.openVersion(m, id);
     // Cached members were computed from the old definition.
     await m.query(`DELETE FROM object_sets.members_cache WHERE set_id = $1`, [id]);
-  }
-
-  /**
-   * The set's current row as a new version row, valid from its updated_at (its created_at when
-   * new): object_set_version keeps every state (ObjectSetHistory migration).
-   */
-  private async openVersion(m: EntityManager, id: string): Promise<void> {
-    await m.query(
-      `INSERT INTO object_sets.object_set_version
-         (id, valid_from, title, description, definition, scope_environment_ids, immutable, ephemeral, creator, created_at, updated_at, expires_at)
-       SELECT id, updated_at, title, description, definition, scope_environment_ids, immutable, ephemeral, creator, created_at, updated_at, expires_at
-         FROM object_sets.object_set WHERE id = $1`,
-      [id],
-    );
-  }
-
-  /** Ends the open version rows of `ids` at `now` (never before they started). */
-  private async closeVersions(m: EntityManager, ids: string[], now: Date): Promise<void> {
-    await m.query(
-      `UPDATE object_sets.object_set_version SET valid_to = greatest($2::timestamptz, valid_from + interval '1 millisecond')
-        WHERE id = ANY($1::text[]) AND valid_to = 'infinity'`,
-      [ids, now.toISOString()],
-    );
   }
 
   /** ObjectSetMetadata JSON of the set as it was at `asOf` (live then), or undefined. object_set_version primary key. */
@@ -215,7 +185,6 @@ export class ObjectSetsRepository {
       [id, now.toISOString()],
     );
     await m.query(`DELETE FROM object_sets.object_set WHERE id = $1`, [id]);
-    await this.closeVersions(m, [id], now);
   }
 
   /** Removes the ephemeral sets expired at `now` (and their references, cache rows); returns how many. object_set_expires_idx. */
@@ -228,12 +197,8 @@ export class ObjectSetsRepository {
         [now.toISOString()],
       );
       // Counted in SQL: for a DELETE … RETURNING, TypeORM's query() answers [rows, count], not rows.
-      // Their version rows end too (as of a time before expiry they still read as they were).
       const [{ n }]: { n: number }[] = await m.query(
-        `WITH removed AS (DELETE FROM object_sets.object_set WHERE expires_at <= $1::timestamptz RETURNING id),
-              closed AS (UPDATE object_sets.object_set_version v SET valid_to = greatest($1::timestamptz, v.valid_from + interval '1 millisecond')
-                           FROM removed r WHERE v.id = r.id AND v.valid_to = 'infinity')
-         SELECT count(*)::int AS n FROM removed`,
+        `WITH removed AS (DELETE FROM object_sets.object_set WHERE expires_at <= $1::timestamptz RETURNING 1) SELECT count(*)::int AS n FROM removed`,
         [now.toISOString()],
       );
       return n;
