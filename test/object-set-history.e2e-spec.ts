@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { startBothApps, TestBothApps } from './support/apps';
 import { ObjectSetHistory1764917000000 } from '../apps/object-sets/src/database/migrations/1764917000000-ObjectSetHistory';
 import { WRITE_ONTOLOGY } from './support/ontologies';
+import { bearer, JWT_ENV, token } from './support/tokens';
 
 /**
  * Object sets as of an instant (API.md §10): members, metadata and aggregates read with the
@@ -227,5 +228,47 @@ describe('set diffs past the member limit', () => {
     expect(res.body).toMatchObject({ errorName: 'ObjectSetTooLarge', parameters: { objectSetId: id, limit: 2 } });
     await app.objectsHttp().delete('/objects/staging/c').expect(204);
     expect((await app.setsHttp().get(`/object-sets/${q(id)}/diff?from=${q(t1)}`).expect(200)).body).toEqual({ added: { prod: ['b'] }, removed: {} });
+  });
+});
+
+describe('visibility as of T (AUTH_MODE=jwt)', () => {
+  let app: TestBothApps;
+  afterAll(() => app?.close());
+
+  it('hides other environments from every read as of T, through links and sets too', async () => {
+    app = await startBothApps(JWT_ENV);
+    const root = await token('root', ['*']);
+    const ada = await token('ada', ['alpha']);
+    await app.objectsHttp().put('/ontology').set(bearer(root)).send(WRITE_ONTOLOGY).expect(200);
+    const write = (env: string, id: string, body: object, status: number) => app.objectsHttp().put(`/objects/${env}/${id}`).set(bearer(root)).send(body).expect(status);
+    await write('alpha', 'a-1', { ...person('A', 20, ['vip']), links: { knows: ['s-1'] } }, 201);
+    await write('beta', 's-1', { ...person('Secret', 30, ['vip']), links: { knows: ['a-1'] } }, 201);
+    const vips = (await app.setsHttp().post('/object-sets').set(bearer(ada)).send({ title: 'vips', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['vip'] } } } } }).expect(201)).body.id;
+    const t1 = await instant();
+    await write('alpha', 'a-1', person('A', 21), 200);
+    await write('beta', 's-1', person('Secret', 31), 200);
+
+    const as = (tok: string) => ({ ...bearer(tok) });
+    // Load and bulk: the beta object is invisible to ada as of t1, visible to root.
+    await app.objectsHttp().get(`/objects/s-1?asOf=${q(t1)}`).set(as(ada)).expect(404);
+    await app.objectsHttp().get(`/objects/s-1?asOf=${q(t1)}`).set(as(root)).expect(200);
+    const bulk = await app.objectsHttp().post('/objects/bulk').set(as(ada)).send({ objectIds: ['a-1', 's-1'], asOf: t1 }).expect(200);
+    expect(bulk.body.objects.map((o: { id: string }) => o.id)).toEqual(['a-1']);
+    // Search: no beta object, and none reached through a link into beta.
+    const search = async (tok: string, filter: unknown) =>
+      (await app.objectsHttp().post('/objects/search').set(as(tok)).send({ filter, asOf: t1 }).expect(200)).body.objects.map((o: { environmentId: string; id: string }) => `${o.environmentId}/${o.id}`);
+    expect(await search(ada, { type: 'tag', tag: { tags: ['vip'] } })).toEqual(['alpha/a-1']);
+    expect(await search(root, { type: 'tag', tag: { tags: ['vip'] } })).toEqual(['alpha/a-1', 'beta/s-1']);
+    const throughHidden = { type: 'linkedFrom', linkedFrom: { linkId: 'knows', source: { type: 'propertyEquals', propertyEquals: { propertyId: 'name', value: 'Secret' } } } };
+    expect(await search(ada, throughHidden)).toEqual([]);
+    // Set members, aggregate and diff as of t1 for ada: alpha only.
+    expect((await app.setsHttp().get(`/object-sets/${q(vips)}/members?asOf=${q(t1)}`).set(as(ada)).expect(200)).body.members).toEqual({ alpha: ['a-1'] });
+    expect((await app.setsHttp().get(`/object-sets/${q(vips)}/members?asOf=${q(t1)}`).set(as(root)).expect(200)).body.members).toEqual({ alpha: ['a-1'], beta: ['s-1'] });
+    const agg = await app.setsHttp().post(`/object-sets/${q(vips)}/aggregate`).set(as(ada)).send({ metrics: [{ type: 'count', count: {} }], asOf: t1 }).expect(200);
+    expect(agg.body.groups).toEqual([{ key: {}, metrics: { count: 1 } }]);
+    expect((await app.setsHttp().get(`/object-sets/${q(vips)}/diff?from=${q(t1)}`).set(as(ada)).expect(200)).body).toEqual({ added: {}, removed: { alpha: ['a-1'] } });
+    // Credentials first: 401 before anything else.
+    await app.setsHttp().get(`/object-sets/${q(vips)}/diff?from=${q(t1)}`).expect(401);
+    await app.objectsHttp().get(`/objects/a-1?asOf=${q(t1)}`).expect(401);
   });
 });
