@@ -286,6 +286,23 @@ describe('time travel: objects as of an instant', () => {
       expect(now).toEqual(['snap/s-0', 'snap/s-1', 'snap/s-2', 'snap/s-3', 'snap/s-6', 'snap/s-9']);
     });
 
+    it('walks an ordered search in one state: the token carries the instant beside the sort keys', async () => {
+      const body = { filter: { type: 'environment', environment: { environmentIds: ['snap'] } }, orderBy: [{ propertyId: 'age', direction: 'DESC' }], snapshot: true };
+      const first = await t.http().post('/objects/search?pageSize=2').send(body).expect(200);
+      // Between pages: the oldest becomes the youngest, and a new oldest appears.
+      await t.http().put('/objects/snap/s-9').send({ type: 'person', properties: [prop('age', -1)], metadata: SIGHTED }).expect(200);
+      await t.http().put('/objects/snap/s-99').send({ type: 'person', properties: [prop('age', 1000)], metadata: SIGHTED }).expect(201);
+      const ids = [...first.body.objects.map((o: { id: string }) => o.id)];
+      let res = first;
+      while (res.body.pagingToken) {
+        res = await t.http().post(`/objects/search?pageSize=2&pagingToken=${encodeURIComponent(res.body.pagingToken)}`).send(body).expect(200);
+        expect(res.body.asOf).toBe(first.body.asOf);
+        ids.push(...res.body.objects.map((o: { id: string }) => o.id));
+      }
+      // As the first page saw the data: ages 400, 9, 6, 3, 2, 1, 0 (s-9 at -1 and s-99 came later).
+      expect(ids).toEqual(['s-4', 's-9', 's-6', 's-3', 's-2', 's-1', 's-0']);
+    });
+
     it('pages bulk loads in one state too, and keeps a snapshot token from serving a plain request', async () => {
       const ids = ['s-1', 's-2', 's-3'];
       const first = await t.http().post('/objects/bulk?pageSize=1').send({ objectIds: ids, snapshot: true }).expect(200);

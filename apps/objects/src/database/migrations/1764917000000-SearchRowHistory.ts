@@ -18,10 +18,15 @@ export const SEARCH_HISTORY_INDEX_DDL: string[] = [
   `CREATE INDEX IF NOT EXISTS link_history_target_idx ON objects.link_history (environment_id, target_id, link_id, source_id, valid_from, valid_to)`,
   `CREATE INDEX IF NOT EXISTS link_history_link_target_idx ON objects.link_history (link_id, target_id)`,
   // The object rows as of T are object_version rows: by id (loadOntologyObject, bulk, objectId
-  // filters of stable sets), by type, by tag and by sighting. valid_to stays out of every index
-  // of object_version, so closing a version remains a HOT update (ValuesOntologyVersion).
-  `CREATE INDEX IF NOT EXISTS object_version_id_idx ON objects.object_version (id, environment_id, valid_from)`,
-  `CREATE INDEX IF NOT EXISTS object_version_type_key_idx ON objects.object_version (type, environment_id, id, valid_from)`,
+  // filters of stable sets, and the probe from a value or link history row to its object), by
+  // type, by tag and by sighting. The id and type indexes carry valid_to (and the id index the
+  // type), so "the object's version valid at T" is an index-only scan: on the 100,000-object
+  // benchmark the 10,000-member set as of T took 3.2 s with heap probes into the wide version
+  // rows and 0.68 s with these (the same set read now: 0.77 s). The price: closing a version
+  // (setting valid_to) is no longer a HOT update, so it adds an entry to each index of
+  // object_version.
+  `CREATE INDEX IF NOT EXISTS object_version_id_idx ON objects.object_version (id, environment_id, valid_from) INCLUDE (type, valid_to)`,
+  `CREATE INDEX IF NOT EXISTS object_version_type_key_idx ON objects.object_version (type, environment_id, id, valid_from) INCLUDE (valid_to)`,
   `CREATE INDEX IF NOT EXISTS object_version_tags_idx ON objects.object_version USING gin (tags)`,
   `CREATE INDEX IF NOT EXISTS object_version_first_sighting_idx ON objects.object_version (first_sighting)`,
   `CREATE INDEX IF NOT EXISTS object_version_last_sighting_idx ON objects.object_version (last_sighting)`,
