@@ -99,7 +99,8 @@ export function buildScenarios(ctx) {
     membersThree: { sql: membersThree.sql, shape: 'row', prepared: true },
     selectiveAsOf: { sql: search(selectiveFilter(0), { limit: SEARCH_PAGE + 1, asOf: middle }).sql, shape: 'page', keyset: ['env', 'id'], prepared: true },
     membersFilterAsOf: { sql: membersFilterAsOf.sql, shape: 'row', prepared: true },
-    diffFilter: { sql: diff.sql, shape: 'row', prepared: true },
+    // Unprepared, as the product runs it (SearchRepository.diff).
+    diffFilter: { sql: diff.sql, shape: 'row' },
     eventually: { sql: sql.CACHED_MEMBERS_SQL, shape: 'row', column: 'result' },
   };
 
