@@ -1,0 +1,3 @@
+export * from './app-metrics';
+export * from './metrics.controller';
+export * from './metrics.module';
