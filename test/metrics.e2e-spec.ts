@@ -48,19 +48,21 @@ describe('GET /metrics (Prometheus)', () => {
     await t.objectsHttp().get('/objects/m-1').expect(200);
     await t.objectsHttp().get('/objects/m-1?environmentId=prod').expect(200);
     await t.objectsHttp().get('/objects/nobody').expect(404);
+    await t.objectsHttp().head('/objects/m-1').expect(200);
     await t.objectsHttp().get('/no/such/route/x1').expect(404);
     await t.objectsHttp().get('/no/such/route/x2').expect(404);
     const after = await scrape(t.objectsHttp);
     const moved = (name: string, labels: Record<string, string>) => sampleValue(after, name, labels) - sampleValue(before, name, labels);
     expect(moved('http_requests_total', ok)).toBe(2);
     expect(moved('http_requests_total', missing)).toBe(1);
+    expect(moved('http_requests_total', { ...ok, method: 'HEAD' })).toBe(1);
     expect(moved('http_request_duration_seconds_count', ok)).toBe(2);
     expect(moved('http_request_duration_seconds_bucket', { ...ok, le: '+Inf' })).toBe(2);
     expect(moved('http_request_duration_seconds_sum', ok)).toBeGreaterThan(0);
     // Paths that match no route share one series rather than one each.
     expect(moved('http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBe(2);
     expect(after.get('http_requests_total')!.samples.some((s) => s.labels.route.includes('x1') || s.labels.route.includes('nobody'))).toBe(false);
-    expect(moved('db_statement_duration_seconds_count', { statement: 'objects.findById' })).toBe(3);
+    expect(moved('db_statement_duration_seconds_count', { statement: 'objects.findById' })).toBe(4);
     expect(moved('db_statement_duration_seconds_sum', { statement: 'objects.findById' })).toBeGreaterThan(0);
   });
 

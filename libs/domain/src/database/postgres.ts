@@ -71,7 +71,7 @@ export function pgPool(dataSource: DataSource): Pool {
   return (dataSource.driver as unknown as { master: Pool }).master;
 }
 
-/** Told how long each named statement on a pool took (see observeStatements). */
+/** Told how long each named statement on a pool took to complete (see observeStatements). */
 export type StatementObserver = (statement: string, seconds: number) => void;
 
 const statementObservers = new WeakMap<Pool, StatementObserver>();
@@ -84,17 +84,6 @@ export function observeStatements(dataSource: DataSource, observer: StatementObs
   statementObservers.set(pgPool(dataSource), observer);
 }
 
-async function timed<T>(pool: Pool, label: string | undefined, run: () => Promise<{ rows: unknown[] }>): Promise<T[]> {
-  const observe = label === undefined ? undefined : statementObservers.get(pool);
-  if (!observe) return (await run()).rows as T[];
-  const started = performance.now();
-  try {
-    return (await run()).rows as T[];
-  } finally {
-    observe(label!, (performance.now() - started) / 1000);
-  }
-}
-
 /**
  * One statement on the pool (see pgPool); the rows. With `label`, a hot statement that is not
  * prepared (yet): its duration is observed under that name like preparedRows'.
@@ -102,7 +91,12 @@ async function timed<T>(pool: Pool, label: string | undefined, run: () => Promis
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function queryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = [], label?: string): Promise<T[]> {
   const pool = pgPool(dataSource);
-  return timed<T>(pool, label, () => pool.query(sql, params));
+  const observe = label === undefined ? undefined : statementObservers.get(pool);
+  if (!observe) return (await pool.query(sql, params)).rows as T[];
+  const started = performance.now();
+  const { rows } = await pool.query(sql, params);
+  observe(label!, (performance.now() - started) / 1000);
+  return rows as T[];
 }
 
 /**
@@ -116,5 +110,10 @@ export async function queryRows<T = any>(dataSource: DataSource, sql: string, pa
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function preparedRows<T = any>(dataSource: DataSource, name: string, sql: string, params: unknown[] = [], label = name): Promise<T[]> {
   const pool = pgPool(dataSource);
-  return timed<T>(pool, label, () => pool.query({ name, text: sql, values: params }));
+  const observe = statementObservers.get(pool);
+  if (!observe) return (await pool.query({ name, text: sql, values: params })).rows as T[];
+  const started = performance.now();
+  const { rows } = await pool.query({ name, text: sql, values: params });
+  observe(label, (performance.now() - started) / 1000);
+  return rows as T[];
 }

@@ -42,9 +42,8 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
       'Auth',
     );
   }
-  // First, so the latency histogram covers the whole pipeline (METRICS_ENABLED=false: not installed).
-  const metrics = app.get(AppMetrics, { strict: false });
-  if (metrics.enabled) app.use(metrics.httpMiddleware);
+  // Ahead of Express, so the latency histogram covers the whole pipeline (METRICS_ENABLED=false: nothing installed).
+  app.get(AppMetrics, { strict: false }).instrumentHttpServer(app.getHttpServer());
   app.use(requestIdMiddleware);
   // Express's JSON parser, as useBodyParser installs it, with a verify hook (which Nest keeps for its rawBody option).
   app.use(json({ limit: config.bodyLimit, type: JSON_MEDIA_TYPES, verify: noteUnicodeEscapes }));
