@@ -192,6 +192,30 @@ describe('npm run ingest --resume', () => {
     expect(existsSync(state)).toBe(false);
   });
 
+  it('Ctrl+C: exits 130 saying where it stopped, and --resume loads the rest', async () => {
+    const all = await token('loader', ['*']);
+    const path = join(dir, 'interrupted.ndjson');
+    writeFileSync(path, Array.from({ length: 3000 }, (_, i) => line(`i-${i + 1}`, `I ${i + 1}`, { environmentId: 'prod', type: 'person' })).join('\n') + '\n');
+    const state = `${path}.ingest-state.json`;
+    const child = spawn(process.execPath, [CLI, path, '--url', t.objectsUrl, '--token', all, '--batch-size', '10', '--concurrency', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    for (let i = 0; i < 300 && !existsSync(state); i++) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const { doneThroughLine } = JSON.parse(readFileSync(state, 'utf8')) as { doneThroughLine: number };
+    expect(doneThroughLine).toBeGreaterThan(0);
+    expect(doneThroughLine).toBeLessThan(3000);
+    expect(stderr).toContain(`interrupted: everything up to line ${doneThroughLine} is loaded; run again with --resume`);
+
+    const resumed = await ingest([path, '--url', t.objectsUrl, '--token', all, '--resume']);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(`resuming after line ${doneThroughLine}`);
+    expect(resumed.stdout).toContain(`; ${(3000 - doneThroughLine).toLocaleString('en-US')} sent`);
+    expect((await t.db.query(`SELECT count(*)::int AS n FROM objects.object WHERE id LIKE 'i-%'`)).rows[0].n).toBe(3000);
+  });
+
   it('refuses to resume when the file changed since the state was written', async () => {
     const path = join(dir, 'changed.ndjson');
     writeFileSync(path, line('z-1', 'Z', { environmentId: 'prod', type: 'person' }) + '\n');

@@ -126,6 +126,14 @@ export async function ingestFile(options) {
     if (inFlight.size >= concurrency) await Promise.race(inFlight);
   };
 
+  // Ctrl+C: what was acknowledged is in the state file already; say how to go on.
+  const interrupted = () => {
+    bar?.stop();
+    console.error(`\ninterrupted: everything up to line ${doneThroughLine} is loaded; run again with --resume to go on from there`);
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+
   let batch = newBatch();
   for await (const { line, bytes, parse, blank } of records(file, format)) {
     bytesRead += bytes;
@@ -157,6 +165,7 @@ export async function ingestFile(options) {
   }
   if (!fatal && batch.objects.length) await dispatch(batch);
   await Promise.all(inFlight);
+  process.removeListener('SIGINT', interrupted);
   bar?.stop();
 
   const seconds = (performance.now() - started) / 1000;
