@@ -210,7 +210,7 @@ export class ObjectSetsRepository {
    * is live at `now`, and a cached result for this set and visibility no older than ttlSeconds then.
    */
   async cachedMembers(id: string, visibilityKey: string, ttlSeconds: number, now: Date): Promise<{ live: boolean; result?: string }> {
-    const [row] = await queryRows(this.dataSource, CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds, now.toISOString()]);
+    const [row] = await queryRows(this.dataSource, CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds, now.toISOString()], 'object_sets.cachedMembers');
     return { live: !!row, result: row?.result ?? undefined };
   }
 

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
+  AppMetrics,
   AppConfig,
   asOfJson,
   CallerContext,
@@ -56,6 +57,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     private readonly objects: ObjectsClient,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly metrics: AppMetrics,
   ) {}
 
   onModuleInit(): void {
@@ -193,6 +195,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       // The set must still be live: an expired or deleted set is 404 whatever the cache holds.
       const { live, result } = await this.repository.cachedMembers(id, key, ttl, startedAt);
       if (!live) throw new ObjectSetNotFound(id);
+      this.metrics.membersCacheRead(!!result);
       if (result) return result;
     }
     const filter = await this.compiledFilter(caller, id, startedAt);

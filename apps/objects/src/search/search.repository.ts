@@ -68,7 +68,7 @@ export class SearchRepository {
 
   page(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: Parameters<typeof buildSearchSql>[2]): Promise<SearchRow[]> {
     const { sql, params } = buildSearchSql(filter, ontology, opts);
-    return this.run(sql, params);
+    return this.run(sql, params, 'search.page');
   }
 
   /** The instant a snapshot walk reads at (SNAPSHOT_INSTANT_SQL). */
@@ -80,17 +80,20 @@ export class SearchRepository {
   /** One page of a search with orderBy (see buildOrderedSearchSql); prepared per shape like every search. */
   orderedPage(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions): Promise<OrderedSearchRow[]> {
     const { sql, params } = buildOrderedSearchSql(filter, ontology, opts);
-    return this.run(sql, params);
+    return this.run(sql, params, 'search.orderedPage');
   }
 
-  /** The statement, named by its text's hash while the shape budget lasts (MAX_PREPARED_SHAPES); aggregations share the budget. */
-  run<T>(sql: string, params: unknown[]): Promise<T[]> {
+  /**
+   * The statement, named by its text's hash while the shape budget lasts (MAX_PREPARED_SHAPES);
+   * aggregations share the budget. `label` names it in the statement-duration metric.
+   */
+  run<T>(sql: string, params: unknown[], label: string): Promise<T[]> {
     const name = `search.${createHash('sha1').update(sql).digest('base64url').slice(0, 22)}`;
     if (!this.shapes.has(name)) {
-      if (this.shapes.size >= MAX_PREPARED_SHAPES) return queryRows<T>(this.dataSource, sql, params);
+      if (this.shapes.size >= MAX_PREPARED_SHAPES) return queryRows<T>(this.dataSource, sql, params, label);
       this.shapes.add(name);
     }
-    return preparedRows<T>(this.dataSource, name, sql, params);
+    return preparedRows<T>(this.dataSource, name, sql, params, label);
   }
 
   /** The member difference between two instants, in one statement (see buildDiffSql). */
@@ -114,7 +117,7 @@ export class SearchRepository {
     opts: Parameters<typeof buildMembersSql>[2],
   ): Promise<{ count: number; json: string | null; activeOntologyVersion: number }> {
     const { sql, params } = buildMembersSql(filter, ontology, opts);
-    const [row] = await this.run<{ count: string; json: string | null; active_ontology_version: number }>(sql, params);
+    const [row] = await this.run<{ count: string; json: string | null; active_ontology_version: number }>(sql, params, 'search.members');
     return { count: Number(row.count), json: row.json, activeOntologyVersion: row.active_ontology_version };
   }
 }

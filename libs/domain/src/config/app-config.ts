@@ -26,6 +26,8 @@ export class AppConfig {
   pagingTokenSecret: string;
   bodyLimit: string;
   dbPoolSize: number;
+  /** GET /metrics and the counters behind it (METRICS_ENABLED, default true). */
+  metricsEnabled: boolean;
 }
 
 export class ConfigError extends Error {
@@ -102,7 +104,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pagingTokenSecret: env.PAGING_TOKEN_SECRET || DEV_PAGING_TOKEN_SECRET,
     bodyLimit: env.BODY_LIMIT || '64mb',
     dbPoolSize: int('DB_POOL_SIZE', 20, 1, 1000),
+    metricsEnabled: (env.METRICS_ENABLED || 'true').toLowerCase() !== 'false',
   });
+  if (!['true', 'false'].includes((env.METRICS_ENABLED || 'true').toLowerCase())) {
+    problems.push(`METRICS_ENABLED must be true or false (got '${env.METRICS_ENABLED}')`);
+  }
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got '${config.logLevel}')`);
   }

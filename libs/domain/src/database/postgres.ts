@@ -71,10 +71,32 @@ export function pgPool(dataSource: DataSource): Pool {
   return (dataSource.driver as unknown as { master: Pool }).master;
 }
 
-/** One statement on the pool (see pgPool); the rows. */
+/** Told how long each named statement on a pool took to complete (see observeStatements). */
+export type StatementObserver = (statement: string, seconds: number) => void;
+
+const statementObservers = new WeakMap<Pool, StatementObserver>();
+
+/**
+ * Times the named statements run on this DataSource's pool (the metrics module's histogram).
+ * Without an observer, preparedRows and queryRows run the statement and nothing more.
+ */
+export function observeStatements(dataSource: DataSource, observer: StatementObserver): void {
+  statementObservers.set(pgPool(dataSource), observer);
+}
+
+/**
+ * One statement on the pool (see pgPool); the rows. With `label`, a hot statement that is not
+ * prepared (yet): its duration is observed under that name like preparedRows'.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function queryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = []): Promise<T[]> {
-  return (await pgPool(dataSource).query(sql, params)).rows as T[];
+export async function queryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = [], label?: string): Promise<T[]> {
+  const pool = pgPool(dataSource);
+  const observe = label === undefined ? undefined : statementObservers.get(pool);
+  if (!observe) return (await pool.query(sql, params)).rows as T[];
+  const started = performance.now();
+  const { rows } = await pool.query(sql, params);
+  observe(label!, (performance.now() - started) / 1000);
+  return rows as T[];
 }
 
 /**
@@ -82,9 +104,16 @@ export async function queryRows<T = any>(dataSource: DataSource, sql: string, pa
  * once and then only binds and runs it (an idle-server round trip of findById: about 355 µs
  * unnamed, 130 µs prepared). Every distinct name stays prepared on every connection for the
  * connection's life, so names must come from a bounded set: fixed statements, or a budget of
- * statement texts as SearchRepository keeps.
+ * statement texts as SearchRepository keeps. Its duration is observed under `label` (by
+ * default the name; statements named by a hash pass a readable label).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function preparedRows<T = any>(dataSource: DataSource, name: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  return (await pgPool(dataSource).query({ name, text: sql, values: params })).rows as T[];
+export async function preparedRows<T = any>(dataSource: DataSource, name: string, sql: string, params: unknown[] = [], label = name): Promise<T[]> {
+  const pool = pgPool(dataSource);
+  const observe = statementObservers.get(pool);
+  if (!observe) return (await pool.query({ name, text: sql, values: params })).rows as T[];
+  const started = performance.now();
+  const { rows } = await pool.query({ name, text: sql, values: params });
+  observe(label, (performance.now() - started) / 1000);
+  return rows as T[];
 }
