@@ -24,7 +24,9 @@ export class AppConfig {
   membersCacheTtlSeconds: number;
   ephemeralSetTtlSeconds: number;
   pagingTokenSecret: string;
+  /** Most bytes of a request body (BODY_LIMIT, 1mb); the operations of HttpOptions.largeBodyRoutes take LARGE_BODY_LIMIT (64mb). */
   bodyLimit: string;
+  largeBodyLimit: string;
   dbPoolSize: number;
 }
 
@@ -100,13 +102,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     membersCacheTtlSeconds: int('MEMBERS_CACHE_TTL', 60, 0),
     ephemeralSetTtlSeconds: int('EPHEMERAL_SET_TTL', 86_400),
     pagingTokenSecret: env.PAGING_TOKEN_SECRET || DEV_PAGING_TOKEN_SECRET,
-    bodyLimit: env.BODY_LIMIT || '64mb',
+    bodyLimit: env.BODY_LIMIT || '1mb',
+    largeBodyLimit: env.LARGE_BODY_LIMIT || '64mb',
     dbPoolSize: int('DB_POOL_SIZE', 20, 1, 1000),
   });
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got '${config.logLevel}')`);
   }
-  if (!/^\d+(b|kb|mb|gb)?$/i.test(config.bodyLimit)) problems.push(`BODY_LIMIT must look like 64mb (got '${config.bodyLimit}')`);
+  if (!/^\d+(b|kb|mb|gb)?$/i.test(config.bodyLimit)) problems.push(`BODY_LIMIT must look like 1mb (got '${config.bodyLimit}')`);
+  if (!/^\d+(b|kb|mb|gb)?$/i.test(config.largeBodyLimit)) problems.push(`LARGE_BODY_LIMIT must look like 64mb (got '${config.largeBodyLimit}')`);
   if (problems.length) throw new ConfigError(problems);
   return config;
 }

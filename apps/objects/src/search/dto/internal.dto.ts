@@ -19,9 +19,11 @@ export const MAX_MEMBERS_LIMIT = 10_000_000;
 /**
  * The body of `POST /objects/internal/members`, checked by hand (MembersRequestDto is only its
  * Swagger schema): a compiled filter may nest far deeper than a client's, and the validation
- * pipe would copy it recursively before the filter validator bounds it.
+ * pipe would copy it recursively before the filter validator bounds it. `limit` is capped at
+ * `maxLimit` (OBJECT_SET_MEMBER_LIMIT, the most a set read may return): whoever calls, one call
+ * never returns more than a set read could, past every page size.
  */
-export function checkMembersRequest(body: unknown): { filter: unknown; limit: number } {
+export function checkMembersRequest(body: unknown, maxLimit: number): { filter: unknown; limit: number } {
   if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object {"filter", "limit"}, not ${kindOf(body)}`);
   for (const key of Object.keys(body)) {
     if (key !== 'filter' && key !== 'limit') throw new InvalidArgument(key, 'unknown field; the body is {"filter", "limit"}');
@@ -30,7 +32,7 @@ export function checkMembersRequest(body: unknown): { filter: unknown; limit: nu
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_MEMBERS_LIMIT) {
     throw new InvalidArgument('limit', `must be an integer from 1 to ${MAX_MEMBERS_LIMIT}`);
   }
-  return { filter: hasOwn(body, 'filter') ? body.filter : undefined, limit };
+  return { filter: hasOwn(body, 'filter') ? body.filter : undefined, limit: Math.min(limit, maxLimit) };
 }
 
 export class MembersRequestDto {
