@@ -20,6 +20,14 @@ export class AppConfig {
   authJwtSecret?: string;
   /** RS256/ES256 public key, PEM (AUTH_MODE=jwt). */
   authJwtPublicKey?: string;
+  /** When set, a token's `iss` must equal it (AUTH_JWT_ISSUER). */
+  authJwtIssuer?: string;
+  /** When set, a token's `aud` must hold it (AUTH_JWT_AUDIENCE). */
+  authJwtAudience?: string;
+  /** The claim that lists a caller's roles (AUTH_ROLES_CLAIM, `roles`; a dotted path such as `realm_access.roles` reaches into an object). */
+  authRolesClaim: string;
+  /** The role that may publish the ontology in AUTH_MODE=jwt (AUTH_ONTOLOGY_ADMIN_ROLE, `ontology-admin`). */
+  authOntologyAdminRole: string;
   objectSetMemberLimit: number;
   membersCacheTtlSeconds: number;
   ephemeralSetTtlSeconds: number;
@@ -98,6 +106,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authMode,
     authJwtSecret,
     authJwtPublicKey,
+    authJwtIssuer: env.AUTH_JWT_ISSUER || undefined,
+    authJwtAudience: env.AUTH_JWT_AUDIENCE || undefined,
+    authRolesClaim: env.AUTH_ROLES_CLAIM || 'roles',
+    authOntologyAdminRole: env.AUTH_ONTOLOGY_ADMIN_ROLE || 'ontology-admin',
     objectSetMemberLimit: int('OBJECT_SET_MEMBER_LIMIT', 100_000),
     membersCacheTtlSeconds: int('MEMBERS_CACHE_TTL', 60, 0),
     ephemeralSetTtlSeconds: int('EPHEMERAL_SET_TTL', 86_400),
