@@ -25,7 +25,7 @@ export const MAX_SET_NESTING = 64;
  */
 export const MAX_EXPANDED_SET_NODES = COMPILED_SET_FILTER_LIMITS.nodes;
 /** Two full stable sets (2 × MAX_STABLE_OBJECTS) with room for the filters around them. */
-export const MAX_EXPANDED_SET_LIST_ENTRIES = 250_000;
+export const MAX_EXPANDED_SET_LIST_ENTRIES = COMPILED_SET_FILTER_LIMITS.totalListEntries;
 
 interface ExpandedSize {
   nodes: number;
