@@ -36,6 +36,10 @@ export class AppConfig {
   bodyLimit: string;
   largeBodyLimit: string;
   dbPoolSize: number;
+  /** Server-side limit of a read statement (READ_STATEMENT_TIMEOUT_MS, 15 s); past it the request is 503. */
+  readStatementTimeoutMs: number;
+  /** Server-side limit of each statement of a write transaction (WRITE_STATEMENT_TIMEOUT_MS, 120 s). */
+  writeStatementTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -117,6 +121,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimit: env.BODY_LIMIT || '1mb',
     largeBodyLimit: env.LARGE_BODY_LIMIT || '64mb',
     dbPoolSize: int('DB_POOL_SIZE', 20, 1, 1000),
+    readStatementTimeoutMs: int('READ_STATEMENT_TIMEOUT_MS', 15_000, 1, 2_147_483_647),
+    writeStatementTimeoutMs: int('WRITE_STATEMENT_TIMEOUT_MS', 120_000, 1, 2_147_483_647),
   });
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got '${config.logLevel}')`);

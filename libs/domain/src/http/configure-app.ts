@@ -6,6 +6,7 @@ import { Logger } from 'nestjs-pino';
 import type { NextFunction, Request, Response } from 'express';
 import { TokenVerifier } from '../caller/token-verifier';
 import { AppConfig } from '../config';
+import { withRequestSignal } from '../database/postgres';
 import { ConjureExceptionFilter, PayloadTooLarge } from '../errors';
 import { createValidationPipe } from '../validation';
 import { applyRequestExamples, RequestExamples, useApiSchemaNames } from './api-docs';
@@ -70,6 +71,15 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
   );
   // Right after the parser, before routing: no pipe ever sees a body it cannot handle.
   app.use(bodyGuard({ deeperRoutes: http.deeperBodyRoutes }));
+  // After the body parser (whose stream callbacks would lose it): the request's AbortSignal, which
+  // cancels its statements in PostgreSQL and its calls to the other app when its client goes away.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    withRequestSignal(controller.signal, next);
+  });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ConjureExceptionFilter());
   app.set('etag', false);

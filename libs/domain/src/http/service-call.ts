@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import { CallerContext } from '../caller/caller-context';
+import { currentRequestSignal } from '../database/postgres';
 import { DependencyUnavailable, DomainError, ErrorCode, ErrorParameters } from '../errors/domain-error';
 
 export interface ServiceCall {
@@ -24,6 +25,7 @@ export interface ServiceCall {
  */
 export async function callService(call: ServiceCall): Promise<string> {
   const url = `${call.baseUrl}${call.path}`;
+  const requestSignal = currentRequestSignal();
   let res: Response;
   try {
     res = await fetch(url, {
@@ -35,7 +37,8 @@ export async function callService(call: ServiceCall): Promise<string> {
         ...(call.caller.authorization ? { authorization: call.caller.authorization } : {}),
       },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
-      signal: AbortSignal.timeout(call.timeoutMs),
+      // The timeout, or the caller's own client going away (then nobody waits for the answer).
+      signal: requestSignal ? AbortSignal.any([AbortSignal.timeout(call.timeoutMs), requestSignal]) : AbortSignal.timeout(call.timeoutMs),
     });
   } catch (e) {
     call.logger.warn(`${call.dependency} unreachable (${call.method} ${url}): ${(e as Error).message}`);
