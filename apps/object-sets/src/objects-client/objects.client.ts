@@ -3,6 +3,16 @@ import { AppConfig, callService, CallerContext, INTERNAL_AGGREGATE_PATH, Interna
 
 export type MembersResult = { tooLarge: true } | { tooLarge: false; json: string };
 
+const isMembersAnswer = (text: string) => (text.startsWith('{"members":') || text.startsWith('{"tooLarge":')) && text.endsWith('}');
+const parsesAsJson = (text: string) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** What the object set service needs from the object service. */
 export abstract class ObjectsClient {
   /** Checks a filter against the active ontology; throws the objects app's InvalidFilter (with `path`). */
@@ -46,13 +56,15 @@ export class HttpObjectsClient extends ObjectsClient {
   }
 
   async linkTypeIds(caller: CallerContext): Promise<Set<string>> {
-    const text = await this.call(caller, 'GET', '/ontology', undefined, this.timeouts.shortMs);
+    const text = await this.call(caller, 'GET', '/ontology', undefined, this.timeouts.shortMs, parsesAsJson);
     const ontology = JSON.parse(text) as { linkTypes: { id: string }[] };
     return new Set(ontology.linkTypes.map((l) => l.id));
   }
 
   async members(caller: CallerContext, filter: ObjectSearchFilter, limit: number): Promise<MembersResult> {
-    const text = await this.call(caller, 'POST', '/objects/internal/members', { filter, limit }, this.timeouts.membersMs);
+    // Passed on (and cached) as text, so not parsed: a complete JSON object that starts as a
+    // members answer does ({"members": …} or {"tooLarge": …}); a body that broke off never gets here.
+    const text = await this.call(caller, 'POST', '/objects/internal/members', { filter, limit }, this.timeouts.membersMs, isMembersAnswer);
     // The large answer is passed on as text; only the small "too large" answer is recognised.
     if (text.startsWith('{"tooLarge"')) return { tooLarge: true };
     return { tooLarge: false, json: text };
@@ -60,10 +72,10 @@ export class HttpObjectsClient extends ObjectsClient {
 
   aggregate(caller: CallerContext, request: InternalAggregateRequest): Promise<string> {
     // Passed on as text: it is already the response (InvalidArgument faults come back as errors).
-    return this.call(caller, 'POST', INTERNAL_AGGREGATE_PATH, request, this.timeouts.membersMs);
+    return this.call(caller, 'POST', INTERNAL_AGGREGATE_PATH, request, this.timeouts.membersMs, (text) => text.startsWith('{') && text.endsWith('}'));
   }
 
-  private call(caller: CallerContext, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<string> {
-    return callService({ dependency: 'objects', baseUrl: this.config.objectsUrl, method, path, caller, body, timeoutMs, logger: this.logger });
+  private call(caller: CallerContext, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, expect?: (text: string) => boolean): Promise<string> {
+    return callService({ dependency: 'objects', baseUrl: this.config.objectsUrl, method, path, caller, body, timeoutMs, logger: this.logger, expect });
   }
 }

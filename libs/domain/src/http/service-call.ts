@@ -13,6 +13,8 @@ export interface ServiceCall {
   body?: unknown;
   timeoutMs: number;
   logger: Logger;
+  /** Whether a 2xx body is the answer expected (else 503 DependencyUnavailable): a cheap check of its form. */
+  expect?: (text: string) => boolean;
 }
 
 /**
@@ -44,8 +46,22 @@ export async function callService(call: ServiceCall): Promise<string> {
     call.logger.warn(`${call.dependency} unreachable (${call.method} ${url}): ${(e as Error).message}`);
     throw new DependencyUnavailable(call.dependency);
   }
-  const text = await res.text().catch(() => '');
-  if (res.ok) return text;
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (e) {
+    // The answer broke off (the other app died or the connection dropped mid-body): whatever
+    // its status said, there is no answer; never an empty or partial one passed on as a 2xx.
+    call.logger.warn(`${call.dependency} answer to ${call.method} ${url} could not be read: ${(e as Error).message}`);
+    throw new DependencyUnavailable(call.dependency);
+  }
+  if (res.ok) {
+    if (call.expect && !call.expect(text)) {
+      call.logger.warn(`${call.dependency} answered ${res.status} to ${call.method} ${url} with a body that is not the expected answer`);
+      throw new DependencyUnavailable(call.dependency);
+    }
+    return text;
+  }
   let error: { errorCode?: ErrorCode; errorName?: string; parameters?: ErrorParameters } | undefined;
   try {
     error = JSON.parse(text);
