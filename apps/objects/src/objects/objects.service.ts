@@ -6,6 +6,9 @@ import {
   ObjectNotFound,
   ObjectVersionNotFound,
   PAGE_LIMITS,
+  isRecord,
+  isSafeCount,
+  isText,
   PagingTokenCodec,
   visibleEnvironmentsParam,
 } from '@app/domain';
@@ -35,7 +38,7 @@ export class ObjectsService {
   async bulk(caller: CallerContext, objectIds: string[], pageSize: number, pagingToken?: string): Promise<string> {
     const ids = [...new Set(objectIds)];
     const binding = { op: 'bulk', ids };
-    const after = pagingToken === undefined ? undefined : this.tokens.decode<BulkPosition>(pagingToken, binding);
+    const after = pagingToken === undefined ? undefined : this.tokens.decode<BulkPosition>(pagingToken, binding, (p) => isRecord(p) && isSafeCount(p.ord) && isText(p.env));
     const rows = await this.repository.bulk(ids, after, pageSize + 1, visibleEnvironmentsParam(caller));
     const page = rows.slice(0, pageSize);
     const last = page[page.length - 1];
@@ -55,7 +58,7 @@ export class ObjectsService {
     const start = window.startTime.toISOString();
     const end = window.endTime.toISOString();
     const binding = { op: 'history', environmentId, id, start, end };
-    const afterVersion = pagingToken === undefined ? 0 : this.tokens.decode<number>(pagingToken, binding);
+    const afterVersion = pagingToken === undefined ? 0 : this.tokens.decode<number>(pagingToken, binding, isSafeCount);
     const rows = await this.repository.history(environmentId, id, start, end, afterVersion, pageSize + 1);
     if (rows.length === 0 && afterVersion === 0 && !(await this.repository.everExisted(environmentId, id))) {
       throw new ObjectNotFound(id, environmentId);

@@ -96,6 +96,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }
     }
   }
+  if (nodeEnv === 'production' && (!env.PAGING_TOKEN_SECRET || env.PAGING_TOKEN_SECRET === DEV_PAGING_TOKEN_SECRET)) {
+    // The development default is public: with it anyone can sign paging tokens of their own.
+    problems.push('PAGING_TOKEN_SECRET is required with NODE_ENV=production (a random value, the same on every replica)');
+  }
   if (authMode === 'none' && nodeEnv === 'production' && env.AUTH_ALLOW_NONE !== 'true') {
     problems.push('AUTH_MODE=none is refused with NODE_ENV=production; set AUTH_MODE=jwt, or AUTH_ALLOW_NONE=true to accept that anyone can read and write everything');
   }
