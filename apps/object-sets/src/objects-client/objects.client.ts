@@ -3,7 +3,9 @@ import { AppConfig, callService, CallerContext, INTERNAL_AGGREGATE_PATH, Interna
 
 export type MembersResult = { tooLarge: true } | { tooLarge: false; json: string };
 
-const isMembersAnswer = (text: string) => (text.startsWith('{"members":') || text.startsWith('{"tooLarge":')) && text.endsWith('}');
+/** PostgreSQL's json_build_object writes `{"members" : …}`, JSON.stringify `{"tooLarge":…}`. */
+const MEMBERS_ANSWER_START = /^\{\s*"(members|tooLarge)"\s*:/;
+const isMembersAnswer = (text: string) => MEMBERS_ANSWER_START.test(text.slice(0, 32)) && text.trimEnd().endsWith('}');
 const parsesAsJson = (text: string) => {
   try {
     JSON.parse(text);
@@ -66,7 +68,7 @@ export class HttpObjectsClient extends ObjectsClient {
     // members answer does ({"members": …} or {"tooLarge": …}); a body that broke off never gets here.
     const text = await this.call(caller, 'POST', '/objects/internal/members', { filter, limit }, this.timeouts.membersMs, isMembersAnswer);
     // The large answer is passed on as text; only the small "too large" answer is recognised.
-    if (text.startsWith('{"tooLarge"')) return { tooLarge: true };
+    if (/^\{\s*"tooLarge"/.test(text.slice(0, 16))) return { tooLarge: true };
     return { tooLarge: false, json: text };
   }
 
