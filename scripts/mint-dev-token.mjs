@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Mints a development JWT for AUTH_MODE=jwt with an HS256 secret.
 //   AUTH_JWT_SECRET=... node scripts/mint-dev-token.mjs --sub ada --env prod --env staging [--ttl 3600]
-//   (--env '*' for every environment)
+//   (--env '*' for every environment; --role ontology-admin, repeatable, to publish the ontology)
 import { SignJWT } from 'jose';
 import { parseArgs } from 'node:util';
 
@@ -10,6 +10,7 @@ const { values } = parseArgs({
     sub: { type: 'string', default: 'developer' },
     env: { type: 'string', multiple: true, default: ['*'] },
     ttl: { type: 'string', default: '3600' },
+    role: { type: 'string', multiple: true, default: [] },
     secret: { type: 'string' },
   },
 });
@@ -23,7 +24,7 @@ if (!Number.isInteger(ttl) || ttl < 1) {
   console.error('--ttl must be a positive number of seconds');
   process.exit(2);
 }
-const token = await new SignJWT({ environments: values.env })
+const token = await new SignJWT({ environments: values.env, ...(values.role.length ? { roles: values.role } : {}) })
   .setProtectedHeader({ alg: 'HS256' })
   .setSubject(values.sub)
   .setIssuedAt()

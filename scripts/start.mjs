@@ -98,9 +98,17 @@ function startWatchdog() {
 
 let demoAuthorization;
 async function request(method, url, body) {
-  // With AUTH_MODE=jwt and an HS256 secret, the loader signs itself a short-lived token for every environment.
+  // With AUTH_MODE=jwt and an HS256 secret, the loader signs itself a short-lived token for every
+  // environment, with the role that may publish the ontology (AUTH_ROLES_CLAIM, AUTH_ONTOLOGY_ADMIN_ROLE).
   if (demoAuthorization === undefined && env.AUTH_MODE === 'jwt' && env.AUTH_JWT_SECRET) {
-    const jwt = await new SignJWT({ environments: ['*'] })
+    const claims = { environments: ['*'] };
+    const path = (env.AUTH_ROLES_CLAIM || 'roles').split('.');
+    let at = claims;
+    for (const key of path.slice(0, -1)) at = at[key] = {};
+    at[path[path.length - 1]] = [env.AUTH_ONTOLOGY_ADMIN_ROLE || 'ontology-admin'];
+    if (env.AUTH_JWT_ISSUER) claims.iss = env.AUTH_JWT_ISSUER;
+    if (env.AUTH_JWT_AUDIENCE) claims.aud = env.AUTH_JWT_AUDIENCE;
+    const jwt = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject('demo-loader')
       .setExpirationTime('5m')

@@ -66,7 +66,7 @@ describe('ordering and aggregation (API.md §9)', () => {
 
   beforeAll(async () => {
     t = await startBothApps(JWT_ENV);
-    all = bearer(await token('ada', ['*']));
+    all = bearer(await token('ada', ['*'], { roles: ['ontology-admin'] }));
     prodOnly = bearer(await token('bob', ['prod']));
     await t.objectsHttp().put('/ontology').set(all).send(ONTOLOGY).expect(200);
     await t.objectsHttp().post('/objects/ingest').set(all).send({ objects: OBJECTS }).expect(200);

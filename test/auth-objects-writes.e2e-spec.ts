@@ -11,7 +11,7 @@ describe('AUTH_MODE=jwt on the ontology and object writes', () => {
   beforeAll(async () => {
     t = await startObjectsApp(JWT_ENV);
     prodOnly = await token('ada', ['prod']);
-    everything = await token('root', ['*']);
+    everything = await token('root', ['*'], { roles: ['ontology-admin'] });
     await t.http().put('/ontology').set(bearer(everything)).send(ONTOLOGY).expect(200);
   });
   afterAll(() => t?.close());

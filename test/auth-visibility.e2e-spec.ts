@@ -27,7 +27,7 @@ describe('authentication and per-environment visibility (both apps, AUTH_MODE=jw
 
   beforeAll(async () => {
     t = await startBothApps(JWT_ENV);
-    root = await token('root', ['*']);
+    root = await token('root', ['*'], { roles: ['ontology-admin'] });
     alpha = await token('ada', ['alpha']);
     beta = await token('bob', ['beta']);
     await t.objectsHttp().put('/ontology').set(bearer(root)).send(WRITE_ONTOLOGY).expect(200);

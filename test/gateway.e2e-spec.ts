@@ -204,6 +204,27 @@ describe('npm start gateway', () => {
     expect(rest).toEqual([]);
   });
 
+  it("answers 404 for the apps' internal endpoints, in any case or spelling, and passes an environment named internal on", async () => {
+    const filter = JSON.stringify({ filter: { type: 'all', all: {} }, limit: 10 });
+    for (const [method, path, body] of [
+      ['POST', '/objects/internal/members', filter],
+      ['POST', '/objects/INTERNAL/members', filter],
+      ['POST', '/objects/%69nternal/members', filter],
+      ['POST', '/objects/internal/validate-filter', filter],
+      ['POST', '/objects/internal/aggregate', filter],
+      ['GET', '/object-sets/internal/ri.object-set.main.object-set.x/filter', undefined],
+      ['GET', '/Object-Sets/internal/x/filter', undefined],
+    ] as const) {
+      const res = await call(path, { method, body });
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect((await res.json()).errorName).toBe('NotFound');
+    }
+    // The apps themselves still answer each other.
+    expect((await fetch(`${t.objectsUrl}/objects/internal/members`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: filter })).status).toBe(200);
+    const write = await call('/objects/internal/x-1', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [] }) });
+    expect(write.status).toBe(201);
+  });
+
   it('answers 503 DependencyUnavailable with Retry-After when an app cannot be reached', async () => {
     // Port 9 (discard) on loopback: nothing listens there.
     const down = await startGateway('http://127.0.0.1:9', t.objectSetsUrl);
@@ -339,6 +360,21 @@ describe('npm start gateway handing connections to the apps', () => {
     expect(JSON.parse(res.body).results).toHaveLength(2000);
     const last = await fetch(`${base}/objects/big-1999`);
     expect((await last.json()).properties[0].value).toBe(`Person 1999 ${'y'.repeat(200)}`);
+  });
+
+  it("answers 404 for the apps' internal endpoints on a connection handed to an app, too", async () => {
+    const body = JSON.stringify({ filter: { type: 'all', all: {} }, limit: 10 });
+    const json = { 'content-type': 'application/json' };
+    const bytes = await exchange(gatewayPort(), [
+      rawRequest('GET', '/objects/h-1') +
+        rawRequest('POST', '/objects/internal/members', { headers: json, body }) +
+        rawRequest('POST', '/objects/Internal/members', { headers: json, body }) +
+        rawRequest('GET', '/object-sets/internal/x/filter') +
+        rawRequest('GET', '/objects/h-1', { headers: { connection: 'close' } }),
+    ]);
+    const [first, members, mixedCase, filter, last] = parseResponses(bytes, ['GET', 'POST', 'POST', 'GET', 'GET']);
+    expect([first.status, members.status, mixedCase.status, filter.status, last.status]).toEqual([200, 404, 404, 404, 200]);
+    expect(JSON.parse(members.body).errorName).toBe('NotFound');
   });
 
   it('hands a connection to the object-sets app when its first request is for a set', async () => {

@@ -5,7 +5,7 @@ import { startObjectsApp, TestObjectsApp } from './support/apps';
 describe('the HTTP pipeline shared by both apps', () => {
   let t: TestObjectsApp;
   beforeAll(async () => {
-    t = await startObjectsApp({ BODY_LIMIT: '1kb' });
+    t = await startObjectsApp({ BODY_LIMIT: '1kb', LARGE_BODY_LIMIT: '4kb' });
   });
   afterAll(() => t?.close());
 
@@ -26,10 +26,15 @@ describe('the HTTP pipeline shared by both apps', () => {
     expect(res.body.errorName).toBe('InvalidArgument');
   });
 
-  it('rejects a body over BODY_LIMIT with 413 PayloadTooLarge', async () => {
-    const res = await t.http().put('/ontology').send({ objectTypes: [{ id: 'x'.repeat(2000), properties: [] }], linkTypes: [] });
+  it('rejects a body over BODY_LIMIT (LARGE_BODY_LIMIT for an ontology) with 413 PayloadTooLarge and the limit in bytes', async () => {
+    const search = await t.http().post('/objects/search').send({ filter: { type: 'objectType', objectType: { types: ['x'.repeat(2000)] } } });
+    expect(search.status).toBe(413);
+    expect(search.body).toMatchObject({ errorCode: 'REQUEST_ENTITY_TOO_LARGE', errorName: 'PayloadTooLarge', parameters: { limit: '1024' } });
+    const fits = await t.http().put('/ontology').send({ objectTypes: [{ id: 'x'.repeat(2000), properties: [] }], linkTypes: [] });
+    expect(fits.status).toBe(400); // read, and refused for the id's length
+    const res = await t.http().put('/ontology').send({ objectTypes: [{ id: 'x'.repeat(5000), properties: [] }], linkTypes: [] });
     expect(res.status).toBe(413);
-    expect(res.body).toMatchObject({ errorCode: 'REQUEST_ENTITY_TOO_LARGE', errorName: 'PayloadTooLarge' });
+    expect(res.body).toMatchObject({ errorCode: 'REQUEST_ENTITY_TOO_LARGE', errorName: 'PayloadTooLarge', parameters: { limit: '4096' } });
   });
 
   it('sends a request id and serves the Swagger document with the seed operation names', async () => {

@@ -147,7 +147,7 @@ describe('object-sets app alone: ObjectsClient replaced by a test double', () =>
 });
 
 type Seen = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
-type Behaviour = 'answer' | 'stall' | 'fail' | 'reject';
+type Behaviour = 'answer' | 'stall' | 'fail' | 'reject' | 'cut' | 'garbage';
 
 /**
  * A stand-in for the objects app's HTTP API as the object-sets app calls it: records each
@@ -170,7 +170,16 @@ async function startStubObjectsService(): Promise<{ url: string; seen: Seen[]; b
       }
       if (req.url === '/objects/internal/validate-filter') return send(200, '{"valid":true}');
       if (req.url === '/ontology') return send(200, JSON.stringify({ version: 1, objectTypes: [], linkTypes: [{ id: 'knows' }] }));
-      if (req.url === '/objects/internal/members') return send(200, MEMBERS);
+      if (req.url === '/objects/internal/members') {
+        // A 200 whose body breaks off half-way (the objects app died mid-answer), or is not the answer at all.
+        if (behaviour === 'cut') {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(MEMBERS.length) });
+          res.write(MEMBERS.slice(0, 10));
+          return void setTimeout(() => res.socket?.destroy(), 20);
+        }
+        if (behaviour === 'garbage') return send(200, '<html>proxy error page</html>');
+        return send(200, MEMBERS);
+      }
       send(404, '{}');
     });
   });
@@ -252,6 +261,23 @@ describe('object-sets app alone: HttpObjectsClient against a stub objects servic
     stub.behave('fail');
     const res = await t.http().post('/object-sets').set(auth).send({ title: 'x', definition: filterSet(tag('vip')) }).expect(503);
     expect(res.body).toMatchObject({ errorName: 'DependencyUnavailable', parameters: { dependency: 'objects' } });
+  });
+
+  it('answers 503 for a 200 whose body breaks off or is not a members answer, and never caches it', async () => {
+    const set = (await t.http().post('/object-sets').set(auth).send({ title: 'v', definition: filterSet(tag('vip')) }).expect(201)).body.id;
+    const cached = async () => (await t.db.query('SELECT count(*)::int AS n FROM object_sets.members_cache WHERE set_id = $1', [set])).rows[0].n as number;
+    for (const b of ['cut', 'garbage'] as const) {
+      stub.behave(b);
+      for (const consistency of ['STRONG', 'EVENTUALLY']) {
+        const res = await t.http().get(`/object-sets/${set}/members?consistency=${consistency}`).set(auth);
+        expect({ b, consistency, status: res.status }).toEqual({ b, consistency, status: 503 });
+        expect(res.body).toMatchObject({ errorName: 'DependencyUnavailable', parameters: { dependency: 'objects' } });
+      }
+    }
+    expect(await cached()).toBe(0);
+    stub.behave('answer');
+    expect((await t.http().get(`/object-sets/${set}/members`).set(auth).expect(200)).text).toBe(MEMBERS);
+    expect(await cached()).toBe(1);
   });
 
   it("passes a Conjure 4xx of the objects service on as the caller's error", async () => {

@@ -1,5 +1,5 @@
-import { DataSource } from 'typeorm';
-import { Clock, pgPool } from '@app/domain';
+import { Client } from 'pg';
+import { Clock } from '@app/domain';
 import { ObjectSetsService } from '../apps/object-sets/src/object-sets/object-sets.service';
 import { startBothApps, startObjectSetsApp, TestBothApps } from './support/apps';
 import { FakeClock } from './support/clock';
@@ -181,9 +181,8 @@ describe('object sets: definitions, members, consistency, errors', () => {
       const a = await create({ type: 'filter', filter: { filter: f.tag('vip') } });
       const b = await create({ type: 'operation', operation: { operator: 'UNION', objectSetIds: [a] } });
       const c = await create({ type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'worksFor', objectSetId: b } });
-      const dataSource = t.objects.get(DataSource);
-      // Statements go through TypeORM or, on hot paths, straight to its pg pool: count both.
-      const spies = [jest.spyOn(dataSource, 'query'), jest.spyOn(pgPool(dataSource), 'query')];
+      // Every statement, through TypeORM or straight on the pg pool (hot paths), is run by a pg Client.
+      const spies = [jest.spyOn(Client.prototype, 'query')];
       try {
         await members(c, 'STRONG');
         const onObjects = spies
@@ -335,7 +334,8 @@ describe('object sets: definitions, members, consistency, errors', () => {
         expectError((await req.expect(404)).body, 'ObjectSetNotFound', { objectSetId: id });
       }
       expectError((await t.objectsHttp().post('/objects/search').send({ filter: f.all(), startingSet: id }).expect(404)).body, 'ObjectSetNotFound', { objectSetId: id });
-      // A set that referenced it now sees it as gone: compiling its members would be an error.
+      // A set that referenced it keeps working (the expired set stays stored while referenced); a new reference to it is refused.
+      expect((await t.setsHttp().get(`/object-sets/${referrer}/members`).expect(200)).body.members).toEqual(vipMembers);
       const again = await t.setsHttp().post('/object-sets').send({ title: 'late', definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [id] } } }).expect(400);
       expectError(again.body, 'InvalidObjectSetDefinition', { path: 'definition.operation.objectSetIds[0]' });
       await t.setsHttp().delete(`/object-sets/${referrer}`).set('x-user-id', 'ada').expect(204);
@@ -345,6 +345,26 @@ describe('object sets: definitions, members, consistency, errors', () => {
       expect(await t.objectSets.get(ObjectSetsService).sweepExpired()).toBeGreaterThanOrEqual(1);
       expect(await stored()).toBe(0);
       expect((await t.db.query(`SELECT count(*)::int AS n FROM object_sets.members_cache WHERE set_id = $1`, [id])).rows[0].n).toBe(0);
+    });
+
+    it('an expired ephemeral set that a live set uses, directly or through another expired set, is kept and keeps serving it', async () => {
+      const inner = await create({ type: 'filter', filter: { filter: f.tag('vip') } }, { ephemeral: true });
+      const outer = await create({ type: 'filter', filter: { filter: f.all(), startingSet: inner } }, { ephemeral: true });
+      const live = await create({ type: 'operation', operation: { operator: 'UNION', objectSetIds: [outer] } });
+      const alone = await create({ type: 'empty', empty: {} }, { ephemeral: true });
+      clock.advance(EPHEMERAL_SET_TTL_S * 1000);
+      const vipMembers = { prod: ['p-1', 'p-2', 'p-5'], staging: ['p-1'] };
+      const stored = async (id: string) => (await t.db.query(`SELECT count(*)::int AS n FROM object_sets.object_set WHERE id = $1`, [id])).rows[0].n;
+      const sweeps = t.objectSets.get(ObjectSetsService);
+      for (let round = 0; round < 2; round++) {
+        await expectMembers(live, vipMembers);
+        for (const gone of [inner, outer, alone]) await t.setsHttp().get(`/object-sets/${gone}/metadata`).expect(404);
+        await sweeps.sweepExpired();
+        expect([await stored(inner), await stored(outer), await stored(alone)]).toEqual([1, 1, 0]);
+      }
+      await t.setsHttp().delete(`/object-sets/${live}`).set('x-user-id', 'ada').expect(204);
+      await sweeps.sweepExpired();
+      expect([await stored(inner), await stored(outer)]).toEqual([0, 0]);
     });
 
     it('the expiry sweep removes expired ephemeral sets and counts exactly those', async () => {

@@ -108,7 +108,7 @@ async function main() {
   if (!(await portIsFree(GATEWAY_PORT))) fail(`port ${GATEWAY_PORT} on 127.0.0.1 is taken; set GATEWAY_PORT to a free port.`);
 
   const images = await baseImages();
-  const env = { ...images, COMPOSE_PROJECT_NAME: PROJECT, GATEWAY_PORT: String(GATEWAY_PORT), BODY_LIMIT, LOG_LEVEL: 'info', AUTH_MODE: 'none' };
+  const env = { ...images, COMPOSE_PROJECT_NAME: PROJECT, GATEWAY_PORT: String(GATEWAY_PORT), BODY_LIMIT, LARGE_BODY_LIMIT: BODY_LIMIT, LOG_LEVEL: 'info', AUTH_MODE: 'none' };
   const dc = (args, opts = {}) => run(compose[0], [...compose.slice(1), ...args], { env, ...opts });
 
   let passed = false;

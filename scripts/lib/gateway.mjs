@@ -57,6 +57,31 @@ const UPSTREAM_IDLE_MS = 4_000;
 const CLIENT_IDLE_MS = 65_000;
 const EMPTY = Buffer.alloc(0);
 
+/**
+ * The apps' internal endpoints (POST /objects/internal/validate-filter, /members and /aggregate;
+ * GET /object-sets/internal/{id}/filter): the apps call them on each other, directly; through
+ * the gateway they do not exist (404, as behind nginx). Other methods under /objects/internal/
+ * are the public routes of an environment named "internal" (PUT /objects/internal/{id}, …).
+ * Sent along with a handed-over connection, so the app applies the same rule to the requests
+ * that follow on it (libs/domain's gateway-handoff.ts).
+ */
+const CLOSED_ROUTES = [
+  { method: 'POST', prefix: '/objects/internal/' },
+  { method: '*', prefix: '/object-sets/internal/' },
+];
+const isClosed = (method, target) => {
+  // As the apps' router would read the path: without the query, percent-decoded, any case
+  // (Express routes case-insensitively), repeated slashes as one.
+  let path = target.split('?')[0];
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // left as sent: the app cannot decode it either
+  }
+  path = path.replace(/\/+/g, '/').toLowerCase();
+  return CLOSED_ROUTES.some((c) => (c.method === '*' || c.method === method) && path.startsWith(c.prefix));
+};
+
 const errorBody = (errorCode, errorName, parameters) => JSON.stringify({ errorCode, errorName, errorInstanceId: crypto.randomUUID(), parameters });
 
 /** A complete response with a JSON body that closes the connection. */
@@ -243,7 +268,7 @@ class ClientConnection {
           const end = headEnd(this.buf);
           if (end < 0) return;
           const req = parseRequestHead(this.buf.toString('latin1', 0, end));
-          const app = this.gateway.route(req.target);
+          const app = this.gateway.route(req.method, req.target);
           if (this.mayHandOff && this.handOver(app)) return;
           this.mayHandOff = false;
           if (this.owed > 0 && this.active.app !== app) {
@@ -298,7 +323,7 @@ class ClientConnection {
     this.detached = true;
     this.socket.removeAllListeners('data');
     this.gateway.clients.delete(this);
-    const message = { type: 'gateway:connection', head: this.buf.toString('latin1'), paths: app.prefixes, relay: this.gateway.relayUrl };
+    const message = { type: 'gateway:connection', head: this.buf.toString('latin1'), paths: app.prefixes, closed: CLOSED_ROUTES, relay: this.gateway.relayUrl };
     this.buf = EMPTY;
     child.send(message, this.socket, (err) => {
       if (err) this.socket.destroy();
@@ -482,7 +507,7 @@ export async function startGateway(opts) {
     children: opts.children,
     relayUrl: '',
     stats,
-    route: (target) => routes.find((app) => app.prefixes.some((p) => under(target, p))) ?? self,
+    route: (method, target) => (isClosed(method, target) ? self : (routes.find((app) => app.prefixes.some((p) => under(target, p))) ?? self)),
   };
   const server = createTcpServer({ allowHalfOpen: true }, (socket) => gateway.clients.add(new ClientConnection(socket, gateway, !!opts.children)));
   // Where the apps send requests for other paths that arrive on a connection handed to them.

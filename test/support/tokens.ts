@@ -5,10 +5,14 @@ export const TEST_JWT_SECRET = 'test-secret-for-the-e2e-suite-0123456789';
 
 export const JWT_ENV = { AUTH_MODE: 'jwt', AUTH_JWT_SECRET: TEST_JWT_SECRET };
 
-/** A signed token; `expiresIn` seconds from now (negative: already expired). */
-export function token(sub: string, environments: string[], opts: { expiresIn?: number; secret?: string } = {}): Promise<string> {
+/** A signed token; `expiresIn` seconds from now (negative: already expired); `claims` added to the payload (`roles`, `iss`, `aud`, …). */
+export function token(
+  sub: string,
+  environments: string[],
+  opts: { expiresIn?: number; secret?: string; roles?: string[]; claims?: Record<string, unknown> } = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ environments })
+  return new SignJWT({ environments, ...(opts.roles ? { roles: opts.roles } : {}), ...opts.claims })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(sub)
     .setIssuedAt()

@@ -11,9 +11,22 @@ const API_DOCS: ApiDocsOptions = {
   schemaNames: OBJECTS_SCHEMA_NAMES,
 };
 
-/** The set service sends compiled set filters to these routes, which nest deeper than a client's filter may. */
+/**
+ * The set service sends compiled set filters to the internal routes, which nest deeper than a
+ * client's filter may and can hold two stable sets of 100,000 ids. Ingest, an ontology, one
+ * object (up to 10,000 values and tags) and a bulk read of 10,000 ids may pass BODY_LIMIT (1mb):
+ * they take LARGE_BODY_LIMIT (docker/nginx/default.conf.template routes the same operations).
+ */
 const HTTP_OPTIONS: HttpOptions = {
   deeperBodyRoutes: { '/objects/internal/members': COMPILED_FILTER_BODY_DEPTH, [INTERNAL_AGGREGATE_PATH]: COMPILED_FILTER_BODY_DEPTH },
+  largeBodyRoutes: [
+    { method: 'POST', path: /^\/objects\/ingest$/ },
+    { method: 'POST', path: /^\/objects\/bulk$/ },
+    { method: 'PUT', path: /^\/objects\/[^/]+\/[^/]+$/ },
+    { method: 'PUT', path: /^\/ontology$/ },
+    { method: 'POST', path: /^\/objects\/internal\/members$/ },
+    { method: 'POST', path: new RegExp(`^${INTERNAL_AGGREGATE_PATH}$`) },
+  ],
 };
 
 /**

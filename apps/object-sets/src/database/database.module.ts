@@ -1,7 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AppConfig, runMigrationsWithLock } from '@app/domain';
+import { AppConfig, runMigrationsWithLock, useWriteStatementTimeout } from '@app/domain';
 import { objectSetsDataSourceOptions, OBJECT_SETS_SCHEMA } from './data-source';
 
 /** Connects to PostgreSQL and brings schema `object_sets` up to date before the app serves. */
@@ -10,7 +10,7 @@ import { objectSetsDataSourceOptions, OBJECT_SETS_SCHEMA } from './data-source';
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({
-        ...objectSetsDataSourceOptions(config.databaseUrl, config.dbPoolSize),
+        ...objectSetsDataSourceOptions(config.databaseUrl, config.dbPoolSize, config.readStatementTimeoutMs),
         retryAttempts: 3,
         retryDelay: 1000,
       }),
@@ -18,9 +18,13 @@ import { objectSetsDataSourceOptions, OBJECT_SETS_SCHEMA } from './data-source';
   ],
 })
 export class DatabaseModule implements OnModuleInit {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
 
   async onModuleInit(): Promise<void> {
+    useWriteStatementTimeout(this.dataSource, this.config.writeStatementTimeoutMs);
     await runMigrationsWithLock(this.dataSource, OBJECT_SETS_SCHEMA);
   }
 }

@@ -187,18 +187,27 @@ export class ObjectSetsRepository {
     await m.query(`DELETE FROM object_sets.object_set WHERE id = $1`, [id]);
   }
 
-  /** Removes the ephemeral sets expired at `now` (and their references, cache rows); returns how many. object_set_expires_idx. */
+  /**
+   * Removes the ephemeral sets expired at `now` (with their own references and cache rows) that no
+   * live set still uses, directly or through other expired sets: a set referenced by a live set
+   * stays stored, and the live set keeps working, until nothing live references it. Returns how
+   * many were removed. object_set_expires_idx, object_set_reference_referenced_idx.
+   */
   async sweepExpired(now: Date): Promise<number> {
+    const doomed = `WITH RECURSIVE used(id) AS (
+         SELECT r.referenced_id FROM object_sets.object_set_reference r JOIN object_sets.object_set s ON s.id = r.set_id
+          WHERE ${liveSetSql('s', '$1')}
+         UNION
+         SELECT r.referenced_id FROM object_sets.object_set_reference r JOIN used u ON r.set_id = u.id
+       ),
+       doomed AS (SELECT id FROM object_sets.object_set WHERE expires_at <= $1::timestamptz AND id NOT IN (SELECT id FROM used))`;
     return this.dataSource.transaction(async (m) => {
       await this.lockGraph(m);
-      await m.query(
-        `DELETE FROM object_sets.object_set_reference r USING object_sets.object_set s
-          WHERE s.id = r.referenced_id AND s.expires_at <= $1::timestamptz`,
-        [now.toISOString()],
-      );
+      // Their own references first (one removed set may reference another), then the sets.
+      await m.query(`${doomed} DELETE FROM object_sets.object_set_reference WHERE set_id IN (SELECT id FROM doomed)`, [now.toISOString()]);
       // Counted in SQL: for a DELETE … RETURNING, TypeORM's query() answers [rows, count], not rows.
       const [{ n }]: { n: number }[] = await m.query(
-        `WITH removed AS (DELETE FROM object_sets.object_set WHERE expires_at <= $1::timestamptz RETURNING 1) SELECT count(*)::int AS n FROM removed`,
+        `${doomed}, removed AS (DELETE FROM object_sets.object_set WHERE id IN (SELECT id FROM doomed) RETURNING 1) SELECT count(*)::int AS n FROM removed`,
         [now.toISOString()],
       );
       return n;

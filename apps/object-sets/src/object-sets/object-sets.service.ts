@@ -74,7 +74,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     if (this.sweeper) clearInterval(this.sweeper);
   }
 
-  /** Deletes the ephemeral sets expired by now (they already read as 404); how many. Runs every minute. */
+  /** Deletes the ephemeral sets expired by now (they already read as 404) that no live set uses; how many. Runs every minute. */
   sweepExpired(): Promise<number> {
     return this.repository.sweepExpired(this.clock.now());
   }
@@ -169,7 +169,9 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const visible = visibleEnvironmentsParam(caller);
     const root = forCaller(liveOnly(closure.get(id)), visible);
     if (!root) throw new ObjectSetNotFound(id);
-    return compileObjectSet(root, (ref) => forCaller(liveOnly(closure.get(ref)), visible));
+    // A referenced ephemeral set that has expired is 404 itself, but stays stored and keeps
+    // serving the live sets that use it (sweepExpired removes it once none does).
+    return compileObjectSet(root, (ref) => forCaller(closure.get(ref), visible));
   }
 
   /**

@@ -8,6 +8,17 @@ export interface DiffSide {
   filter: ObjectSearchFilter;
   asOf?: Date;
 }
+/** PostgreSQL's json_build_object writes `{"members" : …}`, JSON.stringify `{"tooLarge":…}`. */
+const MEMBERS_ANSWER_START = /^\{\s*"(members|tooLarge)"\s*:/;
+const isMembersAnswer = (text: string) => MEMBERS_ANSWER_START.test(text.slice(0, 32)) && text.trimEnd().endsWith('}');
+const parsesAsJson = (text: string) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** What the object set service needs from the object service. */
 export abstract class ObjectsClient {
@@ -54,32 +65,34 @@ export class HttpObjectsClient extends ObjectsClient {
   }
 
   async linkTypeIds(caller: CallerContext): Promise<Set<string>> {
-    const text = await this.call(caller, 'GET', '/ontology', undefined, this.timeouts.shortMs);
+    const text = await this.call(caller, 'GET', '/ontology', undefined, this.timeouts.shortMs, parsesAsJson);
     const ontology = JSON.parse(text) as { linkTypes: { id: string }[] };
     return new Set(ontology.linkTypes.map((l) => l.id));
   }
 
   async members(caller: CallerContext, filter: ObjectSearchFilter, limit: number, asOf?: Date): Promise<MembersResult> {
     const body = asOf ? { filter, limit, asOf: asOf.toISOString() } : { filter, limit };
-    const text = await this.call(caller, 'POST', '/objects/internal/members', body, this.timeouts.membersMs);
+    // Passed on (and cached) as text, so not parsed: a complete JSON object that starts as a
+    // members answer does ({"members": …} or {"tooLarge": …}); a body that broke off never gets here.
+    const text = await this.call(caller, 'POST', '/objects/internal/members', body, this.timeouts.membersMs, isMembersAnswer);
     // The large answer is passed on as text; only the small "too large" answer is recognised.
-    if (text.startsWith('{"tooLarge"')) return { tooLarge: true };
+    if (/^\{\s*"tooLarge"/.test(text.slice(0, 16))) return { tooLarge: true };
     return { tooLarge: false, json: text };
   }
 
   async diff(caller: CallerContext, from: DiffSide, to: DiffSide, limit: number): Promise<MembersResult> {
     const side = (s: DiffSide) => (s.asOf ? { filter: s.filter, asOf: s.asOf.toISOString() } : { filter: s.filter });
-    const text = await this.call(caller, 'POST', '/objects/internal/diff', { from: side(from), to: side(to), limit }, this.timeouts.membersMs);
-    if (text.startsWith('{"tooLarge"')) return { tooLarge: true };
+    const text = await this.call(caller, 'POST', '/objects/internal/diff', { from: side(from), to: side(to), limit }, this.timeouts.membersMs, parsesAsJson);
+    if (/^\{\s*"tooLarge"/.test(text.slice(0, 16))) return { tooLarge: true };
     return { tooLarge: false, json: text };
   }
 
   aggregate(caller: CallerContext, request: InternalAggregateRequest): Promise<string> {
     // Passed on as text: it is already the response (InvalidArgument faults come back as errors).
-    return this.call(caller, 'POST', INTERNAL_AGGREGATE_PATH, request, this.timeouts.membersMs);
+    return this.call(caller, 'POST', INTERNAL_AGGREGATE_PATH, request, this.timeouts.membersMs, (text) => text.startsWith('{') && text.endsWith('}'));
   }
 
-  private call(caller: CallerContext, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<string> {
-    return callService({ dependency: 'objects', baseUrl: this.config.objectsUrl, method, path, caller, body, timeoutMs, logger: this.logger });
+  private call(caller: CallerContext, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, expect?: (text: string) => boolean): Promise<string> {
+    return callService({ dependency: 'objects', baseUrl: this.config.objectsUrl, method, path, caller, body, timeoutMs, logger: this.logger, expect });
   }
 }

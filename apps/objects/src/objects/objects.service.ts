@@ -6,6 +6,9 @@ import {
   ObjectNotFound,
   ObjectVersionNotFound,
   PAGE_LIMITS,
+  isRecord,
+  isSafeCount,
+  isText,
   PagingTokenCodec,
   asOfJson,
   InvalidPagingToken,
@@ -74,7 +77,10 @@ export class ObjectsService {
   async bulk(caller: CallerContext, objectIds: string[], pageSize: number, pagingToken?: string, at: ReadInstant = {}): Promise<string> {
     const ids = [...new Set(objectIds)];
     const binding = { op: 'bulk', ids, ...instantBinding(at) };
-    const after = pagingToken === undefined ? undefined : this.tokens.decode<BulkPosition & { t?: string }>(pagingToken, binding);
+    const after =
+      pagingToken === undefined
+        ? undefined
+        : this.tokens.decode<BulkPosition & { t?: string }>(pagingToken, binding, (p) => isRecord(p) && isSafeCount(p.ord) && isText(p.env) && (p.t === undefined || isText(p.t)));
     const instant = await pageInstant(at, after, () => this.repository.snapshotInstant());
     const rows = await this.repository.bulk(ids, after, pageSize + 1, visibleEnvironmentsParam(caller), instant.asOf);
     const page = rows.slice(0, pageSize);
@@ -95,7 +101,7 @@ export class ObjectsService {
     const start = window.startTime.toISOString();
     const end = window.endTime.toISOString();
     const binding = { op: 'history', environmentId, id, start, end };
-    const afterVersion = pagingToken === undefined ? 0 : this.tokens.decode<number>(pagingToken, binding);
+    const afterVersion = pagingToken === undefined ? 0 : this.tokens.decode<number>(pagingToken, binding, isSafeCount);
     const rows = await this.repository.history(environmentId, id, start, end, afterVersion, pageSize + 1);
     if (rows.length === 0 && afterVersion === 0 && !(await this.repository.everExisted(environmentId, id))) {
       throw new ObjectNotFound(id, environmentId);

@@ -1,8 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Put } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
+import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { InvalidArgument, OntologyVersion } from '@app/domain';
 import { OntologyVersionDto, PublishOntologyDto } from './dto/ontology.dto';
 import { OntologyService } from './ontology.service';
+import { PublishOntologyGuard } from './publish-ontology.guard';
 
 @ApiTags('ontology')
 @Controller('ontology')
@@ -27,8 +28,13 @@ export class OntologyController {
 
   @Put()
   @HttpCode(200)
-  @ApiOperation({ operationId: 'publishOntology', summary: 'Publishes a new ontology version (n+1) and makes it active' })
+  @UseGuards(PublishOntologyGuard)
+  @ApiOperation({
+    operationId: 'publishOntology',
+    summary: 'Publishes a new ontology version (n+1) and makes it active; with AUTH_MODE=jwt the token needs the role ontology-admin (AUTH_ONTOLOGY_ADMIN_ROLE)',
+  })
   @ApiOkResponse({ type: OntologyVersionDto })
+  @ApiForbiddenResponse({ description: "PermissionDenied: the token's roles claim lacks the ontology admin role" })
   publish(@Body() body: PublishOntologyDto): Promise<OntologyVersion> {
     return this.ontology.publish(body);
   }

@@ -5,6 +5,12 @@ import { OntologyRepository } from './ontology.repository';
 
 const EMPTY: OntologyVersion = { version: 0, objectTypes: [], linkTypes: [] };
 
+/**
+ * Parsed versions kept per replica, least recently used dropped first: reads use the active
+ * version (kept as lastActive besides) and the odd older one, and every version can be large.
+ */
+export const MAX_CACHED_ONTOLOGY_VERSIONS = 8;
+
 /** What a read run by readWithActive returns: its value, and the active ontology version its statement saw. */
 export interface ReadOutcome<T> {
   value: T;
@@ -14,7 +20,7 @@ export interface ReadOutcome<T> {
 
 /**
  * The ontology: versions are immutable once published, so each is parsed into an
- * OntologyIndex once and cached. Which version is active is asked of the database by writes
+ * OntologyIndex once and cached (the MAX_CACHED_ONTOLOGY_VERSIONS used last). Which version is active is asked of the database by writes
  * (getActiveIndex) and checked inside the statement itself by reads (readWithActive), so every
  * replica answers with the newest published version.
  */
@@ -69,7 +75,7 @@ export class OntologyService {
   async publish(definition: OntologyDefinition): Promise<OntologyVersion> {
     const published = await this.repository.publish(checkOntology(definition));
     const index = new OntologyIndex(published);
-    this.indexes.set(published.version, index);
+    this.remember(index);
     this.sawActive(index);
     return published;
   }
@@ -82,11 +88,26 @@ export class OntologyService {
 
   private async getIndex(version: number): Promise<OntologyIndex> {
     const cached = this.indexes.get(version);
-    if (cached) return cached;
+    if (cached) {
+      // Most recently used last in the Map's order.
+      this.indexes.delete(version);
+      this.indexes.set(version, cached);
+      return cached;
+    }
     const found = version === 0 ? EMPTY : await this.repository.findVersion(version);
     if (!found) throw new OntologyVersionNotFound(version);
-    const index = new OntologyIndex(found);
-    this.indexes.set(version, index);
+    return this.remember(new OntologyIndex(found));
+  }
+
+  private remember(index: OntologyIndex): OntologyIndex {
+    this.indexes.delete(index.version);
+    this.indexes.set(index.version, index);
+    while (this.indexes.size > MAX_CACHED_ONTOLOGY_VERSIONS) this.indexes.delete(this.indexes.keys().next().value as number);
     return index;
+  }
+
+  /** How many parsed versions this replica holds (bounded by MAX_CACHED_ONTOLOGY_VERSIONS). */
+  cachedVersions(): number {
+    return this.indexes.size;
   }
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiExcludeController, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext, sendJsonText } from '@app/domain';
+import { AppConfig, Caller, CallerContext, sendJsonText } from '@app/domain';
 import { checkDiffRequest, checkMembersRequest, MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
 import { SearchService } from './search.service';
 
@@ -13,7 +13,10 @@ import { SearchService } from './search.service';
 @ApiExcludeController()
 @Controller('objects/internal')
 export class InternalController {
-  constructor(private readonly search: SearchService) {}
+  constructor(
+    private readonly search: SearchService,
+    private readonly config: AppConfig,
+  ) {}
 
   @Post('validate-filter')
   @HttpCode(200)
@@ -37,7 +40,7 @@ export class InternalController {
   @ApiBody({ type: MembersRequestDto })
   @ApiOkResponse({ description: '{"members": {env: [ids]}, "links": [...]} or {"tooLarge": true, "limit": n}' })
   async members(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
-    const { filter, limit, asOf } = checkMembersRequest(body);
+    const { filter, limit, asOf } = checkMembersRequest(body, this.config.objectSetMemberLimit);
     sendJsonText(res, await this.search.members(caller, filter, limit, asOf));
   }
 
@@ -49,6 +52,6 @@ export class InternalController {
   })
   @ApiOkResponse({ description: '{"added": {env: [ids]}, "removed": {env: [ids]}} or {"tooLarge": true, "limit": n}' })
   async diff(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
-    sendJsonText(res, await this.search.diff(caller, checkDiffRequest(body)));
+    sendJsonText(res, await this.search.diff(caller, checkDiffRequest(body, this.config.objectSetMemberLimit)));
   }
 }

@@ -4,7 +4,10 @@ import {
   COMPILED_SET_FILTER_LIMITS,
   filterOf,
   InvalidFilter,
+  InvalidPagingToken,
   ObjectSearchFilter,
+  isRecord,
+  isText,
   PagingTokenCodec,
   validateOrderBy,
   parseAsOf,
@@ -55,7 +58,16 @@ export class SearchService {
     const rows = await this.ontology.readWithActive(async (ontology) => {
       let filter = validateFilter(body.filter, ontology, 'filter');
       const order = validateOrderBy(body.orderBy, ontology);
-      const after = pagingToken === undefined ? undefined : this.tokens.decode<(SearchPosition | OrderedPosition) & { t?: string }>(pagingToken, binding);
+      const after =
+        pagingToken === undefined
+          ? undefined
+          : this.tokens.decode<(SearchPosition | OrderedPosition) & { t?: string }>(pagingToken, binding, (p) =>
+              isRecord(p) &&
+              isText(p.env) &&
+              isText(p.id) &&
+              (p.t === undefined || isText(p.t)) &&
+              (order ? Array.isArray(p.k) && p.k.length === order.length && p.k.every((k) => k === null || isText(k)) : p.k === undefined),
+            );
       instant ??= await pageInstant(at, after, () => this.repository.snapshotInstant());
       const asOf = instant.asOf;
       if (body.startingSet !== undefined) {
@@ -65,7 +77,15 @@ export class SearchService {
       }
       const visible = visibleEnvironmentsParam(caller);
       const value = order
-        ? await this.repository.orderedPage(filter, ontology, { visible, order, after: after as OrderedPosition | undefined, limit: pageSize + 1, loadLinks, asOf })
+        ? await this.repository
+            .orderedPage(filter, ontology, { visible, order, after: after as OrderedPosition | undefined, limit: pageSize + 1, loadLinks, asOf })
+            .catch((e: unknown) => {
+              // A key value of the position that does not cast to its key's type (SQLSTATE class 22,
+              // data exception): only a token signed outside this service holds one.
+              const code = (e as { code?: unknown }).code ?? (e as { driverError?: { code?: unknown } }).driverError?.code;
+              if (after && typeof code === 'string' && code.startsWith('22')) throw new InvalidPagingToken('token is malformed');
+              throw e;
+            })
         : await this.repository.page(filter, ontology, { visible, after: after as SearchPosition | undefined, limit: pageSize + 1, loadLinks, asOf });
       return { value, activeVersion: value[0]?.active_ontology_version };
     });

@@ -122,7 +122,7 @@ class AnalyticsValidator {
   name(v: unknown, path: string): string {
     if (typeof v !== 'string') throw new InvalidArgument(path, `must be a string, not ${kindOf(v)}`);
     if (v.length === 0) throw new InvalidArgument(path, 'must not be empty');
-    if ([...v].length > ANALYTICS_LIMITS.nameLength) throw new InvalidArgument(path, `must be at most ${ANALYTICS_LIMITS.nameLength} characters`);
+    if (v.length > ANALYTICS_LIMITS.nameLength && (v.length > 2 * ANALYTICS_LIMITS.nameLength || [...v].length > ANALYTICS_LIMITS.nameLength)) throw new InvalidArgument(path, `must be at most ${ANALYTICS_LIMITS.nameLength} characters`);
     if (CONTROL.test(v)) throw new InvalidArgument(path, 'must not contain control characters');
     return v;
   }

@@ -8,6 +8,16 @@ export interface CallerContext {
   environments: '*' | readonly string[];
   /** The raw Authorization header, forwarded to the other service. */
   authorization?: string;
+  /**
+   * The roles of the token's roles claim (AUTH_MODE=jwt; empty when it has none). Undefined with
+   * AUTH_MODE=none, where there are no roles to check: every caller may do everything.
+   */
+  roles?: readonly string[];
+}
+
+/** Whether the caller holds `role`; always with AUTH_MODE=none (roles undefined). */
+export function hasRole(caller: CallerContext, role: string): boolean {
+  return caller.roles === undefined || caller.roles.includes(role);
 }
 
 export const ALL_ENVIRONMENTS = '*';

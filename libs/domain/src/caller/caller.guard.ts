@@ -5,12 +5,13 @@ import { identifierFault } from '../ids';
 import { InvalidArgument } from '../errors';
 import { ALL_ENVIRONMENTS, CallerContext } from './caller-context';
 import { TokenVerifier } from './token-verifier';
+import { RequestWithVerifiedCaller, VERIFIED_CALLER } from '../http/authenticate-first';
 
 const PUBLIC_KEY = 'ontology:public';
 /** Marks a route that needs no credentials (health checks). */
 export const Public = () => SetMetadata(PUBLIC_KEY, true);
 
-type RequestWithCaller = { headers: Record<string, string | string[] | undefined>; caller?: CallerContext };
+type RequestWithCaller = { headers: Record<string, string | string[] | undefined>; caller?: CallerContext } & RequestWithVerifiedCaller;
 
 const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
 
@@ -36,7 +37,8 @@ export class CallerGuard implements CanActivate {
     if (isPublic) return true;
     const authorization = first(req.headers['authorization']);
     if (this.verifier) {
-      req.caller = await this.verifier.verify(authorization);
+      // Verified before the body was read (authenticateFirst), or here.
+      req.caller = req[VERIFIED_CALLER] ?? (await this.verifier.verify(authorization));
       return true;
     }
     const userId = first(req.headers['x-user-id']);

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './app-config';
+import { ConfigError, DEV_PAGING_TOKEN_SECRET, loadConfig } from './app-config';
 
 describe('configuration', () => {
   const base = { DATABASE_URL: 'postgres://u@localhost/db' };
@@ -44,9 +44,17 @@ describe('auth configuration', () => {
     expect(() => loadConfig({ ...base, AUTH_MODE: 'jwt', AUTH_JWT_PUBLIC_KEY: 'not a key' })).toThrow(/PEM/);
     expect(loadConfig({ ...base, AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'x'.repeat(32) }).authMode).toBe('jwt');
   });
+  it('refuses a missing or development PAGING_TOKEN_SECRET in production', () => {
+    const prod = { ...base, NODE_ENV: 'production', AUTH_ALLOW_NONE: 'true' };
+    expect(() => loadConfig(prod)).toThrow(/PAGING_TOKEN_SECRET is required with NODE_ENV=production/);
+    expect(() => loadConfig({ ...prod, PAGING_TOKEN_SECRET: DEV_PAGING_TOKEN_SECRET })).toThrow(/PAGING_TOKEN_SECRET/);
+    expect(loadConfig({ ...prod, PAGING_TOKEN_SECRET: 'a-random-secret' }).pagingTokenSecret).toBe('a-random-secret');
+    expect(loadConfig(base).pagingTokenSecret).toBe(DEV_PAGING_TOKEN_SECRET);
+  });
+
   it('refuses AUTH_MODE=none in production unless AUTH_ALLOW_NONE=true', () => {
     expect(() => loadConfig({ ...base, NODE_ENV: 'production' })).toThrow(/AUTH_ALLOW_NONE/);
-    expect(loadConfig({ ...base, NODE_ENV: 'production', AUTH_ALLOW_NONE: 'true' }).authMode).toBe('none');
+    expect(loadConfig({ ...base, NODE_ENV: 'production', AUTH_ALLOW_NONE: 'true', PAGING_TOKEN_SECRET: 's'.repeat(32) }).authMode).toBe('none');
   });
 });
 

@@ -20,14 +20,28 @@ export class AppConfig {
   authJwtSecret?: string;
   /** RS256/ES256 public key, PEM (AUTH_MODE=jwt). */
   authJwtPublicKey?: string;
+  /** When set, a token's `iss` must equal it (AUTH_JWT_ISSUER). */
+  authJwtIssuer?: string;
+  /** When set, a token's `aud` must hold it (AUTH_JWT_AUDIENCE). */
+  authJwtAudience?: string;
+  /** The claim that lists a caller's roles (AUTH_ROLES_CLAIM, `roles`; a dotted path such as `realm_access.roles` reaches into an object). */
+  authRolesClaim: string;
+  /** The role that may publish the ontology in AUTH_MODE=jwt (AUTH_ONTOLOGY_ADMIN_ROLE, `ontology-admin`). */
+  authOntologyAdminRole: string;
   objectSetMemberLimit: number;
   membersCacheTtlSeconds: number;
   ephemeralSetTtlSeconds: number;
   pagingTokenSecret: string;
+  /** Most bytes of a request body (BODY_LIMIT, 1mb); the operations of HttpOptions.largeBodyRoutes take LARGE_BODY_LIMIT (64mb). */
   bodyLimit: string;
+  largeBodyLimit: string;
   dbPoolSize: number;
   /** GET /metrics and the counters behind it (METRICS_ENABLED, default true). */
   metricsEnabled: boolean;
+  /** Server-side limit of a read statement (READ_STATEMENT_TIMEOUT_MS, 15 s); past it the request is 503. */
+  readStatementTimeoutMs: number;
+  /** Server-side limit of each statement of a write transaction (WRITE_STATEMENT_TIMEOUT_MS, 120 s). */
+  writeStatementTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -84,6 +98,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }
     }
   }
+  if (nodeEnv === 'production' && (!env.PAGING_TOKEN_SECRET || env.PAGING_TOKEN_SECRET === DEV_PAGING_TOKEN_SECRET)) {
+    // The development default is public: with it anyone can sign paging tokens of their own.
+    problems.push('PAGING_TOKEN_SECRET is required with NODE_ENV=production (a random value, the same on every replica)');
+  }
   if (authMode === 'none' && nodeEnv === 'production' && env.AUTH_ALLOW_NONE !== 'true') {
     problems.push('AUTH_MODE=none is refused with NODE_ENV=production; set AUTH_MODE=jwt, or AUTH_ALLOW_NONE=true to accept that anyone can read and write everything');
   }
@@ -98,13 +116,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authMode,
     authJwtSecret,
     authJwtPublicKey,
+    authJwtIssuer: env.AUTH_JWT_ISSUER || undefined,
+    authJwtAudience: env.AUTH_JWT_AUDIENCE || undefined,
+    authRolesClaim: env.AUTH_ROLES_CLAIM || 'roles',
+    authOntologyAdminRole: env.AUTH_ONTOLOGY_ADMIN_ROLE || 'ontology-admin',
     objectSetMemberLimit: int('OBJECT_SET_MEMBER_LIMIT', 100_000),
     membersCacheTtlSeconds: int('MEMBERS_CACHE_TTL', 60, 0),
     ephemeralSetTtlSeconds: int('EPHEMERAL_SET_TTL', 86_400),
     pagingTokenSecret: env.PAGING_TOKEN_SECRET || DEV_PAGING_TOKEN_SECRET,
-    bodyLimit: env.BODY_LIMIT || '64mb',
+    bodyLimit: env.BODY_LIMIT || '1mb',
+    largeBodyLimit: env.LARGE_BODY_LIMIT || '64mb',
     dbPoolSize: int('DB_POOL_SIZE', 20, 1, 1000),
     metricsEnabled: (env.METRICS_ENABLED || 'true').toLowerCase() !== 'false',
+    readStatementTimeoutMs: int('READ_STATEMENT_TIMEOUT_MS', 15_000, 1, 2_147_483_647),
+    writeStatementTimeoutMs: int('WRITE_STATEMENT_TIMEOUT_MS', 120_000, 1, 2_147_483_647),
   });
   if (!['true', 'false'].includes((env.METRICS_ENABLED || 'true').toLowerCase())) {
     problems.push(`METRICS_ENABLED must be true or false (got '${env.METRICS_ENABLED}')`);
@@ -112,7 +137,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got '${config.logLevel}')`);
   }
-  if (!/^\d+(b|kb|mb|gb)?$/i.test(config.bodyLimit)) problems.push(`BODY_LIMIT must look like 64mb (got '${config.bodyLimit}')`);
+  if (!/^\d+(b|kb|mb|gb)?$/i.test(config.bodyLimit)) problems.push(`BODY_LIMIT must look like 1mb (got '${config.bodyLimit}')`);
+  if (!/^\d+(b|kb|mb|gb)?$/i.test(config.largeBodyLimit)) problems.push(`LARGE_BODY_LIMIT must look like 64mb (got '${config.largeBodyLimit}')`);
   if (problems.length) throw new ConfigError(problems);
   return config;
 }

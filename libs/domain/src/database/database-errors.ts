@@ -6,11 +6,14 @@
  */
 
 /**
- * SQLSTATEs of a server that is going away, starting, refusing connections or has lost one:
- * class 08 (connection exception) in full, and these of classes 53 and 57.
+ * SQLSTATEs of a server that is going away, starting, refusing connections or has lost one, or
+ * cannot answer in time: class 08 (connection exception) in full, and these of classes 53 and 57.
  */
 const UNAVAILABLE_SQLSTATES = new Set([
   '53300', // too_many_connections
+  // query_canceled: a statement ran past its statement_timeout (READ_STATEMENT_TIMEOUT_MS), which
+  // means the database is too busy to answer it now, or was cancelled because its client left.
+  '57014',
   '57P01', // admin_shutdown: the server is stopping (fast or immediate shutdown)
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now: the server is starting up or shutting down

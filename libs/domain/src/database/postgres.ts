@@ -1,6 +1,12 @@
 import { Logger } from '@nestjs/common';
-import type { Pool } from 'pg';
-import { DataSource, DataSourceOptions, MigrationInterface } from 'typeorm';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Pool, PoolClient } from 'pg';
+import { isDatabaseUnavailable } from './database-errors';
+import { DataSource, DataSourceOptions, EntityManager, MigrationExecutor, MigrationInterface } from 'typeorm';
+
+/** Defaults of READ_STATEMENT_TIMEOUT_MS and WRITE_STATEMENT_TIMEOUT_MS. */
+export const DEFAULT_READ_STATEMENT_TIMEOUT_MS = 15_000;
+export const DEFAULT_WRITE_STATEMENT_TIMEOUT_MS = 120_000;
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -11,6 +17,8 @@ export function postgresOptions(opts: {
   migrations: MigrationClass[];
   poolSize?: number;
   applicationName: string;
+  /** Every statement's server-side limit unless a write transaction raises it (useWriteStatementTimeout). */
+  statementTimeoutMs?: number;
 }): DataSourceOptions {
   return {
     type: 'postgres',
@@ -25,8 +33,10 @@ export function postgresOptions(opts: {
       max: opts.poolSize ?? 20,
       application_name: opts.applicationName,
       connectionTimeoutMillis: 10_000,
-      // Statements that run away are cut off rather than holding a connection forever.
-      statement_timeout: 120_000,
+      // Statements that run away are cut off rather than holding a connection: reads (most
+      // statements) after READ_STATEMENT_TIMEOUT_MS; write transactions raise it for themselves
+      // (useWriteStatementTimeout); migrations run without one (runMigrationsWithLock).
+      statement_timeout: opts.statementTimeoutMs ?? DEFAULT_READ_STATEMENT_TIMEOUT_MS,
     },
   };
 }
@@ -40,14 +50,20 @@ export async function runMigrationsWithLock(dataSource: DataSource, schema: stri
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
+    // A migration may rewrite a large table: no statement timeout on this session, which runs
+    // them (the reads' and writes' limits are for requests).
+    await runner.query(`SET statement_timeout = 0`);
     await runner.query(`SELECT pg_advisory_lock(hashtext($1))`, [`ontology-migrations:${schema}`]);
     try {
       await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      const ran = await dataSource.runMigrations({ transaction: 'each' });
+      const executor = new MigrationExecutor(dataSource, runner);
+      executor.transaction = 'each';
+      const ran = await executor.executePendingMigrations();
       if (ran.length) logger.log(`applied ${ran.map((m) => m.name).join(', ')} to schema ${schema}`);
       return ran.map((m) => m.name);
     } finally {
       await runner.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`ontology-migrations:${schema}`]);
+      await runner.query(`RESET statement_timeout`);
     }
   } finally {
     await runner.release();
@@ -85,16 +101,85 @@ export function observeStatements(dataSource: DataSource, observer: StatementObs
 }
 
 /**
- * One statement on the pool (see pgPool); the rows. With `label`, a hot statement that is not
- * prepared (yet): its duration is observed under that name like preparedRows'.
+ * Write transactions under WRITE_STATEMENT_TIMEOUT_MS instead of the pool's read timeout: every
+ * `dataSource.transaction(...)` starts with `SET LOCAL statement_timeout` (one more round trip per
+ * write transaction; the setting ends with the transaction).
+ */
+export function useWriteStatementTimeout(dataSource: DataSource, writeTimeoutMs: number): void {
+  const transaction = dataSource.transaction.bind(dataSource) as (...args: unknown[]) => Promise<unknown>;
+  const set = `SET LOCAL statement_timeout = ${Math.trunc(writeTimeoutMs)}`;
+  (dataSource as { transaction: unknown }).transaction = (...args: unknown[]) => {
+    const run = args[args.length - 1] as (m: EntityManager) => Promise<unknown>;
+    return transaction(...args.slice(0, -1), async (m: EntityManager) => {
+      await m.query(set);
+      return run(m);
+    });
+  };
+}
+
+/** The AbortSignal of the request being served (requestScope); aborted when its client goes away. */
+const requestSignals = new AsyncLocalStorage<AbortSignal>();
+
+/**
+ * Runs `next` (the rest of a request's handling) with `signal` as the request's: statements
+ * started through queryRows / preparedRows while it runs are cancelled in PostgreSQL when it aborts.
+ */
+export function withRequestSignal<T>(signal: AbortSignal, next: () => T): T {
+  return requestSignals.run(signal, next);
+}
+
+/** The current request's AbortSignal, if a request is being served. */
+export function currentRequestSignal(): AbortSignal | undefined {
+  return requestSignals.getStore();
+}
+
+/**
+ * One statement on the pool. Outside a request, or for a request still connected, as pool.query;
+ * when the request's client goes away while it runs, the statement is cancelled in PostgreSQL
+ * (pg_cancel_backend on another pooled connection) and its connection closed rather than reused,
+ * so a cancel can never reach the next statement on it.
+ */
+async function runOnPool(pool: Pool, query: { name?: string; text: string; values: unknown[] }): Promise<unknown[]> {
+  const signal = currentRequestSignal();
+  if (!signal) return (await pool.query(query)).rows;
+  if (signal.aborted) throw new Error('the request was abandoned by its client');
+  const client: PoolClient & { processID?: number } = await pool.connect();
+  // Closed rather than reused after a cancel or a connection error.
+  let discard = false;
+  const cancel = () => {
+    discard = true;
+    pool.query('SELECT pg_cancel_backend($1)', [client.processID]).catch(() => undefined);
+  };
+  // A checked-out client has no pool listener: a connection lost while it is out must not be an unhandled 'error'.
+  const lost = () => {
+    discard = true;
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  client.on('error', lost);
+  try {
+    return (await client.query(query)).rows;
+  } catch (e) {
+    discard ||= isDatabaseUnavailable(e);
+    throw e;
+  } finally {
+    signal.removeEventListener('abort', cancel);
+    client.removeListener('error', lost);
+    client.release(discard);
+  }
+}
+
+/**
+ * One statement on the pool (see pgPool); the rows. Cancelled when the request's client goes away
+ * (runOnPool). With `label`, a hot statement that is not prepared (yet): its duration is observed
+ * under that name like preparedRows'.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function queryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = [], label?: string): Promise<T[]> {
   const pool = pgPool(dataSource);
   const observe = label === undefined ? undefined : statementObservers.get(pool);
-  if (!observe) return (await pool.query(sql, params)).rows as T[];
+  if (!observe) return (await runOnPool(pool, { text: sql, values: params })) as T[];
   const started = performance.now();
-  const { rows } = await pool.query(sql, params);
+  const rows = await runOnPool(pool, { text: sql, values: params });
   observe(label!, (performance.now() - started) / 1000);
   return rows as T[];
 }
@@ -111,9 +196,9 @@ export async function queryRows<T = any>(dataSource: DataSource, sql: string, pa
 export async function preparedRows<T = any>(dataSource: DataSource, name: string, sql: string, params: unknown[] = [], label = name): Promise<T[]> {
   const pool = pgPool(dataSource);
   const observe = statementObservers.get(pool);
-  if (!observe) return (await pool.query({ name, text: sql, values: params })).rows as T[];
+  if (!observe) return (await runOnPool(pool, { name, text: sql, values: params })) as T[];
   const started = performance.now();
-  const { rows } = await pool.query({ name, text: sql, values: params });
+  const rows = await runOnPool(pool, { name, text: sql, values: params });
   observe(label, (performance.now() - started) / 1000);
   return rows as T[];
 }

@@ -35,6 +35,7 @@ describe('mapping exceptions to API errors', () => {
     ['a lost socket', { message: 'Connection terminated unexpectedly' }],
     ['a connect timeout', { message: 'Connection terminated due to connection timeout' }],
     ['an exhausted pool', new Error('timeout exceeded when trying to connect')],
+    ['a statement past its statement_timeout (57014)', { code: '57014', message: 'canceling statement due to statement timeout' }],
     ['a broken client', new Error('Client has encountered a connection error and is not queryable')],
     ['TypeORM wrapping the driver error', Object.assign(new Error('x'), { name: 'QueryFailedError', driverError: { code: '57P01' } })],
     ['a statement of a transaction whose connection was released after an error', Object.assign(new Error('released'), { name: 'QueryRunnerProviderAlreadyReleasedError' })],

@@ -273,3 +273,26 @@ describe('propertyValueFault', () => {
     expect(propertyValueFault('geopoint', null)).toMatch(/lat/);
   });
 });
+
+describe('bounds before per-character work, and the budget of one filter', () => {
+  const long = 'ж'.repeat(20_000_000);
+
+  it(`texts past ${'4,096'} characters are refused before anything looks at them`, () => {
+    const started = Date.now();
+    expect(fault(F('propertyText', { query: long }))).toEqual({ path: 'filter.propertyText.query', reason: 'must be at most 4096 characters' });
+    expect(fault(F('propertyPrefix', { propertyId: 'name', prefix: long })).path).toBe('filter.propertyPrefix.prefix');
+    expect(fault(F('propertyOrigin', { origin: long })).reason).toBe('must be at most 4096 characters');
+    expect(fault(F('propertyEquals', { propertyId: 'name', value: long })).path).toBe('filter.propertyEquals.value');
+    expect(fault(F('propertyIn', { propertyId: 'name', values: ['a', long] })).path).toBe('filter.propertyIn.values[1]');
+    expect(fault(F('objectId', { ids: [long] })).reason).toBe('object id must be at most 256 characters');
+    expect(Date.now() - started).toBeLessThan(200);
+    expect(() => validateFilter(F('propertyText', { query: 'ж'.repeat(4096) }), ontology)).not.toThrow();
+  });
+
+  it('the lists of one filter hold at most 100,000 entries together (10 full lists)', () => {
+    const ids = (n: number, p: string) => Array.from({ length: n }, (_, i) => `${p}${i}`);
+    const lists = (count: number) => F('or', { filters: Array.from({ length: count }, (_, i) => F('objectId', { ids: ids(10_000, `l${i}-`) })) });
+    expect(() => validateFilter(lists(10), ontology)).not.toThrow();
+    expect(fault(lists(11))).toEqual({ path: 'filter.or.filters[10].objectId.ids', reason: 'the lists of one filter may hold at most 100000 entries together' });
+  });
+});

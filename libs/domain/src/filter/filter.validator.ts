@@ -13,6 +13,13 @@ import { FILTER_TYPES, FilterType, ObjectSearchFilter, PropertyValue } from './f
 export const MAX_FILTER_DEPTH = 32;
 export const MAX_FILTER_NODES = 1000;
 export const MAX_FILTER_LIST_ENTRIES = 10000;
+/** Entries of all the lists of one filter together (ids, types, tags, values): 10 full lists. */
+export const MAX_FILTER_TOTAL_LIST_ENTRIES = 100_000;
+/**
+ * Longest text in a filter (a prefix, a text query, an origin, a string value), in UTF-16 code
+ * units, checked before any other look at the text: 4,096.
+ */
+export const MAX_FILTER_STRING_LENGTH = 4096;
 const MAX_ORIGIN_LENGTH = 1024;
 
 const FILTER_TYPE_SET: ReadonlySet<string> = new Set(FILTER_TYPES);
@@ -61,17 +68,25 @@ function joinTypes(types: readonly string[]): string {
 export interface FilterLimits {
   depth: number;
   nodes: number;
+  /** Entries of one list. */
   listEntries: number;
+  /** Entries of all lists of the filter together: the request's budget. */
+  totalListEntries: number;
 }
 
-export const CLIENT_FILTER_LIMITS: FilterLimits = { depth: MAX_FILTER_DEPTH, nodes: MAX_FILTER_NODES, listEntries: MAX_FILTER_LIST_ENTRIES };
+export const CLIENT_FILTER_LIMITS: FilterLimits = {
+  depth: MAX_FILTER_DEPTH,
+  nodes: MAX_FILTER_NODES,
+  listEntries: MAX_FILTER_LIST_ENTRIES,
+  totalListEntries: MAX_FILTER_TOTAL_LIST_ENTRIES,
+};
 
 /**
  * Compiled object set definitions: a stable set holds up to 100,000 ids in one list, and nesting
  * sets inside sets adds levels. Still bounded, so no request can make the validator or the SQL
  * planner work without limit.
  */
-export const COMPILED_SET_FILTER_LIMITS: FilterLimits = { depth: 512, nodes: 20_000, listEntries: 200_000 };
+export const COMPILED_SET_FILTER_LIMITS: FilterLimits = { depth: 512, nodes: 20_000, listEntries: 200_000, totalListEntries: 250_000 };
 
 /**
  * How deep the JSON of a request carrying a compiled filter may nest: a filter level takes at most
@@ -81,6 +96,7 @@ export const COMPILED_FILTER_BODY_DEPTH = 3 * COMPILED_SET_FILTER_LIMITS.depth +
 
 class FilterValidator {
   private nodes = 0;
+  private listEntries = 0;
 
   constructor(
     private readonly ontology: OntologyIndex,
@@ -287,6 +303,10 @@ class FilterValidator {
     if (v.length > this.limits.listEntries) {
       throw new InvalidFilter(`${path}.${key}`, `must have at most ${this.limits.listEntries} entries, has ${v.length}`);
     }
+    // Nested filters of `and` / `or` count as nodes; every other list counts against the budget.
+    if (key !== 'filters' && (this.listEntries += v.length) > this.limits.totalListEntries) {
+      throw new InvalidFilter(`${path}.${key}`, `the lists of one filter may hold at most ${this.limits.totalListEntries} entries together`);
+    }
     return v;
   }
 
@@ -302,6 +322,7 @@ class FilterValidator {
     const v = p[key];
     if (v === undefined || v === null) throw new InvalidFilter(`${path}.${key}`, `missing required field "${key}"`);
     if (typeof v !== 'string') throw new InvalidFilter(`${path}.${key}`, `must be a string, not ${kindOf(v)}`);
+    if (v.length > MAX_FILTER_STRING_LENGTH) throw new InvalidFilter(`${path}.${key}`, `must be at most ${MAX_FILTER_STRING_LENGTH} characters`);
     return v;
   }
 
@@ -373,6 +394,7 @@ class FilterValidator {
   /** A value fits when it is a value of any of the property's (applicable) types. */
   private value(v: unknown, path: string, propertyId: string, types: PropertyType[]): PropertyValue {
     if (v === undefined || v === null) throw new InvalidFilter(path, 'missing value');
+    if (typeof v === 'string' && v.length > MAX_FILTER_STRING_LENGTH) throw new InvalidFilter(path, `must be at most ${MAX_FILTER_STRING_LENGTH} characters`);
     const faults = types.map((t) => propertyValueFault(t, v));
     if (faults.some((f) => f === undefined)) return v as PropertyValue;
     if (types.length === 1) throw new InvalidFilter(path, `property '${propertyId}' is of type ${types[0]}: ${faults[0]}`);

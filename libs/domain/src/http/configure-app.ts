@@ -3,11 +3,15 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { json } from 'express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
+import type { NextFunction, Request, Response } from 'express';
+import { TokenVerifier } from '../caller/token-verifier';
 import { AppConfig } from '../config';
-import { ConjureExceptionFilter } from '../errors';
 import { AppMetrics } from '../metrics';
+import { withRequestSignal } from '../database/postgres';
+import { ConjureExceptionFilter, PayloadTooLarge } from '../errors';
 import { createValidationPipe } from '../validation';
 import { applyRequestExamples, RequestExamples, useApiSchemaNames } from './api-docs';
+import { authenticateFirst } from './authenticate-first';
 import { bodyGuard, JSON_MEDIA_TYPES, noteUnicodeEscapes } from './body-guard';
 import { requestIdMiddleware } from './request-id';
 
@@ -22,9 +26,17 @@ export interface ApiDocsOptions {
   schemaNames?: Record<string, string>;
 }
 
+/** An operation by method and path pattern (matched against the whole path). */
+export interface RouteMatcher {
+  method: string;
+  path: RegExp;
+}
+
 export interface HttpOptions {
   /** Routes (exact paths) whose bodies may nest deeper than MAX_BODY_DEPTH, with their bound. */
   deeperBodyRoutes?: Record<string, number>;
+  /** Operations whose bodies may reach LARGE_BODY_LIMIT instead of BODY_LIMIT (many objects, a whole ontology, a stable set). */
+  largeBodyRoutes?: RouteMatcher[];
 }
 
 /**
@@ -45,10 +57,32 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
   // Ahead of Express, so the latency histogram covers the whole pipeline (METRICS_ENABLED=false: nothing installed).
   app.get(AppMetrics, { strict: false }).instrumentHttpServer(app.getHttpServer());
   app.use(requestIdMiddleware);
-  // Express's JSON parser, as useBodyParser installs it, with a verify hook (which Nest keeps for its rawBody option).
-  app.use(json({ limit: config.bodyLimit, type: JSON_MEDIA_TYPES, verify: noteUnicodeEscapes }));
+  // Credentials before the body: no unauthenticated request makes the app read or parse one.
+  if (config.authMode === 'jwt') app.use(authenticateFirst(new TokenVerifier(config)));
+  // Express's JSON parser, as useBodyParser installs it, with a verify hook (which Nest keeps for
+  // its rawBody option): BODY_LIMIT for most operations, LARGE_BODY_LIMIT for the few that carry many objects.
+  const parser = json({ limit: config.bodyLimit, type: JSON_MEDIA_TYPES, verify: noteUnicodeEscapes });
+  const largeParser = json({ limit: config.largeBodyLimit, type: JSON_MEDIA_TYPES, verify: noteUnicodeEscapes });
+  const large = http.largeBodyRoutes ?? [];
+  app.use((req: Request, res: Response, next: NextFunction) =>
+    (large.some((r) => r.method === req.method && r.path.test(req.path)) ? largeParser : parser)(req, res, (e?: unknown) => {
+      // Named here, with the limit in bytes (as the nginx gateway names it): past this point Nest
+      // turns the parser's error into an HttpException that no longer holds the limit.
+      const err = e as { type?: string; limit?: number } | undefined;
+      next(err?.type === 'entity.too.large' ? new PayloadTooLarge(String(err.limit)) : e);
+    }),
+  );
   // Right after the parser, before routing: no pipe ever sees a body it cannot handle.
   app.use(bodyGuard({ deeperRoutes: http.deeperBodyRoutes }));
+  // After the body parser (whose stream callbacks would lose it): the request's AbortSignal, which
+  // cancels its statements in PostgreSQL and its calls to the other app when its client goes away.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    withRequestSignal(controller.signal, next);
+  });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ConjureExceptionFilter());
   app.set('etag', false);

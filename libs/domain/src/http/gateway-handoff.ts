@@ -23,12 +23,17 @@ interface HandoffMessage {
   head: string;
   /** The paths the gateway sends to this app (prefixes: `/objects` covers `/objects/…` and `/objects?…`). */
   paths: string[];
+  /**
+   * Routes under those paths that the gateway keeps closed (the apps' internal endpoints): their
+   * requests are relayed to the gateway like other paths' (which answers 404). `method` `*`: any.
+   */
+  closed?: { method: string; prefix: string }[];
   /** Where requests for other paths go: `http://127.0.0.1:<port>`. */
   relay: string;
 }
 
 const HANDED_OVER = Symbol('gateway handoff');
-type HandedOverSocket = Socket & { [HANDED_OVER]?: { relay: URL; paths: string[] } };
+type HandedOverSocket = Socket & { [HANDED_OVER]?: { relay: URL; paths: string[]; closed: { method: string; prefix: string }[] } };
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, so they are not relayed. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
@@ -42,6 +47,18 @@ function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 /** Whether `url` is `prefix` itself or below it (`/objects`, `/objects/…`, `/objects?…`). */
 const under = (url: string, prefix: string): boolean =>
   url.startsWith(prefix) && (url.length === prefix.length || url[prefix.length] === '/' || url[prefix.length] === '?');
+
+/** Whether a request is for a route the gateway keeps closed, read as the router reads paths (see gateway.mjs's isClosed). */
+function isClosedRoute(closed: { method: string; prefix: string }[], method: string, url: string): boolean {
+  let path = url.split('?')[0];
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // left as sent
+  }
+  path = path.replace(/\/+/g, '/').toLowerCase();
+  return closed.some((c) => (c.method === '*' || c.method === method) && path.startsWith(c.prefix));
+}
 
 /** Relays one request to the gateway and its response back, streaming both bodies. */
 function relay(to: URL, req: IncomingMessage, res: ServerResponse): void {
@@ -81,12 +98,16 @@ export function acceptGatewayConnections(server: Server): void {
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const handoff = (req.socket as HandedOverSocket)[HANDED_OVER];
-    if (handoff && !handoff.paths.some((p) => under(req.url ?? '/', p))) return relay(handoff.relay, req, res);
+    if (handoff) {
+      const url = req.url ?? '/';
+      const closed = isClosedRoute(handoff.closed, req.method ?? '', url);
+      if (closed || !handoff.paths.some((p) => under(url, p))) return relay(handoff.relay, req, res);
+    }
     for (const listener of listeners) listener(req, res);
   });
   process.on('message', (message: HandoffMessage, socket?: Socket) => {
     if (message?.type !== GATEWAY_CONNECTION_MESSAGE || !socket) return;
-    (socket as HandedOverSocket)[HANDED_OVER] = { relay: new URL(message.relay), paths: message.paths };
+    (socket as HandedOverSocket)[HANDED_OVER] = { relay: new URL(message.relay), paths: message.paths, closed: message.closed ?? [] };
     server.emit('connection', socket);
     // The bytes the gateway read come first; the rest the socket reads itself.
     if (message.head) socket.emit('data', Buffer.from(message.head, 'latin1'));

@@ -9,3 +9,4 @@ export * from './request-id';
 export * from './express-adapter';
 export * from './gateway-handoff';
 export * from './stop-with-parent';
+export * from './authenticate-first';

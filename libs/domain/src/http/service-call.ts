@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import { CallerContext } from '../caller/caller-context';
+import { currentRequestSignal } from '../database/postgres';
 import { DependencyUnavailable, DomainError, ErrorCode, ErrorParameters } from '../errors/domain-error';
 
 export interface ServiceCall {
@@ -12,6 +13,8 @@ export interface ServiceCall {
   body?: unknown;
   timeoutMs: number;
   logger: Logger;
+  /** Whether a 2xx body is the answer expected (else 503 DependencyUnavailable): a cheap check of its form. */
+  expect?: (text: string) => boolean;
 }
 
 /**
@@ -24,6 +27,7 @@ export interface ServiceCall {
  */
 export async function callService(call: ServiceCall): Promise<string> {
   const url = `${call.baseUrl}${call.path}`;
+  const requestSignal = currentRequestSignal();
   let res: Response;
   try {
     res = await fetch(url, {
@@ -35,14 +39,29 @@ export async function callService(call: ServiceCall): Promise<string> {
         ...(call.caller.authorization ? { authorization: call.caller.authorization } : {}),
       },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
-      signal: AbortSignal.timeout(call.timeoutMs),
+      // The timeout, or the caller's own client going away (then nobody waits for the answer).
+      signal: requestSignal ? AbortSignal.any([AbortSignal.timeout(call.timeoutMs), requestSignal]) : AbortSignal.timeout(call.timeoutMs),
     });
   } catch (e) {
     call.logger.warn(`${call.dependency} unreachable (${call.method} ${url}): ${(e as Error).message}`);
     throw new DependencyUnavailable(call.dependency);
   }
-  const text = await res.text().catch(() => '');
-  if (res.ok) return text;
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (e) {
+    // The answer broke off (the other app died or the connection dropped mid-body): whatever
+    // its status said, there is no answer; never an empty or partial one passed on as a 2xx.
+    call.logger.warn(`${call.dependency} answer to ${call.method} ${url} could not be read: ${(e as Error).message}`);
+    throw new DependencyUnavailable(call.dependency);
+  }
+  if (res.ok) {
+    if (call.expect && !call.expect(text)) {
+      call.logger.warn(`${call.dependency} answered ${res.status} to ${call.method} ${url} with a body that is not the expected answer`);
+      throw new DependencyUnavailable(call.dependency);
+    }
+    return text;
+  }
   let error: { errorCode?: ErrorCode; errorName?: string; parameters?: ErrorParameters } | undefined;
   try {
     error = JSON.parse(text);

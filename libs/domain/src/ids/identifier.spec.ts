@@ -28,3 +28,14 @@ describe('identifier rules', () => {
     expect(environmentIdFault('prod')).toBeUndefined();
   });
 });
+
+describe('identifier length before per-character work', () => {
+  it('refuses 20 million characters without walking them, and counts code points near the bound', () => {
+    const started = process.hrtime.bigint();
+    expect(identifierFault('ж'.repeat(20_000_000))).toBe('must be at most 256 characters');
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(50);
+    expect(identifierFault('😀'.repeat(256))).toBeUndefined(); // 512 UTF-16 units, 256 characters
+    expect(identifierFault('😀'.repeat(257))).toBe('must be at most 256 characters');
+  });
+});
+

@@ -11,7 +11,11 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 export function identifierFault(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a string';
   if (value.length === 0) return 'must not be empty';
-  if ([...value].length > MAX_IDENTIFIER_LENGTH) return `must be at most ${MAX_IDENTIFIER_LENGTH} characters`;
+  // Counted in code points only when it can matter: a code point takes one or two UTF-16 units, so
+  // past twice the bound in units the answer is known without walking (and copying) the text.
+  if (value.length > MAX_IDENTIFIER_LENGTH && (value.length > 2 * MAX_IDENTIFIER_LENGTH || [...value].length > MAX_IDENTIFIER_LENGTH)) {
+    return `must be at most ${MAX_IDENTIFIER_LENGTH} characters`;
+  }
   if (value.includes('/')) return "must not contain '/'";
   if (CONTROL.test(value)) return 'must not contain control characters';
   if (value.trim() !== value) return 'must not have leading or trailing whitespace';

@@ -81,7 +81,13 @@ export function validateDefinition(input: unknown, path = 'definition'): ObjectS
       const ids = payload.objectSetIds;
       if (!Array.isArray(ids) || ids.length === 0) throw new InvalidArgument(`${p}.objectSetIds`, 'must be a non-empty list of object set ids');
       if (ids.length > MAX_OPERATION_OPERANDS) throw new InvalidArgument(`${p}.objectSetIds`, `at most ${MAX_OPERATION_OPERANDS} sets`);
-      return { type: 'operation', operation: { operator, objectSetIds: ids.map((id, i) => setId(id, `${p}.objectSetIds[${i}]`)) } };
+      const checked = ids.map((id, i) => setId(id, `${p}.objectSetIds[${i}]`));
+      // A set listed twice adds nothing to a UNION or an INTERSECTION, nor to what a DIFFERENCE
+      // takes away; only DIFFERENCE's first operand keeps its place (A − A is empty). Removed here
+      // so the stored definition and its compiled filter hold each operand once.
+      const [first, ...rest] = checked;
+      const unique = operator === 'DIFFERENCE' ? [first, ...new Set(rest)] : [...new Set(checked)];
+      return { type: 'operation', operation: { operator, objectSetIds: unique } };
     }
     case 'linkOperation': {
       onlyKeys(payload, ['operator', 'linkId', 'objectSetId'], p);

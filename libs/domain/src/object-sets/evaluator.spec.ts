@@ -1,7 +1,8 @@
 import { InvalidObjectSetDefinition, ObjectSetNotFound } from '../errors';
 import { filterOf, ObjectSearchFilter } from '../filter';
 import { ObjectSetDefinition } from './definition.types';
-import { compileObjectSet, MAX_SET_NESTING, referencedSetIds, StoredSet } from './evaluator';
+import { compileObjectSet, MAX_EXPANDED_SET_LIST_ENTRIES, MAX_EXPANDED_SET_NODES, MAX_SET_NESTING, referencedSetIds, StoredSet } from './evaluator';
+import { validateDefinition } from './definition.validator';
 
 const NOTHING = filterOf('not', { filter: filterOf('all', {}) });
 const vip = filterOf('tag', { tags: ['vip'] });
@@ -127,5 +128,42 @@ describe('compileObjectSet', () => {
     expect(referencedSetIds(filterDef(vip, 'y'))).toEqual(['y']);
     expect(referencedSetIds(filterDef(vip))).toEqual([]);
     expect(referencedSetIds({ type: 'empty', empty: {} })).toEqual([]);
+  });
+
+  describe('bounds what a set expands to', () => {
+    it('a set used many times counts each time: the blow-up of UNIONs of copies is refused at the first level past the bound', () => {
+      // a: 3 nodes; b: 1,000 distinct sets of a → ~3,000 nodes, fine; c: 10 copies of b: ~30,000 > 20,000.
+      const defs: Record<string, ObjectSetDefinition> = { a: filterDef(filterOf('and', { filters: [vip, filterOf('all', {})] })) };
+      const ids = Array.from({ length: 1000 }, (_, i) => `a${i}`);
+      for (const id of ids) defs[id] = op('UNION', 'a');
+      defs.b = op('UNION', ...ids);
+      defs.c = op('UNION', ...Array.from({ length: 10 }, (_, i) => `c${i}`));
+      for (let i = 0; i < 10; i++) defs[`c${i}`] = op('INTERSECTION', 'b');
+      defs.d = op('UNION', 'c', 'a');
+      const { compile } = sets(defs);
+      expect(() => compile('b')).not.toThrow();
+      expect(() => compile('c')).toThrow(new RegExp(`the definition expands to 300\\d\\d filter nodes, more than the ${MAX_EXPANDED_SET_NODES}`));
+      expect(() => compile('d')).toThrow(/referenced object set c expands to/);
+    });
+
+    it('the list entries of all stable sets and filters together are bounded', () => {
+      const objects = (n: number, p: string) => Array.from({ length: n }, (_, i) => ({ environmentId: 'prod', id: `${p}${i}` }));
+      const { compile } = sets({
+        x: { type: 'stable', stable: { objects: objects(100_000, 'x') } },
+        y: { type: 'stable', stable: { objects: objects(100_000, 'y') } },
+        z: { type: 'stable', stable: { objects: objects(100_000, 'z') } },
+        xy: op('UNION', 'x', 'y'),
+        xyz: op('UNION', 'xy', 'z'),
+      });
+      expect(() => compile('xy')).not.toThrow();
+      expect(() => compile('xyz')).toThrow(new RegExp(`expands to 300003 list entries, more than the ${MAX_EXPANDED_SET_LIST_ENTRIES}`));
+    });
+
+    it('duplicate operands are removed when a definition is read (DIFFERENCE keeps its first operand)', () => {
+      const ids = Array.from({ length: 998 }, () => 'a');
+      expect(validateDefinition({ type: 'operation', operation: { operator: 'UNION', objectSetIds: [...ids, 'b', 'a'] } })).toEqual(op('UNION', 'a', 'b'));
+      expect(validateDefinition({ type: 'operation', operation: { operator: 'INTERSECTION', objectSetIds: ['b', 'a', 'b'] } })).toEqual(op('INTERSECTION', 'b', 'a'));
+      expect(validateDefinition({ type: 'operation', operation: { operator: 'DIFFERENCE', objectSetIds: ['a', 'b', 'a', 'b'] } })).toEqual(op('DIFFERENCE', 'a', 'b', 'a'));
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { InvalidObjectSetDefinition, ObjectSetNotFound } from '../errors';
-import { filterOf, ObjectSearchFilter } from '../filter';
+import { COMPILED_SET_FILTER_LIMITS, filterOf, ObjectSearchFilter } from '../filter';
 import { ObjectSetDefinition } from './definition.types';
 
 /** A stored set as the evaluator needs it: its definition and its own scope. */
@@ -15,6 +15,54 @@ export type SetResolver = (id: string) => StoredSet | undefined;
 
 /** Deepest chain of set references one evaluation follows. */
 export const MAX_SET_NESTING = 64;
+
+/**
+ * What one compiled set may expand to, counted as the objects app and JSON see it: every filter
+ * node of the tree once per place it appears (a set referenced twice is compiled once and shared
+ * in memory, but written out and checked twice), and the entries of all its id and value lists
+ * together. Past either, the definition is InvalidObjectSetDefinition: a UNION of 1,000 copies
+ * of a UNION of 1,000 copies would otherwise expand to 10⁹ nodes on its way to the objects app.
+ */
+export const MAX_EXPANDED_SET_NODES = COMPILED_SET_FILTER_LIMITS.nodes;
+/** Two full stable sets (2 × MAX_STABLE_OBJECTS) with room for the filters around them. */
+export const MAX_EXPANDED_SET_LIST_ENTRIES = COMPILED_SET_FILTER_LIMITS.totalListEntries;
+
+interface ExpandedSize {
+  nodes: number;
+  listEntries: number;
+}
+
+/**
+ * The size of a compiled filter written out as a tree; shared subtrees are measured once (memo).
+ * Read generically from the union encoding (nested filters are objects with a `type`; `and` and
+ * `or` hold lists of them; any other list is ids or values), so a filter the objects app has not
+ * validated yet is measured without trusting its shape.
+ */
+function expandedSize(filter: unknown, memo: WeakMap<object, ExpandedSize>): ExpandedSize {
+  if (filter === null || typeof filter !== 'object') return { nodes: 0, listEntries: 0 };
+  const known = memo.get(filter);
+  if (known) return known;
+  const size: ExpandedSize = { nodes: 1, listEntries: 0 };
+  const add = (child: unknown) => {
+    const s = expandedSize(child, memo);
+    size.nodes += s.nodes;
+    size.listEntries += s.listEntries;
+  };
+  const { type } = filter as { type?: unknown };
+  const payload = typeof type === 'string' ? (filter as Record<string, unknown>)[type] : undefined;
+  if (payload !== null && typeof payload === 'object') {
+    for (const value of Object.values(payload)) {
+      if (Array.isArray(value)) {
+        if (type === 'and' || type === 'or') value.forEach(add);
+        else size.listEntries += value.length;
+      } else if (value !== null && typeof value === 'object' && 'type' in value) {
+        add(value);
+      }
+    }
+  }
+  memo.set(filter, size);
+  return size;
+}
 
 const NOTHING: ObjectSearchFilter = filterOf('not', { filter: filterOf('all', {}) });
 
@@ -55,11 +103,15 @@ function stableFilter(objects: readonly { environmentId: string; id: string }[])
  * UNION / INTERSECTION / DIFFERENCE → or / and / and(first, not(or(rest))); EXTRACT_TARGET →
  * linkedFrom; empty → not(all). A set's own scope is `and`ed onto its own compiled filter.
  * Referenced sets are resolved recursively; a set referenced twice (a diamond) is compiled
- * once and shared; a cycle or a chain deeper than MAX_SET_NESTING is InvalidObjectSetDefinition.
+ * once and shared; a cycle, a chain deeper than MAX_SET_NESTING, or a set whose compiled filter
+ * written out passes MAX_EXPANDED_SET_NODES nodes or MAX_EXPANDED_SET_LIST_ENTRIES list entries
+ * is InvalidObjectSetDefinition. Each set is measured as soon as it is compiled, so a blow-up is
+ * refused at the first level that passes a bound, before anything is written out.
  */
 export function compileObjectSet(root: StoredSet, resolve: SetResolver): ObjectSearchFilter {
   const done = new Map<string, ObjectSearchFilter>();
   const onPath: string[] = [];
+  const sizes = new WeakMap<object, ExpandedSize>();
 
   const compileSet = (set: StoredSet): ObjectSearchFilter => {
     const cached = done.get(set.id);
@@ -84,6 +136,16 @@ export function compileObjectSet(root: StoredSet, resolve: SetResolver): ObjectS
     let compiled = compileDefinition(set.definition, ref);
     if (set.scopeEnvironmentIds.length > 0) {
       compiled = filterOf('and', { filters: [compiled, filterOf('environment', { environmentIds: [...set.scopeEnvironmentIds] })] });
+    }
+    const size = expandedSize(compiled, sizes);
+    if (size.nodes > MAX_EXPANDED_SET_NODES || size.listEntries > MAX_EXPANDED_SET_LIST_ENTRIES) {
+      const what = set.id === root.id ? 'the definition' : `referenced object set ${set.id}`;
+      throw new InvalidObjectSetDefinition(
+        'definition',
+        size.nodes > MAX_EXPANDED_SET_NODES
+          ? `${what} expands to ${size.nodes} filter nodes, more than the ${MAX_EXPANDED_SET_NODES} a set may expand to (a set used several times counts each time)`
+          : `${what} expands to ${size.listEntries} list entries, more than the ${MAX_EXPANDED_SET_LIST_ENTRIES} a set may expand to (a set used several times counts each time)`,
+      );
     }
     onPath.pop();
     done.set(set.id, compiled);

@@ -59,8 +59,12 @@ export class PagingTokenCodec {
     return `${payload}.${sign(this.secret, payload).toString('base64url')}`;
   }
 
-  /** Returns the position, or throws `InvalidPagingToken`. */
-  decode<T>(token: string, binding: unknown): T {
+  /**
+   * Returns the position, or throws `InvalidPagingToken`. `isPosition` checks the position's
+   * shape: a token is signed by us, but whoever knows the secret (the development default, a
+   * leaked one) can sign any position, and none may reach a statement as a cast error (a 500).
+   */
+  decode<T>(token: string, binding: unknown, isPosition?: (position: unknown) => boolean): T {
     const [payload, mac, extra] = token.split('.');
     if (!payload || !mac || extra !== undefined) throw new InvalidPagingToken('token is malformed');
     const expected = sign(this.secret, payload);
@@ -77,9 +81,15 @@ export class PagingTokenCodec {
     if (parsed.b !== bindingHash(binding)) {
       throw new InvalidPagingToken('token belongs to a different request; send the same request with only pageSize changed');
     }
+    if (isPosition && !isPosition(parsed.p)) throw new InvalidPagingToken('token is malformed');
     return parsed.p as T;
   }
 }
+
+/** Position checks for PagingTokenCodec.decode. */
+export const isSafeCount = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+export const isText = (v: unknown): boolean => typeof v === 'string' && v.length <= 100_000 && !v.includes('\u0000') && (v as unknown as { isWellFormed(): boolean }).isWellFormed();
+export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface PageSizeLimits {
   default: number;

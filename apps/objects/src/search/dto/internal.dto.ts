@@ -19,9 +19,11 @@ export const MAX_MEMBERS_LIMIT = 10_000_000;
 /**
  * The body of `POST /objects/internal/members`, checked by hand (MembersRequestDto is only its
  * Swagger schema): a compiled filter may nest far deeper than a client's, and the validation
- * pipe would copy it recursively before the filter validator bounds it.
+ * pipe would copy it recursively before the filter validator bounds it. `limit` is capped at
+ * `maxLimit` (OBJECT_SET_MEMBER_LIMIT, the most a set read may return): whoever calls, one call
+ * never returns more than a set read could, past every page size.
  */
-export function checkMembersRequest(body: unknown): { filter: unknown; limit: number; asOf?: Date } {
+export function checkMembersRequest(body: unknown, maxLimit: number): { filter: unknown; limit: number; asOf?: Date } {
   if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object {"filter", "limit", "asOf"?}, not ${kindOf(body)}`);
   for (const key of Object.keys(body)) {
     if (key !== 'filter' && key !== 'limit' && key !== 'asOf') throw new InvalidArgument(key, 'unknown field; the body is {"filter", "limit", "asOf"?}');
@@ -31,7 +33,7 @@ export function checkMembersRequest(body: unknown): { filter: unknown; limit: nu
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_MEMBERS_LIMIT) {
     throw new InvalidArgument('limit', `must be an integer from 1 to ${MAX_MEMBERS_LIMIT}`);
   }
-  return { filter: hasOwn(body, 'filter') ? body.filter : undefined, limit, asOf };
+  return { filter: hasOwn(body, 'filter') ? body.filter : undefined, limit: Math.min(limit, maxLimit), asOf };
 }
 
 export class MembersRequestDto {
@@ -47,7 +49,7 @@ export class MembersRequestDto {
 }
 
 /** The body of `POST /objects/internal/diff`, checked by hand like the members body. */
-export function checkDiffRequest(body: unknown): { from: { filter: unknown; asOf: Date }; to: { filter: unknown; asOf?: Date }; limit: number } {
+export function checkDiffRequest(body: unknown, maxLimit: number): { from: { filter: unknown; asOf: Date }; to: { filter: unknown; asOf?: Date }; limit: number } {
   if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object {"from", "to", "limit"}, not ${kindOf(body)}`);
   for (const key of Object.keys(body)) {
     if (key !== 'from' && key !== 'to' && key !== 'limit') throw new InvalidArgument(key, 'unknown field; the body is {"from", "to", "limit"}');
@@ -63,5 +65,5 @@ export function checkDiffRequest(body: unknown): { from: { filter: unknown; asOf
   };
   const from = side('from');
   if (!from.asOf) throw new InvalidArgument('from.asOf', 'from.asOf is required');
-  return { from: { filter: from.filter, asOf: from.asOf }, to: side('to'), limit };
+  return { from: { filter: from.filter, asOf: from.asOf }, to: side('to'), limit: Math.min(limit, maxLimit) };
 }

@@ -1,0 +1,38 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { CallerContext } from '../caller/caller-context';
+import { TokenVerifier } from '../caller/token-verifier';
+
+/**
+ * Paths that need no credentials: health checks (the handlers marked @Public) and the Swagger
+ * documents and UI.
+ */
+const PUBLIC_PREFIXES = ['/health/', '/docs'];
+
+/** Set on a request whose bearer token this middleware verified; CallerGuard takes it from here. */
+export const VERIFIED_CALLER = Symbol('verifiedCaller');
+export type RequestWithVerifiedCaller = { [VERIFIED_CALLER]?: CallerContext };
+
+const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
+
+/**
+ * AUTH_MODE=jwt: verifies the bearer token before the body parser runs (API.md §8: credentials
+ * are checked before anything else), so a caller without valid credentials never makes the
+ * service read, buffer or parse a body. A refused request that carries a body is answered 401
+ * with `Connection: close`, so the rest of its body is not read either. The verified caller is
+ * kept on the request for CallerGuard, which verifies nothing twice.
+ */
+export function authenticateFirst(verifier: TokenVerifier): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (PUBLIC_PREFIXES.some((p) => req.path.startsWith(p))) return next();
+    verifier.verify(first(req.headers['authorization'])).then(
+      (caller) => {
+        (req as unknown as RequestWithVerifiedCaller)[VERIFIED_CALLER] = caller;
+        next();
+      },
+      (e: unknown) => {
+        if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) res.setHeader('Connection', 'close');
+        next(e);
+      },
+    );
+  };
+}

@@ -1,0 +1,138 @@
+import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startBothApps, TestBothApps } from './support/apps';
+import { WRITE_ONTOLOGY } from './support/ontologies';
+
+/**
+ * The nginx gateway of docker-compose (docker/nginx/default.conf.template), rendered as the nginx
+ * image renders it (10-body-limit.envsh, then envsubst of the variables it exports) and run in
+ * front of both apps when an `nginx` binary is installed (Debian: apt-get install nginx-light);
+ * without one, only the static checks of the template run.
+ */
+const ROOT = join(__dirname, '..');
+const TEMPLATE = readFileSync(join(ROOT, 'docker/nginx/default.conf.template'), 'utf8');
+const hasNginx = spawnSync('nginx', ['-v']).status === 0;
+
+/** The template as the nginx image writes it, with the given limits; the upstreams and the listen address replaced. */
+function render(env: { BODY_LIMIT: string; LARGE_BODY_LIMIT: string }, ports: { objects: number; objectSets: number; listen: number }, dir: string): string {
+  const vars = execFileSync('sh', ['-c', '. ./docker/nginx/10-body-limit.envsh && echo "$NGINX_BODY_LIMIT_BYTES $NGINX_LARGE_BODY_LIMIT_BYTES"'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...env },
+    encoding: 'utf8',
+  })
+    .trim()
+    .split(' ');
+  const filled = execFileSync('envsubst', ['$NGINX_BODY_LIMIT_BYTES $NGINX_LARGE_BODY_LIMIT_BYTES'], {
+    input: TEMPLATE,
+    env: { PATH: process.env.PATH, NGINX_BODY_LIMIT_BYTES: vars[0], NGINX_LARGE_BODY_LIMIT_BYTES: vars[1] },
+    encoding: 'utf8',
+  });
+  return filled
+    .replace('server objects:3001;', `server 127.0.0.1:${ports.objects};`)
+    .replace('server object-sets:3002;', `server 127.0.0.1:${ports.objectSets};`)
+    .replace('listen 8080;', `listen 127.0.0.1:${ports.listen};`)
+    .replace('/var/log/nginx/access.log', join(dir, 'access.log'));
+}
+
+describe('the nginx gateway template', () => {
+  it('closes the internal endpoints, drops X-User-Id and applies both body limits (static check)', () => {
+    expect(TEMPLATE).toMatch(/location ~\* \^\/objects\/internal\/ \{[\s\S]*?if \(\$request_method = POST\) \{\s*return 404/);
+    expect(TEMPLATE).toMatch(/location ~\* \^\/object-sets\/internal\/ \{\s*return 404/);
+    expect(TEMPLATE).toContain('proxy_set_header X-User-Id "";');
+    expect(TEMPLATE).toContain('client_max_body_size ${NGINX_BODY_LIMIT_BYTES};');
+    expect(TEMPLATE).toContain('client_max_body_size ${NGINX_LARGE_BODY_LIMIT_BYTES};');
+    // The internal locations come before every other regular-expression location (nginx uses the first that matches).
+    const regexLocations = [...TEMPLATE.matchAll(/location ~\*? (\S+)/g)].map((m) => m[1]);
+    expect(regexLocations.slice(0, 2)).toEqual(['^/objects/internal/', '^/object-sets/internal/']);
+  });
+});
+
+(hasNginx ? describe : describe.skip)('the nginx gateway, running in front of both apps', () => {
+  let t: TestBothApps;
+  let nginx: ChildProcess;
+  let dir: string;
+  let base: string;
+  const limits = { BODY_LIMIT: '1kb', LARGE_BODY_LIMIT: '4kb' };
+
+  beforeAll(async () => {
+    t = await startBothApps(limits);
+    dir = mkdtempSync(join(tmpdir(), 'nginx-gateway-'));
+    for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, d));
+    const listen = await freePort();
+    const site = render(limits, { objects: Number(new URL(t.objectsUrl).port), objectSets: Number(new URL(t.objectSetsUrl).port), listen }, dir);
+    writeFileSync(join(dir, 'default.conf'), site);
+    writeFileSync(
+      join(dir, 'nginx.conf'),
+      `daemon off; master_process off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
+events { worker_connections 64; }
+http {
+  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  include ${dir}/default.conf;
+}
+`,
+    );
+    const check = spawnSync('nginx', ['-t', '-c', join(dir, 'nginx.conf'), '-p', dir], { encoding: 'utf8' });
+    expect(check.stderr).toContain('syntax is ok');
+    nginx = spawn('nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'inherit' });
+    base = `http://127.0.0.1:${listen}`;
+    for (let i = 0; i < 100; i++) {
+      if ((await fetch(`${base}/health/live`).catch(() => undefined))?.ok) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await fetch(`${base}/ontology`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(WRITE_ONTOLOGY) })).status).toBe(200);
+  });
+  afterAll(async () => {
+    if (nginx && nginx.exitCode === null) {
+      const exited = new Promise((r) => nginx.once('exit', r));
+      nginx.kill('SIGTERM');
+      await exited;
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    await t?.close();
+  });
+
+  const call = (path: string, init: RequestInit = {}) =>
+    fetch(`${base}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+
+  it("answers 404 for the apps' internal endpoints, in any case, and passes an environment named internal on", async () => {
+    const filter = JSON.stringify({ filter: { type: 'all', all: {} }, limit: 10 });
+    for (const [method, path, body] of [
+      ['POST', '/objects/internal/members', filter],
+      ['POST', '/objects/INTERNAL/members', filter],
+      ['POST', '/objects/%69nternal/members', filter],
+      ['POST', '//objects/internal/validate-filter', filter],
+      ['POST', '/objects/internal/aggregate', filter],
+      ['GET', '/object-sets/internal/x/filter', undefined],
+      ['GET', '/object-sets/Internal/x/filter', undefined],
+    ] as const) {
+      const res = await call(path, { method, body });
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect((await res.json()).errorName).toBe('NotFound');
+    }
+    expect((await call('/objects/internal/x-1', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [] }) })).status).toBe(201);
+  });
+
+  it('drops the X-User-Id a client sends: under AUTH_MODE=none every caller through the gateway is anonymous', async () => {
+    const res = await call('/object-sets', { method: 'POST', headers: { 'x-user-id': 'mallory' }, body: JSON.stringify({ title: 'mine', definition: { type: 'empty', empty: {} } }) });
+    expect(res.status).toBe(201);
+    expect((await res.json()).creator).toBe('anonymous');
+  });
+
+  it('applies BODY_LIMIT, and LARGE_BODY_LIMIT to the operations that take it, naming the limit in bytes as the apps do', async () => {
+    const padding = 'x'.repeat(2000);
+    const search = await call('/objects/search', { method: 'POST', body: JSON.stringify({ filter: { type: 'all', all: {} }, padding }) });
+    expect(search.status).toBe(413);
+    expect((await search.json()).parameters).toEqual({ limit: '1024' });
+    const ingest = await call('/objects/ingest', { method: 'POST', body: JSON.stringify({ objects: [], padding }) });
+    expect(ingest.status).toBe(400); // read by the app: refused for the unknown field
+    const put = await call('/objects/prod/p-9', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [], padding }) });
+    expect(put.status).toBe(400);
+    const over = await call('/objects/ingest', { method: 'POST', body: JSON.stringify({ objects: [], padding: padding.repeat(3) }) });
+    expect(over.status).toBe(413);
+    expect((await over.json()).parameters).toEqual({ limit: '4096' });
+    const log = readFileSync(join(dir, 'access.log'), 'utf8');
+    expect(log).toMatch(/"POST \/objects\/ingest HTTP\/1.1" 413 \d+ [\d.]+ upstream=- /);
+  });
+});
