@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual, promisify } from 'node:util';
 import { objectsOpenApiDocument } from '../apps/objects/src/create-app';
 import { objectSetsOpenApiDocument } from '../apps/object-sets/src/create-app';
+import { responseFault } from './support/openapi-responses';
 
 /**
  * The committed OpenAPI files (openapi/*.json, written by `npm run openapi`) and the typed
@@ -63,5 +64,26 @@ describe('OpenAPI files', () => {
       // No loose body anywhere: `unknown` appears only in the response headers' index signature.
       expect(types.split('\n').filter((l) => /\bunknown\b/.test(l) && !/\[name: string\]: unknown;/.test(l) && !l.trim().startsWith('*') && !l.trim().startsWith('/**'))).toEqual([]);
     }
+  });
+});
+
+describe('the e2e tests\' check of every response against the OpenAPI files (test/support/openapi-responses.ts)', () => {
+  const res = (status: number, body: unknown) =>
+    ({ status, body, text: JSON.stringify(body), headers: { 'content-type': 'application/json; charset=utf-8' } }) as unknown as Parameters<typeof responseFault>[3];
+  const object = { id: 'p-1', type: 'person', environmentId: 'prod', metadata: { firstSighting: '2026-01-01T00:00:00.000Z', lastSighting: '2026-01-01T00:00:00.000Z' }, properties: [{ id: 'name', value: 'Ada', origin: 'crm' }], links: {}, tags: [] };
+  const error = (errorName: string, errorCode: string) => ({ errorCode, errorName, errorInstanceId: '3fa85f64-5717-4562-b3fc-2c963f66afa6', parameters: { objectId: 'p-1' } });
+
+  it('accepts what an operation declares', () => {
+    expect(responseFault('objects', 'get', '/objects/p-1?environmentId=prod', res(200, object))).toBeUndefined();
+    expect(responseFault('objects', 'GET', '/objects/p-1', res(404, error('ObjectNotFound', 'NOT_FOUND')))).toBeUndefined();
+    expect(responseFault('objects', 'GET', '/health/ready', res(418, 'not described'))).toBeUndefined();
+  });
+
+  it('refuses an undeclared status, a body of the wrong shape and an error the status does not list', () => {
+    expect(responseFault('objects', 'GET', '/objects/p-1', res(202, object))).toMatch(/answered 202, which its OpenAPI operation does not declare/);
+    expect(responseFault('objects', 'GET', '/objects/p-1', res(200, { ...object, properties: [{ id: 'name', value: null, origin: 'crm' }] }))).toMatch(/body its OpenAPI schema does not allow/);
+    expect(responseFault('objects', 'GET', '/objects/p-1', res(200, { ...object, extra: 1, tags: undefined }))).toMatch(/tags/);
+    expect(responseFault('objects', 'GET', '/objects/p-1', res(404, error('ObjectSetNotFound', 'NOT_FOUND')))).toMatch(/errorName/);
+    expect(responseFault('object-sets', 'DELETE', '/object-sets/x', res(409, error('VersionConflict', 'CONFLICT')))).toMatch(/errorName/);
   });
 });

@@ -56,7 +56,7 @@ export const OBJECT_SETS_SCHEMA_NAMES: Record<string, string> = {
  */
 export const OBJECT_SETS_ERRORS: OperationErrors = {
   createObjectSet: ['InvalidObjectSetDefinition', 'InvalidFilter'],
-  searchObjectSets: ['InvalidPagingToken'],
+  searchObjectSets: ['InvalidFilter', 'InvalidPagingToken'],
   getObjectSetMetadata: ['ObjectSetNotFound'],
   getObjectSetMembers: ['ObjectSetNotFound', 'ObjectSetTooLarge'],
   aggregateObjectSet: ['InvalidFilter', 'ObjectSetNotFound'],

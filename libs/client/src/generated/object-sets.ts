@@ -604,7 +604,7 @@ export interface components {
             /** @enum {string} */
             errorCode: "INVALID_ARGUMENT" | "UNAUTHORIZED" | "PERMISSION_DENIED" | "NOT_FOUND" | "CONFLICT" | "REQUEST_ENTITY_TOO_LARGE" | "UNAVAILABLE" | "INTERNAL";
             /** @enum {string} */
-            errorName: "InvalidArgument" | "InvalidFilter" | "InvalidPagingToken" | "InvalidObject" | "InvalidObjectSetDefinition" | "Unauthorized" | "PermissionDenied" | "NotFound" | "ObjectNotFound" | "ObjectVersionNotFound" | "OntologyVersionNotFound" | "ObjectSetNotFound" | "ObjectIdAmbiguous" | "VersionConflict" | "ObjectSetImmutable" | "ObjectSetInUse" | "ObjectSetTooLarge" | "PayloadTooLarge" | "DependencyUnavailable" | "Internal";
+            errorName: "InvalidArgument" | "InvalidFilter" | "InvalidPagingToken" | "InvalidObject" | "InvalidObjectSetDefinition" | "Unauthorized" | "PermissionDenied" | "NotFound" | "ObjectNotFound" | "ObjectVersionNotFound" | "OntologyVersionNotFound" | "ObjectSetNotFound" | "ObjectIdAmbiguous" | "VersionConflict" | "ObjectSetImmutable" | "ObjectSetInUse" | "ObjectSetTooLarge" | "PayloadTooLarge" | "RequestHeadersTooLarge" | "DependencyUnavailable" | "Internal";
             /**
              * Format: uuid
              * @description Also in the server log with the error
@@ -1020,7 +1020,7 @@ export interface operations {
                     "application/json": components["schemas"]["SearchObjectSetsResponse"];
                 };
             };
-            /** @description InvalidArgument, InvalidPagingToken */
+            /** @description InvalidArgument, InvalidFilter, InvalidPagingToken */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1042,7 +1042,7 @@ export interface operations {
                         /** @enum {string} */
                         errorCode?: "INVALID_ARGUMENT";
                         /** @enum {string} */
-                        errorName?: "InvalidArgument" | "InvalidPagingToken";
+                        errorName?: "InvalidArgument" | "InvalidFilter" | "InvalidPagingToken";
                     };
                 };
             };
@@ -1093,6 +1093,31 @@ export interface operations {
                         errorCode?: "REQUEST_ENTITY_TOO_LARGE";
                         /** @enum {string} */
                         errorName?: "PayloadTooLarge";
+                    };
+                };
+            };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
                     };
                 };
             };
@@ -1266,6 +1291,31 @@ export interface operations {
                         errorCode?: "REQUEST_ENTITY_TOO_LARGE";
                         /** @enum {string} */
                         errorName?: "PayloadTooLarge";
+                    };
+                };
+            };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
                     };
                 };
             };
@@ -1496,6 +1546,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
+                    };
+                };
+            };
             /** @description Internal */
             500: {
                 headers: {
@@ -1688,6 +1763,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
+                    };
+                };
+            };
             /** @description Internal */
             500: {
                 headers: {
@@ -1831,6 +1931,31 @@ export interface operations {
                         errorCode?: "NOT_FOUND";
                         /** @enum {string} */
                         errorName?: "ObjectSetNotFound";
+                    };
+                };
+            };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
                     };
                 };
             };
@@ -2008,6 +2133,31 @@ export interface operations {
                         errorCode?: "REQUEST_ENTITY_TOO_LARGE";
                         /** @enum {string} */
                         errorName?: "ObjectSetTooLarge";
+                    };
+                };
+            };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
                     };
                 };
             };
@@ -2200,6 +2350,31 @@ export interface operations {
                         errorCode?: "REQUEST_ENTITY_TOO_LARGE";
                         /** @enum {string} */
                         errorName?: "PayloadTooLarge";
+                    };
+                };
+            };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
                     };
                 };
             };

@@ -235,10 +235,10 @@ export interface components {
              * @example Ada
              */
             value: components["schemas"]["PropertyValue"];
+            /** @description What made the latest change, e.g. `import-42`; null is kept as null */
+            trigger?: string | null;
             /** @description The source of this value, e.g. `crm`. */
             origin: string;
-            /** @description What made the latest change, e.g. `import-42`. */
-            trigger?: string;
         };
         Sightings: {
             /**
@@ -296,8 +296,11 @@ export interface components {
             value: components["schemas"]["PropertyValue"];
             /** @example crm */
             origin: string;
-            /** @example import-42 */
-            trigger?: string;
+            /**
+             * @description What made the latest change; null when it was written as null
+             * @example import-42
+             */
+            trigger?: string | null;
         };
         OntologyObject: {
             /** @example p-1 */
@@ -770,7 +773,7 @@ export interface components {
             /** @enum {string} */
             errorCode: "INVALID_ARGUMENT" | "UNAUTHORIZED" | "PERMISSION_DENIED" | "NOT_FOUND" | "CONFLICT" | "REQUEST_ENTITY_TOO_LARGE" | "UNAVAILABLE" | "INTERNAL";
             /** @enum {string} */
-            errorName: "InvalidArgument" | "InvalidFilter" | "InvalidPagingToken" | "InvalidObject" | "InvalidObjectSetDefinition" | "Unauthorized" | "PermissionDenied" | "NotFound" | "ObjectNotFound" | "ObjectVersionNotFound" | "OntologyVersionNotFound" | "ObjectSetNotFound" | "ObjectIdAmbiguous" | "VersionConflict" | "ObjectSetImmutable" | "ObjectSetInUse" | "ObjectSetTooLarge" | "PayloadTooLarge" | "DependencyUnavailable" | "Internal";
+            errorName: "InvalidArgument" | "InvalidFilter" | "InvalidPagingToken" | "InvalidObject" | "InvalidObjectSetDefinition" | "Unauthorized" | "PermissionDenied" | "NotFound" | "ObjectNotFound" | "ObjectVersionNotFound" | "OntologyVersionNotFound" | "ObjectSetNotFound" | "ObjectIdAmbiguous" | "VersionConflict" | "ObjectSetImmutable" | "ObjectSetInUse" | "ObjectSetTooLarge" | "PayloadTooLarge" | "RequestHeadersTooLarge" | "DependencyUnavailable" | "Internal";
             /**
              * Format: uuid
              * @description Also in the server log with the error
@@ -1154,6 +1157,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
+                    };
+                };
+            };
             /** @description Internal */
             500: {
                 headers: {
@@ -1436,6 +1464,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
+                    };
+                };
+            };
             /** @description Internal */
             500: {
                 headers: {
@@ -1579,6 +1632,31 @@ export interface operations {
                         errorCode?: "NOT_FOUND";
                         /** @enum {string} */
                         errorName?: "OntologyVersionNotFound";
+                    };
+                };
+            };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
                     };
                 };
             };
@@ -1852,6 +1930,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
+                    };
+                };
+            };
             /** @description Internal */
             500: {
                 headers: {
@@ -2047,6 +2150,31 @@ export interface operations {
                         errorCode?: "CONFLICT";
                         /** @enum {string} */
                         errorName?: "VersionConflict";
+                    };
+                };
+            };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
                     };
                 };
             };
@@ -2274,6 +2402,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
+                    };
+                };
+            };
             /** @description Internal */
             500: {
                 headers: {
@@ -2480,6 +2633,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
+                    };
+                };
+            };
             /** @description Internal */
             500: {
                 headers: {
@@ -2643,6 +2821,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
+                    };
+                };
+            };
             /** @description Internal */
             500: {
                 headers: {
@@ -2797,6 +3000,31 @@ export interface operations {
                         errorCode?: "NOT_FOUND";
                         /** @enum {string} */
                         errorName?: "ObjectNotFound" | "ObjectVersionNotFound";
+                    };
+                };
+            };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
                     };
                 };
             };
@@ -2963,6 +3191,31 @@ export interface operations {
                         errorCode?: "NOT_FOUND";
                         /** @enum {string} */
                         errorName?: "ObjectNotFound";
+                    };
+                };
+            };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
                     };
                 };
             };
@@ -3141,6 +3394,31 @@ export interface operations {
                         errorCode?: "CONFLICT";
                         /** @enum {string} */
                         errorName?: "ObjectIdAmbiguous";
+                    };
+                };
+            };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
                     };
                 };
             };
@@ -3344,6 +3622,31 @@ export interface operations {
                         errorCode?: "REQUEST_ENTITY_TOO_LARGE";
                         /** @enum {string} */
                         errorName?: "PayloadTooLarge";
+                    };
+                };
+            };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
                     };
                 };
             };

@@ -104,17 +104,22 @@ const SAMPLE_PARAMETERS: Record<string, Record<string, unknown>> = {
   ObjectSetInUse: { objectSetId: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6' },
   ObjectSetTooLarge: { objectSetId: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6', limit: 100000 },
   PayloadTooLarge: { limit: '64mb' },
+  RequestHeadersTooLarge: { limit: '16384 bytes', reason: 'the request line and headers are too large' },
   DependencyUnavailable: { dependency: 'database' },
   Internal: {},
 };
 
 /** Errors every operation can answer. */
-const COMMON_ERRORS: ErrorName[] = ['InvalidArgument', 'Unauthorized', 'Internal', 'DependencyUnavailable'];
+const COMMON_ERRORS: ErrorName[] = ['InvalidArgument', 'Unauthorized', 'RequestHeadersTooLarge', 'Internal', 'DependencyUnavailable'];
+
+/** The status of an error: its code's, except where API.md says otherwise. */
+const statusOf = (name: ErrorName): number => (name === 'RequestHeadersTooLarge' ? 431 : STATUS_OF[ERROR_CODES[name]]);
 
 /**
  * Lists every error an operation can answer, one response per status, each a SerializableError
  * whose `errorName` and `errorCode` are narrowed to that status's errors: those in `errors` for
- * the operation, COMMON_ERRORS, and PayloadTooLarge when it takes a body. An operation missing
+ * the operation, COMMON_ERRORS (431 RequestHeadersTooLarge comes from the HTTP parser, before
+ * routing), and PayloadTooLarge when it takes a body. An operation missing
  * from `errors` is a mistake, so it throws.
  */
 export function applyErrorResponses(document: OpenAPIObject, errors: OperationErrors): void {
@@ -127,7 +132,7 @@ export function applyErrorResponses(document: OpenAPIObject, errors: OperationEr
       const names = [...new Set([...COMMON_ERRORS, ...(op.requestBody ? (['PayloadTooLarge'] as ErrorName[]) : []), ...own])];
       const byStatus = new Map<number, ErrorName[]>();
       for (const name of names) {
-        const status = STATUS_OF[ERROR_CODES[name]];
+        const status = statusOf(name);
         byStatus.set(status, [...(byStatus.get(status) ?? []), name]);
       }
       for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {

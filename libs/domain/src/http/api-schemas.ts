@@ -117,6 +117,8 @@ export const ERROR_CODES: Record<string, ErrorCode> = {
   ObjectSetInUse: 'CONFLICT',
   ObjectSetTooLarge: 'REQUEST_ENTITY_TOO_LARGE',
   PayloadTooLarge: 'REQUEST_ENTITY_TOO_LARGE',
+  /** 431, from the HTTP parser (request line and headers over its limit), on any path */
+  RequestHeadersTooLarge: 'REQUEST_ENTITY_TOO_LARGE',
   DependencyUnavailable: 'UNAVAILABLE',
   Internal: 'INTERNAL',
 };

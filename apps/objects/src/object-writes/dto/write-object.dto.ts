@@ -43,6 +43,7 @@ export class PropertyValueDto {
   origin: string;
 
   /** What made the latest change, e.g. `import-42`. */
+  @ApiPropertyOptional({ nullable: true, maxLength: 1024, description: 'What made the latest change, e.g. `import-42`; null is kept as null' })
   @IsOptional()
   @IsString()
   @MaxLength(1024)
