@@ -109,7 +109,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         ObjectSetFilterList: {
-            filters: Omit<components["schemas"]["ObjectSetFilter"], "type">[];
+            filters: components["schemas"]["ObjectSetFilter"][];
         };
         AndObjectSetFilter: {
             /**
@@ -128,7 +128,7 @@ export interface components {
             or: components["schemas"]["ObjectSetFilterList"];
         };
         ObjectSetFilterOperand: {
-            filter: Omit<components["schemas"]["ObjectSetFilter"], "type">;
+            filter: components["schemas"]["ObjectSetFilter"];
         };
         NotObjectSetFilter: {
             /**
@@ -194,7 +194,7 @@ export interface components {
              *       }
              *     }
              */
-            filter: Omit<components["schemas"]["ObjectSetFilter"], "type">;
+            filter: components["schemas"]["ObjectSetFilter"];
             /**
              * @description Below 1: 400; above 500: clamped to 500
              * @default 50
@@ -247,7 +247,7 @@ export interface components {
              *       }
              *     }
              */
-            definition: Omit<components["schemas"]["ObjectSetDefinition"], "type">;
+            definition: components["schemas"]["ObjectSetDefinition"];
             scope: components["schemas"]["ObjectSetScope"];
             immutable: boolean;
             ephemeral: boolean;
@@ -489,7 +489,7 @@ export interface components {
              *       }
              *     }
              */
-            definition: Omit<components["schemas"]["ObjectSetDefinition"], "type">;
+            definition: components["schemas"]["ObjectSetDefinition"];
             scope?: components["schemas"]["ObjectSetScope"];
             /**
              * @description An immutable set can never be changed (409 ObjectSetImmutable)
@@ -507,7 +507,7 @@ export interface components {
             /** @description null removes the description */
             description?: string | null;
             /** @description ObjectSetDefinition, a union: {"type": "stable", "stable": {"objects": [{environmentId, id}]}} | {"type": "filter", "filter": {filter, startingSet?}} | {"type": "operation", "operation": {operator: UNION|INTERSECTION|DIFFERENCE, objectSetIds}} | {"type": "linkOperation", "linkOperation": {operator: EXTRACT_TARGET, linkId, objectSetId}} | {"type": "empty", "empty": {}} */
-            definition?: Omit<components["schemas"]["ObjectSetDefinition"], "type">;
+            definition?: components["schemas"]["ObjectSetDefinition"];
             scope?: components["schemas"]["ObjectSetScope"];
         };
         ObjectSetLink: {

@@ -619,7 +619,7 @@ export interface components {
              *       }
              *     }
              */
-            filter: Omit<components["schemas"]["ObjectSearchFilter"], "type">;
+            filter: components["schemas"]["ObjectSearchFilter"];
             /**
              * @description Return each match's outgoing links grouped by link id
              * @default false
@@ -698,7 +698,7 @@ export interface components {
              *       }
              *     }
              */
-            filter: Omit<components["schemas"]["ObjectSearchFilter"], "type">;
+            filter: components["schemas"]["ObjectSearchFilter"];
             /**
              * @description Only members of this object set (ObjectSetId)
              * @example ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6

@@ -14,9 +14,14 @@ import { FILTER_TYPES, FilterType } from '../filter/filter.types';
 
 export const SCHEMA_PATH = '#/components/schemas/';
 
-/** A property of a DTO whose schema is one of API_SCHEMAS (`@ApiProperty({ ...apiSchemaRef('ObjectSearchFilter'), description })`). */
-export function apiSchemaRef(name: keyof typeof API_SCHEMAS): { allOf: { $ref: string }[] } {
-  return { allOf: [{ $ref: SCHEMA_PATH + name }] };
+/**
+ * A property of a DTO whose schema is one of API_SCHEMAS (`@ApiProperty({ ...apiSchemaRef('ObjectSearchFilter'), description })`):
+ * a oneOf of one reference, which keeps the description and example beside it valid (a bare
+ * $ref's siblings are ignored) and which generators type as the union itself (an allOf of a
+ * union with a discriminator they take for inheritance).
+ */
+export function apiSchemaRef(name: keyof typeof API_SCHEMAS): { oneOf: { $ref: string }[] } {
+  return { oneOf: [{ $ref: SCHEMA_PATH + name }] };
 }
 
 const ref = (name: string): SchemaObject => ({ $ref: SCHEMA_PATH + name }) as SchemaObject;
