@@ -83,6 +83,7 @@ describe('the e2e tests\' check of every response against the OpenAPI files (tes
     expect(responseFault('objects', 'GET', '/objects/p-1', res(202, object))).toMatch(/answered 202, which its OpenAPI operation does not declare/);
     expect(responseFault('objects', 'GET', '/objects/p-1', res(200, { ...object, properties: [{ id: 'name', value: null, origin: 'crm' }] }))).toMatch(/body its OpenAPI schema does not allow/);
     expect(responseFault('objects', 'GET', '/objects/p-1', res(200, { ...object, extra: 1, tags: undefined }))).toMatch(/tags/);
+    expect(responseFault('objects', 'GET', '/objects/p-1', res(200, { ...object, extra: 1 }))).toMatch(/must NOT have additional properties/);
     expect(responseFault('objects', 'GET', '/objects/p-1', res(404, error('ObjectSetNotFound', 'NOT_FOUND')))).toMatch(/errorName/);
     expect(responseFault('object-sets', 'DELETE', '/object-sets/x', res(409, error('VersionConflict', 'CONFLICT')))).toMatch(/errorName/);
   });

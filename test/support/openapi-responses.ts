@@ -68,16 +68,29 @@ class ResponseChecker {
     return `https://openapi.test/${this.name}/${schemaName}`;
   }
 
-  /** The schema with its `#/components/schemas/X` references pointing at the schemas added under schemaId. */
-  private rebase(schema: unknown): unknown {
-    if (Array.isArray(schema)) return schema.map((s) => this.rebase(s));
+  /**
+   * The schema with its `#/components/schemas/X` references pointing at the schemas added under
+   * schemaId, and closed: an object schema that lists its properties and says nothing of others
+   * allows no others (a response with a field its schema does not name fails), except as a part
+   * of an allOf, which only narrows the other parts.
+   */
+  private rebase(schema: unknown, inAllOf = false): unknown {
+    if (Array.isArray(schema)) return schema.map((s) => this.rebase(s, inAllOf));
     if (!schema || typeof schema !== 'object') return schema;
     // OpenAPI 3.0's `nullable` is JSON Schema's type [t, "null"].
-    const { nullable, ...rest } = schema as { nullable?: boolean; type?: string };
-    if (nullable && rest.type) return this.rebase({ ...rest, type: [rest.type, 'null'] });
+    const { nullable, ...rest } = schema as { nullable?: boolean; type?: string; properties?: object; additionalProperties?: unknown };
+    if (nullable && rest.type) return this.rebase({ ...rest, type: [rest.type, 'null'] }, inAllOf);
+    const closed = rest.properties && rest.additionalProperties === undefined && !inAllOf ? { ...rest, additionalProperties: false } : rest;
     return Object.fromEntries(
-      Object.entries(schema).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith(SCHEMA_REF) ? this.schemaId(v.slice(SCHEMA_REF.length)) : this.rebase(v)]),
+      Object.entries(closed).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string' && v.startsWith(SCHEMA_REF) ? this.schemaId(v.slice(SCHEMA_REF.length)) : k === 'properties' ? this.rebaseEach(v) : this.rebase(v, k === 'allOf'),
+      ]),
     );
+  }
+
+  private rebaseEach(properties: unknown): unknown {
+    return Object.fromEntries(Object.entries(properties as Record<string, unknown>).map(([name, s]) => [name, this.rebase(s)]));
   }
 
   /** What is wrong with `res` as the answer to `method url`, or undefined when it is as documented. */
