@@ -1,5 +1,6 @@
 import { createTestDatabase } from './support/database';
 import { esmExports, RunningNpmStart, startNpmStart } from './support/npm-start';
+import { ApiName, responseFault } from './support/openapi-responses';
 
 /**
  * The OpenAPI documents as a newcomer meets them: `npm start` on a fresh database with the demo
@@ -177,7 +178,7 @@ describe('OpenAPI documents and the demo data of npm start', () => {
     expect(docs.objects.paths['/ontology'].put.requestBody!.content['application/json'].example).toEqual(demo.DEMO_ONTOLOGY);
     const results: string[] = [];
     let operations = 0;
-    for (const doc of Object.values(docs)) {
+    for (const [name, doc] of Object.entries(docs)) {
       for (const [template, item] of Object.entries(doc.paths)) {
         for (const [method, op] of Object.entries(item)) {
           operations++;
@@ -206,6 +207,10 @@ describe('OpenAPI documents and the demo data of npm start', () => {
           });
           const text = await res.text();
           results.push(`${op.operationId}: ${res.status}${res.ok ? '' : ` ${text.slice(0, 300)}`}`);
+          // Each answer as the committed OpenAPI file documents it (test/support/openapi-responses.ts).
+          const answer = { status: res.status, text, body: text ? JSON.parse(text) : {}, headers: { 'content-type': res.headers.get('content-type') ?? '' } };
+          const fault = responseFault(name as ApiName, method, path, answer as unknown as Parameters<typeof responseFault>[3]);
+          if (fault) results.push(fault);
         }
       }
     }

@@ -10,6 +10,7 @@ import { configureObjectsApp } from '../../apps/objects/src/create-app';
 import { AppModule as ObjectSetsAppModule } from '../../apps/object-sets/src/app.module';
 import { configureObjectSetsApp } from '../../apps/object-sets/src/create-app';
 import { createTestDatabase } from './database';
+import { ApiName, checkedAgent } from './openapi-responses';
 
 /** Changes a testing module before it is compiled, e.g. `(m) => m.overrideProvider(Clock).useValue(clock)`. */
 export type ModuleOverrides = (module: TestingModuleBuilder) => TestingModuleBuilder;
@@ -41,9 +42,18 @@ export function buildObjectSetsApp(overrides?: ModuleOverrides): Promise<NestExp
   return buildApp(ObjectSetsAppModule, configureObjectSetsApp, overrides);
 }
 
+/**
+ * supertest on an app's HTTP server, every response checked against the app's OpenAPI document
+ * (openapi/<api>.json): an undeclared status or a body its schema does not allow fails the
+ * request (test/support/openapi-responses.ts).
+ */
+export function checkedRequest(server: Parameters<typeof request>[0], api: ApiName): ReturnType<typeof request> {
+  return checkedAgent(request(server), api);
+}
+
 export interface TestObjectsApp {
   app: NestExpressApplication;
-  /** supertest bound to the running app */
+  /** supertest bound to the running app, its responses checked against the app's OpenAPI document (checkedRequest) */
   http: () => ReturnType<typeof request>;
   /** a pg client on the app's database, for asserting what was stored */
   db: Client;
@@ -75,7 +85,7 @@ export async function withEnv<T>(env: Record<string, string | undefined>, fn: ()
 /** The objects app on its own fresh database (buildObjectsApp), initialised, not listening. */
 export async function startObjectsApp(env: Record<string, string | undefined> = {}, options: { overrides?: ModuleOverrides } = {}): Promise<TestObjectsApp> {
   // Searches with a startingSet get 503 from a port nothing listens on, not someone's app on 3002.
-  return startAlone(buildObjectsApp, { LOG_LEVEL: 'silent', OBJECT_SETS_URL: 'http://127.0.0.1:9', ...env }, options.overrides);
+  return startAlone(buildObjectsApp, 'objects', { LOG_LEVEL: 'silent', OBJECT_SETS_URL: 'http://127.0.0.1:9', ...env }, options.overrides);
 }
 
 /**
@@ -84,11 +94,12 @@ export async function startObjectsApp(env: Record<string, string | undefined> = 
  * listens on, so a test that does not override ObjectsClient sees 503, never someone's app.
  */
 export async function startObjectSetsApp(env: Record<string, string | undefined> = {}, options: { overrides?: ModuleOverrides } = {}): Promise<TestObjectsApp> {
-  return startAlone(buildObjectSetsApp, { LOG_LEVEL: 'silent', OBJECTS_URL: 'http://127.0.0.1:9', ...env }, options.overrides);
+  return startAlone(buildObjectSetsApp, 'object-sets', { LOG_LEVEL: 'silent', OBJECTS_URL: 'http://127.0.0.1:9', ...env }, options.overrides);
 }
 
 async function startAlone(
   build: (overrides?: ModuleOverrides) => Promise<NestExpressApplication>,
+  api: ApiName,
   env: Record<string, string | undefined>,
   overrides?: ModuleOverrides,
 ): Promise<TestObjectsApp> {
@@ -103,7 +114,7 @@ async function startAlone(
   const server = app.getHttpServer();
   return {
     app,
-    http: () => request(server),
+    http: () => checkedRequest(server, api),
     db,
     databaseUrl: database.url,
     close: async () => {
@@ -175,8 +186,8 @@ export async function startBothApps(
   return {
     objects,
     objectSets,
-    objectsHttp: () => request(objects.getHttpServer()),
-    setsHttp: () => request(objectSets.getHttpServer()),
+    objectsHttp: () => checkedRequest(objects.getHttpServer(), 'objects'),
+    setsHttp: () => checkedRequest(objectSets.getHttpServer(), 'object-sets'),
     db,
     databaseUrl: database.url,
     objectsUrl,

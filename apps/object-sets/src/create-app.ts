@@ -1,7 +1,8 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { ApiDocsOptions, configureApp, createExpressApp, HttpOptions } from '@app/domain';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { ApiDocsOptions, configureApp, createExpressApp, HttpOptions, openApiDocumentOf } from '@app/domain';
 import { AppModule } from './app.module';
-import { OBJECT_SETS_REQUEST_EXAMPLES, OBJECT_SETS_SCHEMA_NAMES } from './docs/api-docs';
+import { OBJECT_SETS_ERRORS, OBJECT_SETS_REQUEST_EXAMPLES, OBJECT_SETS_SCHEMA_NAMES } from './docs/api-docs';
 
 const API_DOCS: ApiDocsOptions = {
   name: 'object-sets',
@@ -9,6 +10,7 @@ const API_DOCS: ApiDocsOptions = {
   description: 'Object sets (`/object-sets`): definitions, members and set search.',
   examples: OBJECT_SETS_REQUEST_EXAMPLES,
   schemaNames: OBJECT_SETS_SCHEMA_NAMES,
+  errors: OBJECT_SETS_ERRORS,
 };
 
 /** A set's definition may list up to 100,000 objects: its create and update take LARGE_BODY_LIMIT. */
@@ -32,4 +34,9 @@ export function configureObjectSetsApp(app: NestExpressApplication): NestExpress
 /** The object-sets app as main.ts runs it. */
 export async function createObjectSetsApp(): Promise<NestExpressApplication> {
   return configureObjectSetsApp(await createExpressApp(AppModule));
+}
+
+/** The object-sets API's OpenAPI document, made without a database (`npm run openapi` writes it to openapi/object-sets.json). */
+export function objectSetsOpenApiDocument(): Promise<OpenAPIObject> {
+  return openApiDocumentOf(AppModule, API_DOCS);
 }

@@ -1,7 +1,8 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { ApiDocsOptions, COMPILED_FILTER_BODY_DEPTH, configureApp, createExpressApp, HttpOptions, INTERNAL_AGGREGATE_PATH } from '@app/domain';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { ApiDocsOptions, COMPILED_FILTER_BODY_DEPTH, configureApp, createExpressApp, openApiDocumentOf, HttpOptions, INTERNAL_AGGREGATE_PATH } from '@app/domain';
 import { AppModule } from './app.module';
-import { OBJECTS_REQUEST_EXAMPLES, OBJECTS_SCHEMA_NAMES } from './docs/api-docs';
+import { OBJECTS_ERRORS, OBJECTS_REQUEST_EXAMPLES, OBJECTS_SCHEMA_NAMES } from './docs/api-docs';
 
 const API_DOCS: ApiDocsOptions = {
   name: 'objects',
@@ -9,6 +10,7 @@ const API_DOCS: ApiDocsOptions = {
   description: 'Objects (`/objects`) and the ontology (`/ontology`): writes, reads, history and search.',
   examples: OBJECTS_REQUEST_EXAMPLES,
   schemaNames: OBJECTS_SCHEMA_NAMES,
+  errors: OBJECTS_ERRORS,
 };
 
 /**
@@ -42,4 +44,9 @@ export function configureObjectsApp(app: NestExpressApplication): NestExpressApp
 /** The objects app as main.ts runs it. */
 export async function createObjectsApp(): Promise<NestExpressApplication> {
   return configureObjectsApp(await createExpressApp(AppModule));
+}
+
+/** The objects API's OpenAPI document, made without a database (`npm run openapi` writes it to openapi/objects.json). */
+export function objectsOpenApiDocument(): Promise<OpenAPIObject> {
+  return openApiDocumentOf(AppModule, API_DOCS);
 }

@@ -1,4 +1,4 @@
-import { RequestExamples } from '@app/domain';
+import { OperationErrors, RequestExamples } from '@app/domain';
 
 /**
  * The object sets API's OpenAPI document: its request examples and schema names (see
@@ -48,4 +48,21 @@ export const OBJECT_SETS_SCHEMA_NAMES: Record<string, string> = {
   ObjectSetFilterNotDto: 'ObjectSetFilterOperand',
   ObjectSetFilterUserIdDto: 'UserIdMatch',
   ObjectSetFilterTitleDto: 'TitleMatch',
+};
+
+/**
+ * The errors each operation can answer besides the ones every operation can (see
+ * applyErrorResponses): 400 InvalidArgument, 401 Unauthorized, 500 Internal, 503
+ * DependencyUnavailable (the database or the objects app), and 413 PayloadTooLarge where there
+ * is a body.
+ */
+export const OBJECT_SETS_ERRORS: OperationErrors = {
+  createObjectSet: ['InvalidObjectSetDefinition', 'InvalidFilter'],
+  searchObjectSets: ['InvalidFilter', 'InvalidPagingToken'],
+  getObjectSetMetadata: ['ObjectSetNotFound'],
+  getObjectSetMembers: ['ObjectSetNotFound', 'ObjectSetTooLarge'],
+  getObjectSetDiff: ['ObjectSetNotFound', 'ObjectSetTooLarge'],
+  aggregateObjectSet: ['InvalidFilter', 'ObjectSetNotFound'],
+  updateObjectSet: ['InvalidObjectSetDefinition', 'InvalidFilter', 'PermissionDenied', 'ObjectSetNotFound', 'ObjectSetImmutable'],
+  deleteObjectSet: ['PermissionDenied', 'ObjectSetNotFound', 'ObjectSetImmutable', 'ObjectSetInUse'],
 };

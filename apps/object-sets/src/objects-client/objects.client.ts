@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { createObjectsClient, ObjectsClient as ObjectsApi, unwrap } from '@app/client';
 import { AppConfig, callService, CallerContext, INTERNAL_AGGREGATE_PATH, InternalAggregateRequest, ObjectSearchFilter } from '@app/domain';
 
 export type MembersResult = { tooLarge: true } | { tooLarge: false; json: string };
@@ -65,9 +66,24 @@ export class HttpObjectsClient extends ObjectsClient {
   }
 
   async linkTypeIds(caller: CallerContext): Promise<Set<string>> {
-    const text = await this.call(caller, 'GET', '/ontology', undefined, this.timeouts.shortMs, parsesAsJson);
-    const ontology = JSON.parse(text) as { linkTypes: { id: string }[] };
+    const ontology = await unwrap(this.publicApi(caller, this.timeouts.shortMs).GET('/ontology'));
     return new Set(ontology.linkTypes.map((l) => l.id));
+  }
+
+  /**
+   * The objects app's public API through the typed client (libs/client), for one caller: each
+   * request goes through callService (credentials forwarded, timeout, the other app's 4xx passed
+   * on, anything else 503), which only ever hands back a 2xx body.
+   */
+  private publicApi(caller: CallerContext, timeoutMs: number): ObjectsApi {
+    return createObjectsClient({
+      baseUrl: this.config.objectsUrl,
+      fetch: async (request: Request) => {
+        const url = new URL(request.url);
+        const text = await this.call(caller, request.method as 'GET' | 'POST', `${url.pathname}${url.search}`, request.body ? await request.json() : undefined, timeoutMs, parsesAsJson);
+        return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+    });
   }
 
   async members(caller: CallerContext, filter: ObjectSearchFilter, limit: number, asOf?: Date): Promise<MembersResult> {

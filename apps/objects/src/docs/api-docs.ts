@@ -1,4 +1,4 @@
-import { RequestExamples } from '@app/domain';
+import { OperationErrors, RequestExamples } from '@app/domain';
 
 /**
  * The objects API's OpenAPI document: its request examples and schema names (see
@@ -140,4 +140,26 @@ export const OBJECTS_REQUEST_EXAMPLES: RequestExamples = {
 export const OBJECTS_SCHEMA_NAMES: Record<string, string> = {
   PublishOntologyDto: 'PublishOntologyRequest',
   WriteObjectDto: 'WriteObjectRequest',
+  // An item of a write's `properties`; `PropertyValue` is the value itself (api-schemas.ts).
+  PropertyValueDto: 'WriteProperty',
+};
+
+/**
+ * The errors each operation can answer besides the ones every operation can (see
+ * applyErrorResponses): 400 InvalidArgument, 401 Unauthorized, 500 Internal, 503
+ * DependencyUnavailable, and 413 PayloadTooLarge where there is a body.
+ */
+export const OBJECTS_ERRORS: OperationErrors = {
+  getOntology: [],
+  publishOntology: ['PermissionDenied'],
+  getOntologyVersion: ['OntologyVersionNotFound'],
+  putOntologyObject: ['InvalidObject', 'PermissionDenied', 'VersionConflict'],
+  deleteOntologyObject: ['PermissionDenied', 'ObjectNotFound', 'VersionConflict'],
+  ingestOntologyObjects: ['InvalidObject', 'PermissionDenied'],
+  searchObjects: ['InvalidFilter', 'InvalidPagingToken', 'ObjectSetNotFound'],
+  bulkLoadOntologyObjects: ['InvalidPagingToken'],
+  getObjectAtVersion: ['ObjectNotFound', 'ObjectVersionNotFound'],
+  getObjectHistory: ['InvalidPagingToken', 'ObjectNotFound'],
+  loadOntologyObject: ['ObjectNotFound', 'ObjectIdAmbiguous'],
+  aggregateObjects: ['InvalidFilter', 'ObjectSetNotFound'],
 };

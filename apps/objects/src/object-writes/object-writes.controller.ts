@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Caller, CallerContext, checkEnvironmentIdParam, checkIdentifierParam, InvalidArgument } from '@app/domain';
 import { IngestRequestDto, IngestResponseDto, WriteObjectDto } from './dto/write-object.dto';
+import { OntologyObjectWithVersionDto } from '../objects/dto/object-reads.dto';
 import { checkIngestBody, checkWriteObjectBody } from './object-shape';
 import { ObjectWritesService } from './object-writes.service';
 
@@ -28,7 +29,8 @@ export class ObjectWritesController {
     summary: 'Creates or replaces an object (201 when created, 200 otherwise); no new version when nothing changed',
   })
   @ApiQuery({ name: 'expectedVersion', required: false, type: Number, description: 'Current version expected (0: must not exist); else 409 VersionConflict' })
-  @ApiOkResponse({ description: 'OntologyObjectWithVersion' })
+  @ApiOkResponse({ type: OntologyObjectWithVersionDto, description: 'Replaced, or unchanged (no new version)' })
+  @ApiCreatedResponse({ type: OntologyObjectWithVersionDto, description: 'Created (or written again after a delete)' })
   @ApiBody({ type: WriteObjectDto })
   async put(
     @Caller() caller: CallerContext,

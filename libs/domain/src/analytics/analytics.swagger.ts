@@ -156,9 +156,9 @@ export const METRICS_SCHEMA: ApiPropertyOptions = {
 };
 
 export class AggregateGroupDto {
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Bucket name → the group key ({} without groupBy)', example: { type: 'device', month: '2026-01-01T00:00:00.000Z' } })
+  @ApiProperty({ type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { $ref: getSchemaPath(RangeDto) }] }, description: 'Bucket name → the group key: a property or attribute value, a bucket start, or the range as given ({} without groupBy)', example: { type: 'device', month: '2026-01-01T00:00:00.000Z' } })
   key: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Metric name → value', example: { count: 120, 'avg.score': 49.7 } })
+  @ApiProperty({ type: 'object', additionalProperties: { oneOf: [{ type: 'number' }, { type: 'string' }] }, description: 'Metric name → value (a number; min and max of dates, timestamps and strings: a string)', example: { count: 120, 'avg.score': 49.7 } })
   metrics: Record<string, unknown>;
 }
 

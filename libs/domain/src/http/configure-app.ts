@@ -1,7 +1,8 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { json } from 'express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { NextFunction, Request, Response } from 'express';
 import { TokenVerifier } from '../caller/token-verifier';
@@ -10,7 +11,7 @@ import { AppMetrics } from '../metrics';
 import { withRequestSignal } from '../database/postgres';
 import { ConjureExceptionFilter, PayloadTooLarge } from '../errors';
 import { createValidationPipe } from '../validation';
-import { applyRequestExamples, RequestExamples, useApiSchemaNames } from './api-docs';
+import { applyRequestExamples, OperationErrors, refineApiDocument, RequestExamples, useApiSchemaNames } from './api-docs';
 import { authenticateFirst } from './authenticate-first';
 import { bodyGuard, JSON_MEDIA_TYPES, noteUnicodeEscapes } from './body-guard';
 import { requestIdMiddleware } from './request-id';
@@ -24,6 +25,8 @@ export interface ApiDocsOptions {
   examples: RequestExamples;
   /** Schema names that are not the DTO class name without `Dto` (see api-docs.ts). */
   schemaNames?: Record<string, string>;
+  /** The errors of each operation beyond those every operation can answer (see applyErrorResponses). */
+  errors: OperationErrors;
 }
 
 /** An operation by method and path pattern (matched against the whole path). */
@@ -89,12 +92,27 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
   app.set('x-powered-by', false);
   app.enableShutdownHooks();
 
+  const document = createApiDocument(app, docs);
+  SwaggerModule.setup(`docs/${docs.name}`, app, document, {
+    jsonDocumentUrl: `docs/${docs.name}-json`,
+    swaggerOptions: { persistAuthorization: true },
+  });
+  return app;
+}
+
+/**
+ * The app's OpenAPI document as Swagger UI serves it: what Nest generates from the controllers and
+ * DTOs, under the API's schema names, with the request examples and the refinements of
+ * refineApiDocument (api-docs.ts).
+ */
+export function createApiDocument(app: INestApplication, docs: ApiDocsOptions): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle(docs.title)
       .setDescription(docs.description)
       .setVersion('1.0')
+      .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
       // The Authorize button of Swagger UI; every operation sends the token (AUTH_MODE=jwt).
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
       .addSecurityRequirements('bearer')
@@ -102,9 +120,20 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
   );
   useApiSchemaNames(document, docs.schemaNames);
   applyRequestExamples(document, docs.examples);
-  SwaggerModule.setup(`docs/${docs.name}`, app, document, {
-    jsonDocumentUrl: `docs/${docs.name}-json`,
-    swaggerOptions: { persistAuthorization: true },
-  });
-  return app;
+  refineApiDocument(document, docs.errors);
+  return document;
+}
+
+/**
+ * The OpenAPI document of the app AppModule `module` makes, without a database: Nest builds the
+ * module graph in preview mode, which instantiates no provider (so nothing connects anywhere),
+ * and the document comes from the controllers' and DTOs' metadata alone (`npm run openapi`).
+ */
+export async function openApiDocumentOf(module: Type<unknown>, docs: ApiDocsOptions): Promise<OpenAPIObject> {
+  const app = await NestFactory.create(module, { preview: true, logger: false, abortOnError: false });
+  try {
+    return createApiDocument(app, docs);
+  } finally {
+    await app.close();
+  }
 }

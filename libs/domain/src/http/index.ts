@@ -1,4 +1,5 @@
 export * from './api-docs';
+export * from './api-schemas';
 export * from './configure-app';
 export * from './body-guard';
 export * from './logging.module';

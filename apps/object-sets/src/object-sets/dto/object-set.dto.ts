@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
-import { AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, GROUP_BY_SCHEMA, IsEnvironmentId, METRICS_SCHEMA } from '@app/domain';
+import { apiSchemaRef, AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, GROUP_BY_SCHEMA, IsEnvironmentId, METRICS_SCHEMA } from '@app/domain';
 
 const DEFINITION_EXAMPLE = {
   type: 'filter',
@@ -31,7 +31,7 @@ export class CreateObjectSetDto {
   @MaxLength(10000)
   description?: string;
 
-  @ApiProperty({ description: DEFINITION_DOC, type: 'object', additionalProperties: true, example: DEFINITION_EXAMPLE })
+  @ApiProperty({ description: DEFINITION_DOC, ...apiSchemaRef('ObjectSetDefinition'), example: DEFINITION_EXAMPLE })
   @Allow()
   definition: unknown;
 
@@ -67,7 +67,7 @@ export class UpdateObjectSetDto {
   @MaxLength(10000)
   description?: string | null;
 
-  @ApiPropertyOptional({ description: DEFINITION_DOC, type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({ description: DEFINITION_DOC, ...apiSchemaRef('ObjectSetDefinition') })
   @Allow()
   definition?: unknown;
 
@@ -83,7 +83,7 @@ export class ObjectSetMetadataDto {
   @ApiProperty({ example: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6' }) id: string;
   @ApiProperty() title: string;
   @ApiPropertyOptional() description?: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, example: DEFINITION_EXAMPLE }) definition: unknown;
+  @ApiProperty({ ...apiSchemaRef('ObjectSetDefinition'), example: DEFINITION_EXAMPLE }) definition: unknown;
   @ApiProperty({ type: ScopeDto }) scope: ScopeDto;
   @ApiProperty() immutable: boolean;
   @ApiProperty() ephemeral: boolean;

@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { apiSchemaRef } from '@app/domain';
 import { Allow, IsInt, IsOptional, IsString } from 'class-validator';
 import { ObjectSetMetadataDto } from '../../object-sets/dto/object-set.dto';
 
@@ -7,7 +8,7 @@ import { ObjectSetMetadataDto } from '../../object-sets/dto/object-set.dto';
  * document: the filter itself is validated at runtime by validateObjectSetFilter, which reports
  * the exact path of a fault.
  */
-const NESTED_FILTER = { type: 'object', additionalProperties: true, description: 'ObjectSetFilter' } as const;
+const NESTED_FILTER = apiSchemaRef('ObjectSetFilter');
 
 export class ObjectSetFilterListDto {
   @ApiProperty({ type: 'array', items: NESTED_FILTER, minItems: 1 }) filters: unknown[];
@@ -73,9 +74,7 @@ const FILTER_EXAMPLE = {
 export class SearchObjectSetsRequestDto {
   @ApiProperty({
     description: 'ObjectSetFilter, a union: and {filters} | or {filters} | not {filter} | userId {userId} | title {title, fuzzy?}; at most 32 levels and 1000 nodes',
-    oneOf: [AndObjectSetFilterDto, OrObjectSetFilterDto, NotObjectSetFilterDto, UserIdObjectSetFilterDto, TitleObjectSetFilterDto].map((m) => ({
-      $ref: getSchemaPath(m),
-    })),
+    ...apiSchemaRef('ObjectSetFilter'),
     example: FILTER_EXAMPLE,
   })
   @Allow()

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsOptional, IsString, MaxLength } from 'class-validator';
-import { AS_OF_BODY_SCHEMA, GROUP_BY_SCHEMA, hasOwn, InternalAggregateRequest, InvalidArgument, isPlainObject, kindOf, METRICS_SCHEMA } from '@app/domain';
+import { apiSchemaRef, AS_OF_BODY_SCHEMA, GROUP_BY_SCHEMA, hasOwn, InternalAggregateRequest, InvalidArgument, isPlainObject, kindOf, METRICS_SCHEMA } from '@app/domain';
 
 /**
  * AggregateObjectsRequest (API.md §9). `filter` is checked by the filter validator (400
@@ -9,8 +9,7 @@ import { AS_OF_BODY_SCHEMA, GROUP_BY_SCHEMA, hasOwn, InternalAggregateRequest, I
 export class AggregateObjectsRequestDto {
   @ApiProperty({
     description: 'An ObjectSearchFilter in the union encoding {"type": "<variant>", "<variant>": {...}} (API §7)',
-    type: 'object',
-    additionalProperties: true,
+    ...apiSchemaRef('ObjectSearchFilter'),
     example: { type: 'objectType', objectType: { types: ['device'] } },
   })
   @Allow()

@@ -13,21 +13,14 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { IsEnvironmentId, IsIdentifier } from '@app/domain';
+import { apiSchemaRef, IsEnvironmentId, IsIdentifier } from '@app/domain';
 
 // The write bodies (WriteObjectDto, IngestRequestDto) are checked by ../object-shape.ts, not by
 // the validation pipe (the controller takes them as `unknown`): these classes and their
 // decorators are their Swagger schema. A rule changed here must be changed there too.
 
 /** A property value: its JSON type follows the property's type in the ontology. */
-export const PROPERTY_VALUE_SCHEMA = {
-  oneOf: [
-    { type: 'string', description: 'string; date (YYYY-MM-DD); timestamp (RFC 3339 with an offset on the way in, UTC with milliseconds on the way out)' },
-    { type: 'number', description: 'long (an integer within ±(2^53 − 1)) or double' },
-    { type: 'boolean' },
-    { type: 'object', description: 'geopoint', properties: { lat: { type: 'number', minimum: -90, maximum: 90 }, lon: { type: 'number', minimum: -180, maximum: 180 } }, required: ['lat', 'lon'] },
-  ],
-} as ApiPropertyOptions;
+export const PROPERTY_VALUE_SCHEMA = apiSchemaRef('PropertyValue') as ApiPropertyOptions;
 
 export class PropertyValueDto {
   @IsIdentifier({ description: 'Property id of the object type', example: 'name' })
@@ -50,6 +43,7 @@ export class PropertyValueDto {
   origin: string;
 
   /** What made the latest change, e.g. `import-42`. */
+  @ApiPropertyOptional({ nullable: true, maxLength: 1024, description: 'What made the latest change, e.g. `import-42`; null is kept as null' })
   @IsOptional()
   @IsString()
   @MaxLength(1024)

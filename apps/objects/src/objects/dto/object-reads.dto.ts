@@ -33,7 +33,7 @@ export class ObjectPropertyDto {
   @ApiProperty({ example: 'name' }) id: string;
   @ApiProperty({ description: 'Typed by the ontology', example: 'Ada', ...PROPERTY_VALUE_SCHEMA }) value: unknown;
   @ApiProperty({ example: 'crm' }) origin: string;
-  @ApiPropertyOptional({ example: 'import-42' }) trigger?: string;
+  @ApiPropertyOptional({ example: 'import-42', nullable: true, description: 'What made the latest change; null when it was written as null' }) trigger?: string | null;
 }
 
 export class OntologyObjectDto {

@@ -7,7 +7,7 @@ export class PropertyDefinitionDto {
   @IsIdentifier({ description: 'Property id, unique within its object type', example: 'name' })
   id: string;
 
-  @ApiProperty({ enum: PROPERTY_TYPES, example: 'string' })
+  @ApiProperty({ type: 'string', enum: PROPERTY_TYPES, example: 'string' })
   @IsIn(PROPERTY_TYPES as unknown as string[], { message: `type must be one of ${PROPERTY_TYPES.join(', ')}` })
   type: PropertyType;
 

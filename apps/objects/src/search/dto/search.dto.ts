@@ -1,13 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
-import { AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, ORDER_BY_SCHEMA, SNAPSHOT_BODY_SCHEMA } from '@app/domain';
+import { apiSchemaRef, AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, ORDER_BY_SCHEMA, SNAPSHOT_BODY_SCHEMA } from '@app/domain';
 
 /** ObjectSearchRequest (seed §2). `filter` is checked by the filter validator (400 InvalidFilter). */
 export class ObjectSearchRequestDto {
   @ApiProperty({
     description: 'An ObjectSearchFilter in the union encoding {"type": "<variant>", "<variant>": {...}} (API §7)',
-    type: 'object',
-    additionalProperties: true,
+    ...apiSchemaRef('ObjectSearchFilter'),
     example: { type: 'and', and: { filters: [{ type: 'objectType', objectType: { types: ['person'] } }, { type: 'tag', tag: { tags: ['vip'] } }] } },
   })
   @Allow()

@@ -1,0 +1,186 @@
+import type { Middleware } from 'openapi-fetch';
+import {
+  ConjureError,
+  createObjectsClient,
+  createObjectSetsClient,
+  isConjureError,
+  ObjectsClient,
+  ObjectSetsClient,
+  ObjectsSchemas,
+  pages,
+  unwrap,
+} from '@app/client';
+import { startBothApps, TestBothApps } from './support/apps';
+import { ApiName, responseFault } from './support/openapi-responses';
+
+/**
+ * The typed client (libs/client) against both apps listening on real ports, as a program using
+ * it would: no casts, every body typed from the committed OpenAPI files. Every answer the client
+ * receives is also checked against those files.
+ */
+
+/** Checks each answer against the app's OpenAPI document; a mismatch is recorded for the test to fail on. */
+function checkAgainst(api: ApiName, faults: string[]): Middleware {
+  return {
+    async onResponse({ request, response }) {
+      const text = await response.clone().text();
+      const url = new URL(request.url);
+      const res = { status: response.status, text, body: text ? JSON.parse(text) : {}, headers: { 'content-type': response.headers.get('content-type') ?? '' } };
+      const fault = responseFault(api, request.method, url.pathname, res as unknown as Parameters<typeof responseFault>[3]);
+      if (fault) faults.push(fault);
+      return undefined;
+    },
+  };
+}
+
+describe('typed client (libs/client)', () => {
+  let t: TestBothApps;
+  let objects: ObjectsClient;
+  let sets: ObjectSetsClient;
+  const faults: string[] = [];
+
+  beforeAll(async () => {
+    t = await startBothApps();
+    objects = createObjectsClient({ baseUrl: t.objectsUrl, userId: 'ada' });
+    sets = createObjectSetsClient({ baseUrl: `${t.objectSetsUrl}/`, userId: 'ada' });
+    objects.use(checkAgainst('objects', faults));
+    sets.use(checkAgainst('object-sets', faults));
+    const ontology = await unwrap(
+      objects.PUT('/ontology', {
+        body: {
+          objectTypes: [
+            {
+              id: 'person',
+              properties: [
+                { id: 'name', type: 'string' },
+                { id: 'age', type: 'long' },
+                { id: 'active', type: 'boolean' },
+                { id: 'home', type: 'geopoint' },
+              ],
+            },
+          ],
+          linkTypes: [{ id: 'knows', sourceType: 'person', targetType: 'person' }],
+        },
+      }),
+    );
+    expect(ontology.version).toBe(1);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  afterEach(() => {
+    expect(faults.splice(0)).toEqual([]);
+  });
+
+  it('writes and reads an object, property values typed by their JSON forms', async () => {
+    const properties: ObjectsSchemas['WriteProperty'][] = [
+      { id: 'name', value: 'Grace Hopper', origin: 'crm' },
+      { id: 'age', value: 85, origin: 'hr' },
+      { id: 'active', value: true, origin: 'hr' },
+      { id: 'home', value: { lat: 38.9, lon: -77.0 }, origin: 'web', trigger: 'import-1' },
+    ];
+    const put = objects.PUT('/objects/{environmentId}/{id}', { params: { path: { environmentId: 'prod', id: 'p-1' } }, body: { type: 'person', properties, tags: ['vip'] } });
+    const created = await put;
+    expect(created.response.status).toBe(201);
+    expect(created.data?.version).toBe(1);
+    const again = await objects.PUT('/objects/{environmentId}/{id}', {
+      params: { path: { environmentId: 'prod', id: 'p-1' }, query: { expectedVersion: 1 } },
+      body: { type: 'person', properties, tags: ['vip'] },
+    });
+    expect(again.response.status).toBe(200);
+
+    const ada = await unwrap(objects.GET('/objects/{id}', { params: { path: { id: 'p-1' }, query: { environmentId: 'prod' } } }));
+    const name: string | number | boolean | ObjectsSchemas['GeoPoint'] = ada.properties.find((p) => p.id === 'name')!.value;
+    expect(name).toBe('Grace Hopper');
+    const home = ada.properties.find((p) => p.id === 'home')!.value;
+    expect(typeof home === 'object' ? home.lat : undefined).toBe(38.9);
+    expect(ada.tags).toEqual(['vip']);
+    expect(ada.metadata.firstSighting).toMatch(/Z$/);
+  });
+
+  it('walks every page of a search with for await', async () => {
+    await unwrap(
+      objects.POST('/objects/ingest', {
+        body: {
+          objects: Array.from({ length: 25 }, (_, i) => ({
+            environmentId: 'test',
+            id: `q-${String(i).padStart(2, '0')}`,
+            type: 'person',
+            properties: [{ id: 'age', value: i, origin: 'gen' }],
+          })),
+        },
+      }),
+    );
+    const ids: string[] = [];
+    let pageCount = 0;
+    for await (const page of pages((pagingToken) =>
+      unwrap(
+        objects.POST('/objects/search', {
+          params: { query: { pageSize: 10, pagingToken } },
+          body: { filter: { type: 'and', and: { filters: [{ type: 'environment', environment: { environmentIds: ['test'] } }, { type: 'propertyRange', propertyRange: { propertyId: 'age', gte: 5 } }] } } },
+        }),
+      ),
+    )) {
+      pageCount++;
+      ids.push(...page.objects.map((o) => o.id));
+    }
+    expect(pageCount).toBe(2);
+    expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => `q-${String(i + 5).padStart(2, '0')}`));
+
+    const bulk: string[] = [];
+    for await (const page of pages((pagingToken) => unwrap(objects.POST('/objects/bulk', { params: { query: { pageSize: 7, pagingToken } }, body: { objectIds: ids.slice(0, 15) } })))) {
+      bulk.push(...page.objects.map((o) => `${o.environmentId}/${o.id}`));
+    }
+    expect(bulk).toHaveLength(15);
+  });
+
+  it('creates an object set and reads its members and metadata', async () => {
+    const set = await unwrap(
+      sets.POST('/object-sets', {
+        body: {
+          title: 'Adults in test',
+          definition: { type: 'filter', filter: { filter: { type: 'propertyRange', propertyRange: { propertyId: 'age', gte: 18 } } } },
+          scope: { environmentIds: ['test'] },
+        },
+      }),
+    );
+    expect(set.creator).toBe('ada');
+    expect(set.definition.type).toBe('filter');
+    const members = await unwrap(sets.GET('/object-sets/{id}/members', { params: { path: { id: set.id }, query: { consistency: 'STRONG' } } }));
+    expect(members.members.test).toEqual(['q-18', 'q-19', 'q-20', 'q-21', 'q-22', 'q-23', 'q-24']);
+    const found: string[] = [];
+    for await (const page of pages((pagingToken) => unwrap(sets.POST('/object-sets/search', { body: { filter: { type: 'userId', userId: { userId: 'ada' } }, maxPageSize: 1, pagingToken } })))) {
+      found.push(...page.objectSets.map((s) => s.title));
+    }
+    expect(found).toEqual(['Adults in test']);
+    const union = await unwrap(sets.POST('/object-sets', { body: { title: 'Union', definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [set.id] } } } }));
+    expect((await unwrap(sets.GET('/object-sets/{id}/metadata', { params: { path: { id: union.id } } }))).title).toBe('Union');
+  });
+
+  it('throws Conjure errors as typed exceptions', async () => {
+    const missing = await unwrap(objects.GET('/objects/{id}', { params: { path: { id: 'nobody' } } })).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(ConjureError);
+    expect(isConjureError(missing, 'ObjectNotFound')).toBe(true);
+    if (!isConjureError(missing, 'ObjectNotFound')) throw missing;
+    expect({ status: missing.status, errorCode: missing.errorCode, errorName: missing.errorName, objectId: missing.parameters.objectId }).toEqual({
+      status: 404,
+      errorCode: 'NOT_FOUND',
+      errorName: 'ObjectNotFound',
+      objectId: 'nobody',
+    });
+    expect(missing.errorInstanceId).toMatch(/^[0-9a-f-]{36}$/);
+
+    // The error bodies are typed too: errorName is one of those the operation declares.
+    const conflict = await objects.PUT('/objects/{environmentId}/{id}', {
+      params: { path: { environmentId: 'prod', id: 'p-1' }, query: { expectedVersion: 7 } },
+      body: { type: 'person', properties: [] },
+    });
+    const errorName: 'VersionConflict' | undefined = conflict.response.status === 409 && conflict.error?.errorName === 'VersionConflict' ? conflict.error.errorName : undefined;
+    expect(errorName).toBe('VersionConflict');
+
+    const invalid = await unwrap(sets.POST('/object-sets', { body: { title: 'Bad', definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: ['ri.object-set.main.object-set.00000000-0000-4000-8000-000000000999'] } } } })).catch(
+      (e: unknown) => e,
+    );
+    expect(isConjureError(invalid, 'InvalidObjectSetDefinition')).toBe(true);
+  });
+});
