@@ -85,6 +85,12 @@ describe('object sets as of an instant, and set diffs', () => {
     expect(await members(adults, t1)).toEqual({ prod: ['a', 'b'], staging: ['c'] });
   });
 
+  it('answers the same as of T whatever the consistency (a past state is never read from the cache)', async () => {
+    await app.setsHttp().get(`/object-sets/${q(both)}/members?consistency=EVENTUALLY`).expect(200); // fills the cache with the present
+    const eventually = await app.setsHttp().get(`/object-sets/${q(both)}/members?consistency=EVENTUALLY&asOf=${q(t1)}`).expect(200);
+    expect(eventually.body).toMatchObject({ members: { prod: ['a', 'b'] }, asOf: t1 });
+  });
+
   it('returns the links among members as of T and omits asOf without it', async () => {
     const res = await app.setsHttp().get(`/object-sets/${q(both)}/members`).expect(200);
     expect(res.body.asOf).toBeUndefined();

@@ -8,6 +8,7 @@ import {
   InternalAggregateRequest,
   InvalidFilter,
   ObjectSearchFilter,
+  NO_LATER_BOUND,
   parseAsOf,
   validateAggregation,
   validateFilter,
@@ -55,7 +56,7 @@ export class AggregateService {
   /** An object set's members, as the object set service compiled them (STRONG). */
   aggregateCompiled(caller: CallerContext, body: InternalAggregateRequest): Promise<string> {
     if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
-    return this.run(caller, body, parseAsOf(body.asOf), async (ontology) => validateFilter(body.filter, ontology, 'filter', COMPILED_SET_FILTER_LIMITS));
+    return this.run(caller, body, parseAsOf(body.asOf, 'asOf', NO_LATER_BOUND), async (ontology) => validateFilter(body.filter, ontology, 'filter', COMPILED_SET_FILTER_LIMITS));
   }
 
   private async run(

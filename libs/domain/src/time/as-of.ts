@@ -15,6 +15,13 @@ export function parseAsOf(raw: unknown, field = 'asOf', now: Date = new Date()):
 }
 
 /**
+ * `now` for parseAsOf on the internal calls between the apps: the caller's app already refused
+ * an instant in its future, and the other app's clock may be a few milliseconds behind, which
+ * must not turn an accepted read into a 400.
+ */
+export const NO_LATER_BOUND = new Date(8.64e15);
+
+/**
  * The instant a snapshot walk (`"snapshot": true`, API.md §10) reads at, as one SQL expression:
  * the start of the oldest transaction still open in this database, less a millisecond, and never
  * later than now. A write stamps its versions with clock_timestamp() taken inside its own

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { hasOwn, InvalidArgument, isPlainObject, kindOf, parseAsOf } from '@app/domain';
+import { hasOwn, InvalidArgument, isPlainObject, kindOf, NO_LATER_BOUND, parseAsOf } from '@app/domain';
 
 export class ValidateFilterRequestDto {
   @ApiProperty({ description: 'An ObjectSearchFilter', type: 'object', additionalProperties: true })
@@ -28,7 +28,7 @@ export function checkMembersRequest(body: unknown, maxLimit: number): { filter: 
   for (const key of Object.keys(body)) {
     if (key !== 'filter' && key !== 'limit' && key !== 'asOf') throw new InvalidArgument(key, 'unknown field; the body is {"filter", "limit", "asOf"?}');
   }
-  const asOf = parseAsOf(body.asOf);
+  const asOf = parseAsOf(body.asOf, 'asOf', NO_LATER_BOUND);
   const limit = body.limit;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_MEMBERS_LIMIT) {
     throw new InvalidArgument('limit', `must be an integer from 1 to ${MAX_MEMBERS_LIMIT}`);
@@ -61,7 +61,7 @@ export function checkDiffRequest(body: unknown, maxLimit: number): { from: { fil
   const side = (name: 'from' | 'to') => {
     const s = body[name];
     if (!isPlainObject(s)) throw new InvalidArgument(name, 'must be {"filter", "asOf"?}');
-    return { filter: hasOwn(s, 'filter') ? s.filter : undefined, asOf: parseAsOf(s.asOf, `${name}.asOf`) };
+    return { filter: hasOwn(s, 'filter') ? s.filter : undefined, asOf: parseAsOf(s.asOf, `${name}.asOf`, NO_LATER_BOUND) };
   };
   const from = side('from');
   if (!from.asOf) throw new InvalidArgument('from.asOf', 'from.asOf is required');
