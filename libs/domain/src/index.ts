@@ -11,3 +11,4 @@ export * from './filter';
 export * from './object-sets';
 export * from './ontology';
 export * from './analytics';
+export * from './replicas';

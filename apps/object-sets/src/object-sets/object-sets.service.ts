@@ -16,6 +16,7 @@ import {
   ObjectSetTooLarge,
   PermissionDenied,
   referencedSetIds,
+  requireStrongReads,
   StoredSet,
   validateDefinition,
   visibleEnvironmentsParam,
@@ -173,6 +174,8 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const key = visibilityKey(caller);
     const ttl = this.config.membersCacheTtlSeconds;
     const startedAt = this.clock.now();
+    // STRONG sees every write acknowledged before it arrived; EVENTUALLY may read a replica within the lag bound (API.md §11).
+    if (consistency === 'STRONG') requireStrongReads(caller);
     if (consistency === 'EVENTUALLY' && ttl > 0) {
       // The set must still be live: an expired or deleted set is 404 whatever the cache holds.
       const { live, result } = await this.repository.cachedMembers(id, key, ttl, startedAt);
@@ -192,6 +195,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
    * the objects app in one statement; the member limit does not apply.
    */
   async aggregate(caller: CallerContext, id: string, body: { groupBy?: unknown; metrics?: unknown }): Promise<string> {
+    requireStrongReads(caller);
     const filter = await this.compiledFilter(caller, id);
     return this.objects.aggregate(caller, { filter, groupBy: body.groupBy, metrics: body.metrics });
   }

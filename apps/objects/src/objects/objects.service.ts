@@ -7,6 +7,7 @@ import {
   ObjectVersionNotFound,
   PAGE_LIMITS,
   PagingTokenCodec,
+  requireReplayedUpTo,
   visibleEnvironmentsParam,
 } from '@app/domain';
 import { BulkPosition, ObjectsRepository } from './objects.repository';
@@ -68,6 +69,8 @@ export class ObjectsService {
   async atVersion(caller: CallerContext, environmentId: string, id: string, at: { version: number } | { timestamp: Date }): Promise<string> {
     if (!canSeeEnvironment(caller, environmentId)) throw new ObjectNotFound(id, environmentId);
     const query = 'version' in at ? at : { timestamp: at.timestamp.toISOString() };
+    // The state at an instant: only a replica that replayed every commit up to it may answer (API.md §11).
+    if ('timestamp' in at) requireReplayedUpTo(caller, at.timestamp);
     const { json, known } = await this.repository.atVersion(environmentId, id, query);
     if (json) return json;
     if (!known) throw new ObjectNotFound(id, environmentId);

@@ -26,6 +26,15 @@ export class AppConfig {
   pagingTokenSecret: string;
   bodyLimit: string;
   dbPoolSize: number;
+  /** Hot standbys of DATABASE_URL each app reads from (API.md §11): DATABASE_REPLICA_URLS, or the app's own variable. */
+  objectsDatabaseReplicaUrls: string[];
+  objectSetsDatabaseReplicaUrls: string[];
+  /** A read without a token may be served by a replica that replayed everything committed this long before. */
+  replicaMaxLagMs: number;
+  /** How long a read with a token waits for a replica that has replayed it before going to the primary. */
+  replicaWaitMs: number;
+  /** A replica taken out of rotation is tried again after this long. */
+  replicaRetrySeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -62,6 +71,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
     return raw;
   };
+  const urlList = (name: string, fallback: string[]): string[] => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const urls = raw.split(',').map((u) => u.trim()).filter(Boolean);
+    for (const u of urls) {
+      try {
+        new URL(u);
+      } catch {
+        problems.push(`${name} must be comma-separated URLs (got '${u}')`);
+      }
+    }
+    return urls;
+  };
+  const replicaUrls = urlList('DATABASE_REPLICA_URLS', []);
   const objectsPort = int('OBJECTS_PORT', 3001, 1, 65535);
   const objectSetsPort = int('OBJECT_SETS_PORT', 3002, 1, 65535);
   const authMode = (env.AUTH_MODE || 'none') as AuthMode;
@@ -102,6 +125,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pagingTokenSecret: env.PAGING_TOKEN_SECRET || DEV_PAGING_TOKEN_SECRET,
     bodyLimit: env.BODY_LIMIT || '64mb',
     dbPoolSize: int('DB_POOL_SIZE', 20, 1, 1000),
+    objectsDatabaseReplicaUrls: urlList('OBJECTS_DATABASE_REPLICA_URLS', replicaUrls),
+    objectSetsDatabaseReplicaUrls: urlList('OBJECT_SETS_DATABASE_REPLICA_URLS', replicaUrls),
+    replicaMaxLagMs: int('REPLICA_MAX_LAG_MS', 1000, 0, 3_600_000),
+    replicaWaitMs: int('REPLICA_WAIT_MS', 100, 0, 60_000),
+    replicaRetrySeconds: int('REPLICA_RETRY_S', 5, 1, 86_400),
   });
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got '${config.logLevel}')`);

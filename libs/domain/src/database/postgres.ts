@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource, DataSourceOptions, MigrationInterface } from 'typeorm';
+import type { ReadRouter } from '../replicas/read-router';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -71,9 +72,28 @@ export function pgPool(dataSource: DataSource): Pool {
   return (dataSource.driver as unknown as { master: Pool }).master;
 }
 
-/** One statement on the pool (see pgPool); the rows. */
+/** The read router of a DataSource that has replicas (API.md §11); registered by the app's ReadRouter provider. */
+const routers = new WeakMap<DataSource, ReadRouter>();
+
+export function routeReads(dataSource: DataSource, router: ReadRouter | undefined): void {
+  if (router) routers.set(dataSource, router);
+  else routers.delete(dataSource);
+}
+
+/**
+ * One read statement on the pool (see pgPool); the rows. With replicas it runs where the
+ * request's consistency allows (ReadRouter); without, on the primary, as it always did.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function queryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = []): Promise<T[]> {
+  const router = routers.get(dataSource);
+  if (router) return router.rows<T>({ text: sql, values: params });
+  return (await pgPool(dataSource).query(sql, params)).rows as T[];
+}
+
+/** One statement on the primary's pool, whatever replicas there are (API.md §11: the members cache, writes' own reads). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function primaryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = []): Promise<T[]> {
   return (await pgPool(dataSource).query(sql, params)).rows as T[];
 }
 
@@ -82,9 +102,11 @@ export async function queryRows<T = any>(dataSource: DataSource, sql: string, pa
  * once and then only binds and runs it (an idle-server round trip of findById: about 355 µs
  * unnamed, 130 µs prepared). Every distinct name stays prepared on every connection for the
  * connection's life, so names must come from a bounded set: fixed statements, or a budget of
- * statement texts as SearchRepository keeps.
+ * statement texts as SearchRepository keeps. Routed like queryRows.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function preparedRows<T = any>(dataSource: DataSource, name: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const router = routers.get(dataSource);
+  if (router) return router.rows<T>({ name, text: sql, values: params });
   return (await pgPool(dataSource).query({ name, text: sql, values: params })).rows as T[];
 }

@@ -9,6 +9,7 @@ import { createValidationPipe } from '../validation';
 import { applyRequestExamples, RequestExamples, useApiSchemaNames } from './api-docs';
 import { bodyGuard, JSON_MEDIA_TYPES, noteUnicodeEscapes } from './body-guard';
 import { requestIdMiddleware } from './request-id';
+import { consistencyMiddleware, ReadRouter } from '../replicas';
 
 export interface ApiDocsOptions {
   title: string;
@@ -46,6 +47,8 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
   app.use(json({ limit: config.bodyLimit, type: JSON_MEDIA_TYPES, verify: noteUnicodeEscapes }));
   // Right after the parser, before routing: no pipe ever sees a body it cannot handle.
   app.use(bodyGuard({ deeperRoutes: http.deeperBodyRoutes }));
+  // After the parser: the request's read context (API.md §11) then holds until the handler.
+  app.use(consistencyMiddleware(app.get(ReadRouter, { strict: false })));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ConjureExceptionFilter());
   app.set('etag', false);

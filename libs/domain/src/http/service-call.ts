@@ -1,6 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import { CallerContext } from '../caller/caller-context';
 import { DependencyUnavailable, DomainError, ErrorCode, ErrorParameters } from '../errors/domain-error';
+import { consistencyHeaders, learnConsistencyToken } from '../replicas/consistency.middleware';
 
 export interface ServiceCall {
   /** Names the other service in DependencyUnavailable and in log lines. */
@@ -33,6 +34,8 @@ export async function callService(call: ServiceCall): Promise<string> {
         ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
         'x-user-id': call.caller.userId,
         ...(call.caller.authorization ? { authorization: call.caller.authorization } : {}),
+        // The caller's consistency holds in the other app too (API.md §11).
+        ...consistencyHeaders(call.caller.consistency),
       },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
       signal: AbortSignal.timeout(call.timeoutMs),
@@ -42,7 +45,10 @@ export async function callService(call: ServiceCall): Promise<string> {
     throw new DependencyUnavailable(call.dependency);
   }
   const text = await res.text().catch(() => '');
-  if (res.ok) return text;
+  if (res.ok) {
+    learnConsistencyToken(call.caller.consistency, res.headers.get('x-consistency-token'));
+    return text;
+  }
   let error: { errorCode?: ErrorCode; errorName?: string; parameters?: ErrorParameters } | undefined;
   try {
     error = JSON.parse(text);
