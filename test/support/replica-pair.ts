@@ -32,6 +32,12 @@ export interface PgServer {
 export interface ReplicaPair {
   primary: PgServer;
   standby: PgServer;
+  /** Changes the standby's recovery_min_apply_delay (0: none) and reloads its configuration. */
+  setApplyDelay: (ms: number) => Promise<void>;
+  /** The standby's replay position and the primary's current position, as numbers. */
+  positions: () => Promise<{ primary: bigint; standby: bigint }>;
+  /** Waits until the standby has replayed everything the primary has written so far. */
+  caughtUp: (timeoutMs?: number) => Promise<void>;
   /** Stops both servers and deletes their data. */
   close: () => Promise<void>;
 }
@@ -207,9 +213,39 @@ export async function startReplicaPair(opts: { applyDelayMs?: number; settings?:
   chownTree(standbyDir, ids);
   const standby = server(standbyDir, standbyPort, common);
   await standby.start();
+  const query = async (url: string, sql: string) => {
+    const c = new Client({ connectionString: url });
+    await c.connect();
+    try {
+      return (await c.query(sql)).rows;
+    } finally {
+      await c.end();
+    }
+  };
+  const lsn = (text: string) => {
+    const [hi, lo] = text.split('/');
+    return (BigInt(`0x${hi}`) << 32n) | BigInt(`0x${lo}`);
+  };
+  const positions = async () => ({
+    primary: lsn((await query(primary.url, `SELECT pg_current_wal_insert_lsn()::text AS l`))[0].l),
+    standby: lsn((await query(standby.url, `SELECT pg_last_wal_replay_lsn()::text AS l`))[0].l),
+  });
   return {
     primary,
     standby,
+    positions,
+    setApplyDelay: async (ms: number) => {
+      appendFileSync(join(standbyDir, 'postgresql.auto.conf'), `recovery_min_apply_delay = '${ms}ms'\n`);
+      await query(standby.url, `SELECT pg_reload_conf()`);
+    },
+    caughtUp: async (timeoutMs = 30_000) => {
+      const target = (await positions()).primary;
+      const deadline = Date.now() + timeoutMs;
+      while ((await positions()).standby < target) {
+        if (Date.now() > deadline) throw new Error('the standby did not catch up');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
     close: async () => {
       await standby.stop();
       await primary.stop();
