@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import {
   AppConfig,
   CallerContext,
+  carriesConsistencyToken,
   Clock,
   compileObjectSet,
   InvalidArgument,
@@ -176,7 +177,8 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const startedAt = this.clock.now();
     // STRONG sees every write acknowledged before it arrived; EVENTUALLY may read a replica within the lag bound (API.md §11).
     if (consistency === 'STRONG') requireStrongReads(caller);
-    if (consistency === 'EVENTUALLY' && ttl > 0) {
+    // A cached result says when it was computed, not which position it saw: a read with a token computes afresh.
+    if (consistency === 'EVENTUALLY' && ttl > 0 && !carriesConsistencyToken(caller)) {
       // The set must still be live: an expired or deleted set is 404 whatever the cache holds.
       const { live, result } = await this.repository.cachedMembers(id, key, ttl, startedAt);
       if (!live) throw new ObjectSetNotFound(id);

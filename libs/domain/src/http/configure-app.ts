@@ -6,7 +6,7 @@ import { Logger } from 'nestjs-pino';
 import { AppConfig } from '../config';
 import { ConjureExceptionFilter } from '../errors';
 import { createValidationPipe } from '../validation';
-import { applyRequestExamples, RequestExamples, useApiSchemaNames } from './api-docs';
+import { applyRequestExamples, documentConsistencyToken, RequestExamples, useApiSchemaNames } from './api-docs';
 import { bodyGuard, JSON_MEDIA_TYPES, noteUnicodeEscapes } from './body-guard';
 import { requestIdMiddleware } from './request-id';
 import { consistencyMiddleware, ReadRouter } from '../replicas';
@@ -68,6 +68,7 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
   );
   useApiSchemaNames(document, docs.schemaNames);
   applyRequestExamples(document, docs.examples);
+  documentConsistencyToken(document);
   SwaggerModule.setup(`docs/${docs.name}`, app, document, {
     jsonDocumentUrl: `docs/${docs.name}-json`,
     swaggerOptions: { persistAuthorization: true },

@@ -58,6 +58,11 @@ export function requireStrongReads(caller: CallerContext): void {
   if (ctx && ctx.level !== 'PRIMARY') ctx.level = 'STRONG';
 }
 
+/** Whether the client sent a consistency token (a cached answer cannot vouch for one). */
+export function carriesConsistencyToken(caller: CallerContext): boolean {
+  return !!caller.consistency?.incoming?.size;
+}
+
 /** Reads of this request are "as of" `at`: only a replica that replayed every commit up to then may serve them. */
 export function requireReplayedUpTo(caller: CallerContext, at: Date): void {
   const ctx = caller.consistency;
