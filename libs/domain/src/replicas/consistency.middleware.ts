@@ -60,11 +60,22 @@ export function consistencyMiddleware(router: ReadRouter): RequestHandler {
   };
 }
 
+/** The last token of our cluster alone, by position: most answers repeat it until the next poll. */
+let lastToken = { cluster: '', lsn: -1n, token: '' };
+
+function tokenOf(ctx: ReadContext, ours: bigint): string {
+  if (ctx.incoming || ctx.learned || !ctx.clusterId || ours <= 0n) return encodeConsistencyToken(ctx.responsePositions(ctx.clusterId, ours));
+  if (lastToken.lsn !== ours || lastToken.cluster !== ctx.clusterId) {
+    lastToken = { cluster: ctx.clusterId, lsn: ours, token: encodeConsistencyToken(new Map([[ctx.clusterId, ours]])) };
+  }
+  return lastToken.token;
+}
+
 function writeHeadWithToken(this: TokenResponse, statusCode: number, ...rest: unknown[]): ServerResponse {
   const ctx = this[CONTEXT];
   if (statusCode >= 200 && statusCode < 300) {
     const ours = ctx.write ? (ctx.commitLsn ?? 0n) : ctx.readAt > ctx.minLsn ? ctx.readAt : ctx.minLsn;
-    this.setHeader(CONSISTENCY_TOKEN_HEADER, encodeConsistencyToken(ctx.responsePositions(ctx.clusterId, ours)));
+    this.setHeader(CONSISTENCY_TOKEN_HEADER, tokenOf(ctx, ours));
   }
   return (ServerResponse.prototype.writeHead as (...a: unknown[]) => ServerResponse).call(this, statusCode, ...rest);
 }
