@@ -113,7 +113,9 @@ async function startStandby(primaryUrl, primaryDir) {
   };
 }
 
-const fmt = (m) => `${Math.round(m.requestsPerSecond).toString().padStart(6)} req/s p50 ${m.p50.toFixed(2).padStart(7)} ms p99 ${m.p99.toFixed(1).padStart(7)} ms`;
+const fmt = (m) =>
+  `${Math.round(m.requestsPerSecond).toString().padStart(6)} req/s p50 ${m.p50.toFixed(2).padStart(7)} ms p99 ${m.p99.toFixed(1).padStart(7)} ms` +
+  (m.cpuUsPerRequest == null ? '' : ` apps' CPU ${Math.round(m.cpuUsPerRequest).toString().padStart(5)} µs/req`);
 
 async function main() {
   const manifest = manifestOf(n);

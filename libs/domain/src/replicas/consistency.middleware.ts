@@ -7,9 +7,12 @@ import type { ReadRouter } from './read-router';
 /** Sent by one app to the other with a call made for a write (PRIMARY) or a STRONG read; see ReadContext.level. */
 export const CONSISTENCY_LEVEL_HEADER = 'X-Consistency-Level';
 
-const CONTEXT = Symbol('readContext');
+/** Marks response prototypes that call consistencyWriteHead / consistencyEnd themselves (PrebuiltPrototypesExpressAdapter). */
+export const CONSISTENCY_HOOKED = Symbol('consistencyHooked');
+
 const ROUTER = Symbol('readRouter');
-type TokenResponse = Response & { [CONTEXT]: ReadContext; [ROUTER]: ReadRouter };
+type ContextRequest = Request & { readContext?: ReadContext; [ROUTER]?: ReadRouter };
+type HookedResponse = ServerResponse & { req: ContextRequest };
 
 /**
  * Whether a request is a write (API.md §11's list: PUT/DELETE of objects and sets, ingest,
@@ -28,7 +31,9 @@ export function isWriteRequest(method: string, path: string): boolean {
  * write. Every 2xx response then carries X-Consistency-Token: a read's the position it read at
  * (at least), a write's the primary's position after its commit. Runs after the body parser,
  * so the AsyncLocalStorage the routed statements consult (only when the app has replicas)
- * holds from here to the handler.
+ * holds from here to the handler. The response side runs in the response's writeHead and end
+ * (consistencyWriteHead, consistencyEnd): methods of the adapter's response class, so nothing
+ * is added to each response object (which would change its shape in V8).
  */
 export function consistencyMiddleware(router: ReadRouter): RequestHandler {
   const routed = router.replicas.length > 0;
@@ -48,13 +53,23 @@ export function consistencyMiddleware(router: ReadRouter): RequestHandler {
     if (level === 'PRIMARY' || level === 'STRONG') ctx.level = level;
     // Without replicas every statement runs on the primary, after this point.
     if (!routed) ctx.readAt = router.primaryLsn;
-    (req as Request & { readContext?: ReadContext }).readContext = ctx;
-    const r = res as TokenResponse;
-    r[CONTEXT] = ctx;
+    const r = req as ContextRequest;
+    r.readContext = ctx;
     r[ROUTER] = router;
-    const hooks = r as unknown as Record<'writeHead' | 'end', unknown>;
-    hooks.writeHead = writeHeadWithToken;
-    if (ctx.write) hooks.end = endAfterCommitPosition;
+    if (!(CONSISTENCY_HOOKED in res)) {
+      // A response of another class (Nest's own server set-up): the same hooks as own properties.
+      const hooks = res as unknown as Record<'writeHead' | 'end', unknown>;
+      hooks.writeHead = function (this: HookedResponse, statusCode: number, ...rest: unknown[]) {
+        consistencyWriteHead(this, statusCode);
+        return (ServerResponse.prototype.writeHead as (...a: unknown[]) => ServerResponse).call(this, statusCode, ...rest);
+      };
+      hooks.end = function (this: HookedResponse, ...args: unknown[]) {
+        if (!consistencyEnd(this, args, (a) => (ServerResponse.prototype.end as (...x: unknown[]) => ServerResponse).apply(this, a))) {
+          (ServerResponse.prototype.end as (...x: unknown[]) => ServerResponse).apply(this, args);
+        }
+        return this;
+      };
+    }
     if (routed) readContexts.run(ctx, next);
     else next();
   };
@@ -71,38 +86,35 @@ function tokenOf(ctx: ReadContext, ours: bigint): string {
   return lastToken.token;
 }
 
-function writeHeadWithToken(this: TokenResponse, statusCode: number, ...rest: unknown[]): ServerResponse {
-  const ctx = this[CONTEXT];
-  if (statusCode >= 200 && statusCode < 300) {
-    const ours = ctx.write ? (ctx.commitLsn ?? 0n) : ctx.readAt > ctx.minLsn ? ctx.readAt : ctx.minLsn;
-    this.setHeader(CONSISTENCY_TOKEN_HEADER, tokenOf(ctx, ours));
-  }
-  return (ServerResponse.prototype.writeHead as (...a: unknown[]) => ServerResponse).call(this, statusCode, ...rest);
+/** Before a response's head is written: a 2xx answer gets its X-Consistency-Token. */
+export function consistencyWriteHead(res: ServerResponse, statusCode: number): void {
+  const ctx = (res as HookedResponse).req?.readContext;
+  if (!ctx || statusCode < 200 || statusCode >= 300) return;
+  const ours = ctx.write ? (ctx.commitLsn ?? 0n) : ctx.readAt > ctx.minLsn ? ctx.readAt : ctx.minLsn;
+  res.setHeader(CONSISTENCY_TOKEN_HEADER, tokenOf(ctx, ours));
 }
 
 /**
- * A write's response waits for the primary's position after its commit (the handler answers
- * once its transaction committed), so the token covers the commit. If the primary cannot say,
- * the response goes without our position rather than failing a committed write.
+ * A write's `end`: true when it was taken over, the answer then waiting for the primary's
+ * position after the commit (the handler answers once its transaction committed), so the token
+ * covers the commit; `end(args)` sends it. If the primary cannot say, the answer goes without
+ * our position rather than failing a committed write.
  */
-function endAfterCommitPosition(this: TokenResponse, ...args: unknown[]): TokenResponse {
-  const ctx = this[CONTEXT];
-  const end = ServerResponse.prototype.end as (...a: unknown[]) => ServerResponse;
-  if (this.headersSent || this.statusCode < 200 || this.statusCode >= 300 || ctx.commitLsn !== undefined) {
-    end.apply(this, args);
-    return this;
-  }
-  this[ROUTER].currentPosition().then(
+export function consistencyEnd(res: ServerResponse, args: unknown[], end: (args: unknown[]) => unknown): boolean {
+  const req = (res as HookedResponse).req;
+  const ctx = req?.readContext;
+  if (!ctx || !ctx.write || res.headersSent || res.statusCode < 200 || res.statusCode >= 300 || ctx.commitLsn !== undefined) return false;
+  req[ROUTER]!.currentPosition().then(
     (lsn) => {
       ctx.commitLsn = lsn;
-      end.apply(this, args);
+      end(args);
     },
     () => {
       ctx.commitLsn = 0n;
-      end.apply(this, args);
+      end(args);
     },
   );
-  return this;
+  return true;
 }
 
 /** Headers a call to the other app carries for the request in `ctx`: the positions it must see, and PRIMARY for a write's own reads. */

@@ -30,7 +30,7 @@ export interface ReadRouterSettings {
   retryMs: number;
   poolSize: number;
   applicationName: string;
-  /** How often positions are polled; default a quarter of the lag bound, within 50–250 ms. */
+  /** How often positions are polled; default a quarter of the lag bound, within 50–250 ms (1 s without replicas). */
   pollMs?: number;
 }
 
@@ -109,7 +109,8 @@ export class ReadRouter {
     readonly settings: ReadRouterSettings,
   ) {
     this.replicas = settings.replicaUrls.map((url, i) => new Replica(replicaName(url, i), url, settings));
-    this.pollMs = settings.pollMs ?? Math.min(250, Math.max(50, Math.floor(settings.maxLagMs / 4)));
+    // Without replicas the polls only refresh the position read tokens carry: once a second does.
+    this.pollMs = settings.pollMs ?? (this.replicas.length ? Math.min(250, Math.max(50, Math.floor(settings.maxLagMs / 4))) : 1000);
   }
 
   get primary(): Pool {
