@@ -281,4 +281,28 @@ describe('read replicas (API.md §11)', () => {
     if (share < 0.9) throw new Error(`${onStandbyN} transactions on the standby, ${onPrimaryN} on the primary: ${(share * 100).toFixed(1)} % on the standby`);
     t = await startApps();
   }, 120_000);
+
+  it('a read with a token waits up to REPLICA_WAIT_MS for the replica to replay it, and is then served there', async () => {
+    const waiting = await startApps({ REPLICA_WAIT_MS: '10000' });
+    try {
+      await pair.caughtUp();
+      await pair.setApplyDelay(2000);
+      await sleep(MAX_LAG_MS);
+      const put2 = (name: string) =>
+        call(waiting.objectsUrl, '/objects/prod/wait-1', { method: 'PUT', body: { type: 'person', properties: [{ id: 'name', value: name, origin: 'crm' }] } });
+      const written = await put2('W');
+      expect(written.status).toBe(201);
+      const started = Date.now();
+      const read = await call(waiting.objectsUrl, '/objects/wait-1', { token: written.token });
+      const took = Date.now() - started;
+      expect(read.status).toBe(200);
+      expect(nameOf(read)).toBe('W');
+      // The primary had it at once: the read waited for the standby's delayed replay instead.
+      expect(took).toBeGreaterThan(1000);
+      expect(took).toBeLessThan(9000);
+    } finally {
+      await pair.setApplyDelay(0);
+      await waiting.close();
+    }
+  }, 60_000);
 });
