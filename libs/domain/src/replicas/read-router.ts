@@ -100,6 +100,7 @@ export class ReadRouter {
   private timer?: NodeJS.Timeout;
   private polling?: Promise<void>;
   private lastPollAt = 0;
+  private primaryPollFailing = false;
   private next = 0;
   private stopped = false;
   readonly pollMs: number;
@@ -167,10 +168,14 @@ export class ReadRouter {
       }[];
       const lsn = parseLsn(row.lsn);
       this.notePrimary(lsn);
+      if (this.primaryPollFailing) this.logger.log('primary position polled again');
+      this.primaryPollFailing = false;
       this.samples.push({ sentAt, dbTime: Number(row.t), lsn });
       while (this.samples.length > 2 && this.samples[0].sentAt < sentAt - SAMPLE_WINDOW_MS) this.samples.shift();
     } catch (e) {
-      this.logger.warn(`primary position not polled: ${(e as Error).message}`);
+      // Once per outage: the database's own faults are reported by the requests that meet them.
+      if (!this.primaryPollFailing) this.logger.warn(`primary position not polled: ${(e as Error).message}`);
+      this.primaryPollFailing = true;
     }
   }
 
