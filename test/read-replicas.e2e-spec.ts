@@ -166,7 +166,7 @@ describe('read replicas (API.md §11)', () => {
       expect(read.body.version).toBe(2);
     });
 
-    it('STRONG members see a member written a moment before; a set write and a read with its token see the set', async () => {
+    it('STRONG members and set aggregates see a member written a moment before; a set write and a read with its token see the set', async () => {
       const created = await sets('/object-sets', {
         method: 'POST',
         body: { title: 'strong', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['strong'] } } } } },
@@ -185,6 +185,13 @@ describe('read replicas (API.md §11)', () => {
       expect(members.status).toBe(200);
       expect(members.body.members).toEqual({ prod: ['strong-1'] });
       expect(members.token).toBeTruthy();
+      // A set's aggregates are STRONG too.
+      const written2 = await objects('/objects/prod/strong-2', { method: 'PUT', body: { type: 'person', properties: [], tags: ['strong'] } });
+      expect(written2.status).toBe(201);
+      const counted = await sets(`/object-sets/${id}/aggregate`, { method: 'POST', body: { metrics: [{ type: 'count', count: {} }] } });
+      expect(counted.status).toBe(200);
+      expect(counted.body).toMatchObject({ groups: [{ metrics: { count: 2 } }] });
+      expect(counted.token).toBeTruthy();
     });
 
     it('the object-sets app forwards the token to the objects app (EVENTUALLY members, first read)', async () => {
