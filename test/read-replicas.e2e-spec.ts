@@ -252,6 +252,7 @@ describe('read replicas (API.md §11)', () => {
   }, 60_000);
 
   it('with the standby caught up, at least 90 % of the read transactions of a read load run on it', async () => {
+    expect((await put('share-1', 'S')).status).toBe(201);
     // Statistics are flushed when a backend exits: closing the apps makes the counters exact.
     await t.close();
     await pair.caughtUp();
@@ -272,7 +273,7 @@ describe('read replicas (API.md §11)', () => {
     const worker = async () => {
       while (i < n) {
         i++;
-        const r = i % 2 ? await objects('/objects/load-1') : await objects('/objects/search', { method: 'POST', body: { filter: { type: 'objectId', objectId: { ids: ['load-1'] } } } });
+        const r = i % 2 ? await objects('/objects/share-1') : await objects('/objects/search', { method: 'POST', body: { filter: { type: 'objectId', objectId: { ids: ['share-1'] } } } });
         expect(r.status).toBe(200);
       }
     };
