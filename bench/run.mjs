@@ -15,8 +15,7 @@ import { ingestScenario } from './lib/ingest.mjs';
 import { alternating, cannon, prng, timedLoop, withCpu } from './lib/measure.mjs';
 import { renderMarkdown } from './lib/report.mjs';
 import { buildScenarios, productSql } from './lib/scenarios.mjs';
-import { manifestOf, ROOT, startStack } from './lib/stack.mjs';
-import { freePort } from '../scripts/lib/embedded-postgres.mjs';
+import { benchPort, manifestOf, ROOT, startStack } from './lib/stack.mjs';
 import { requestJson } from './lib/http.mjs';
 
 const { values: args } = parseArgs({
@@ -41,7 +40,7 @@ const log = (m) => console.log(m);
 async function startFloor(databaseUrl, statements) {
   const file = join(tmpdir(), `oos-floor-${process.pid}.json`);
   writeFileSync(file, JSON.stringify(statements));
-  const port = await freePort();
+  const port = await benchPort();
   // BENCH_CPU_PROF profiles the floor too, so the two can be compared request for request.
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`, '--cpu-prof-name=floor.cpuprofile'] : [];
   const child = fork(join(ROOT, 'bench/floor/server.mjs'), [], {
@@ -62,7 +61,9 @@ async function checkSameAnswer(s, productBase, floorBase) {
     const res = await fetch(base + r.path, { method: r.method, headers: { 'content-type': 'application/json', 'x-user-id': 'bench' }, body: r.body });
     const text = await res.text();
     if (!res.ok) throw new Error(`${s.name}: ${r.method} ${r.path} → ${res.status} ${text.slice(0, 300)}`);
-    const body = JSON.parse(text);
+    // A read as of an instant names it in its answer (API.md §10); the floor's SQL answers the data alone.
+    const { asOf, ...body } = JSON.parse(text);
+    void asOf;
     return body.objects ? body.objects : body;
   };
   const a = await fetchOne(productBase, s.product(prng(1)));

@@ -99,6 +99,19 @@ describe('npm start gateway', () => {
     expect((await call('/objectsfoo')).status).toBe(404);
   });
 
+  it('keeps the apps\' /metrics internal: 404 NotFound through the gateway, Prometheus text directly', async () => {
+    for (const path of ['/metrics', '/metrics/', '/metrics?name=http_requests_total']) {
+      const res = await call(path);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ errorCode: 'NOT_FOUND', errorName: 'NotFound' });
+    }
+    for (const url of [t.objectsUrl, t.objectSetsUrl]) {
+      const direct = await fetch(`${url}/metrics`);
+      expect(direct.status).toBe(200);
+      expect(await direct.text()).toContain('# TYPE http_requests_total counter');
+    }
+  });
+
   it('serves many requests in a row over its kept-alive upstream connections', async () => {
     const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => call(`/objects/bulk-${i}`).then((r) => r.status)));
     expect(new Set(statuses)).toEqual(new Set([200]));
@@ -214,6 +227,7 @@ describe('npm start gateway', () => {
 describe('npm start gateway handing connections to the apps', () => {
   let start: ChildProcess;
   let base: string;
+  let objectsUrl: string;
   let drop: () => Promise<void>;
   beforeAll(async () => {
     const database = await createTestDatabase();
@@ -232,6 +246,7 @@ describe('npm start gateway handing connections to the apps', () => {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     base = `http://127.0.0.1:${gatewayPort}`;
+    objectsUrl = `http://127.0.0.1:${objectsPort}`;
     for (let i = 0; i < 300; i++) {
       if ((await fetch(`${base}/health/ready`).catch(() => undefined))?.ok) break;
       await new Promise((r) => setTimeout(r, 200));
@@ -290,6 +305,21 @@ describe('npm start gateway handing connections to the apps', () => {
     expect(JSON.parse(nowhere.body).errorName).toBe('NotFound');
     expect(JSON.parse(again.body).id).toBe('h-1');
     expect((await stats()).connectionsHandedOver - before.connectionsHandedOver).toBe(1);
+  });
+
+  it('answers 404 for /metrics on a connection handed to an app: the app sends it back to the gateway', async () => {
+    const bytes = await exchange(gatewayPort(), [
+      rawRequest('GET', '/objects/h-1') + rawRequest('GET', '/metrics') + rawRequest('GET', '/objects/h-1', { headers: { connection: 'close' } }),
+    ]);
+    const [object, metrics, again] = parseResponses(bytes, Array(3).fill('GET'));
+    expect(object.status).toBe(200);
+    expect(metrics.status).toBe(404);
+    expect(JSON.parse(metrics.body)).toMatchObject({ errorCode: 'NOT_FOUND', errorName: 'NotFound' });
+    expect(again.status).toBe(200);
+    // The app itself, reached directly, serves it.
+    const direct = await fetch(`${objectsUrl}/metrics`);
+    expect(direct.status).toBe(200);
+    expect(await direct.text()).toMatch(/^http_requests_total\{method="GET",route="\/objects\/:id",status="200"\} \d+$/m);
   });
 
   it('hands a connection whose first request has a large body still arriving, without losing a byte', async () => {

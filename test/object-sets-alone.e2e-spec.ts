@@ -16,7 +16,7 @@ const tag = (...tags: string[]) => ({ type: 'tag', tag: { tags } });
 const filterSet = (filter: object) => ({ type: 'filter', filter: { filter } });
 const MEMBERS = '{"members":{"prod":["p-1","p-2"]},"links":[{"linkId":"knows","sourceObjectId":"p-1","targetObjectId":"p-2","environmentId":"prod"}]}';
 
-type Call = { method: 'validateFilter' | 'linkTypeIds' | 'members' | 'aggregate'; caller: CallerContext; args: unknown[] };
+type Call = { method: 'validateFilter' | 'linkTypeIds' | 'members' | 'diff' | 'aggregate'; caller: CallerContext; args: unknown[] };
 
 /** ObjectsClient as a test double: records every call, answers what the test sets. */
 class FakeObjectsClient extends ObjectsClient {
@@ -42,6 +42,12 @@ class FakeObjectsClient extends ObjectsClient {
     this.calls.push({ method: 'members', caller, args: [filter, limit] });
     if (this.failure) throw this.failure;
     return this.membersResult;
+  }
+
+  async diff(caller: CallerContext, from: unknown, to: unknown, limit: number): Promise<MembersResult> {
+    this.calls.push({ method: 'diff', caller, args: [from, to, limit] });
+    if (this.failure) throw this.failure;
+    return { tooLarge: false, json: '{"added":{},"removed":{}}' };
   }
 
   async aggregate(caller: CallerContext, request: InternalAggregateRequest): Promise<string> {

@@ -164,6 +164,10 @@ describe('read replicas (API.md §11)', () => {
       expect(read.status).toBe(200);
       expect(nameOf({ ...read, body: read.body.object as Record<string, unknown> })).toBe('v2');
       expect(read.body.version).toBe(2);
+      // The same with asOf (API.md §10) on a read by id.
+      const asOf = await objects(`/objects/asof-1?asOf=${encodeURIComponent(at)}`);
+      expect(asOf.status).toBe(200);
+      expect(nameOf(asOf)).toBe('v2');
     });
 
     it('STRONG members and set aggregates see a member written a moment before; a set write and a read with its token see the set', async () => {

@@ -204,4 +204,44 @@ describe('the README, followed on a fresh npm start', () => {
       }
     });
   });
+
+  it('runs the time travel session as written, each step answering what its comment says', async () => {
+    const block = /```sh\n([\s\S]*?)```/.exec(section('### Time travel'))![1];
+    expect(block.startsWith('B=http://localhost:8080\n')).toBe(true);
+    const { calls } = await runSession(local(block));
+    const ids = (c: Call) => c.json.objects.map((o: { id: string }) => o.id);
+    const expectations: [string, (c: Call) => void][] = [
+      ['PUT tt-1 (a vip)', (c) => expect(c.status).toBe(201)],
+      ['PUT tt-2', (c) => expect(c.status).toBe(201)],
+      ['rename tt-1, untag', (c) => expect([c.status, c.json.version]).toEqual([200, 2])],
+      ['tag tt-2', (c) => expect([c.status, c.json.version]).toEqual([200, 2])],
+      [
+        'tt-1 as of T: Grace, vip, with asOf',
+        (c) => expect([c.status, c.json.properties[0].value, c.json.tags, typeof c.json.asOf]).toEqual([200, 'Grace', ['vip'], 'string']),
+      ],
+      ['search as of T: tt-1', (c) => expect([c.status, ids(c), typeof c.json.asOf]).toEqual([200, ['tt-1'], 'string'])],
+      [
+        'the VIP set as of T: Grace, not Alan',
+        (c) => {
+          expect(c.status).toBe(200);
+          expect(c.json.members.prod).toContain('tt-1');
+          expect(c.json.members.prod).not.toContain('tt-2');
+          expect(typeof c.json.asOf).toBe('string');
+        },
+      ],
+      ['the diff since T', (c) => expect([c.status, c.json]).toEqual([200, { added: { prod: ['tt-2'] }, removed: { prod: ['tt-1'] } }])],
+      [
+        'a snapshot walk: first page, its instant, a token',
+        (c) => expect([c.status, ids(c), typeof c.json.asOf, typeof c.json.pagingToken]).toEqual([200, ['tt-1'], 'string', 'string']),
+      ],
+    ];
+    expect(calls).toHaveLength(expectations.length);
+    expectations.forEach(([what, check], i) => {
+      try {
+        check(calls[i]);
+      } catch (e) {
+        throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`);
+      }
+    });
+  });
 });

@@ -42,7 +42,7 @@ function table(run) {
   return rows.join('\n');
 }
 
-/** Scenarios compared with another scenario of the same run (ordered pages against unordered ones). */
+/** Scenarios compared with another scenario of the same run (ordered pages against unordered ones, as-of reads against the present). */
 function versus(run) {
   const pairs = run.results.filter((r) => r.target?.vs && run.results.some((o) => o.name === r.target.vs));
   if (!pairs.length) return [];
@@ -51,7 +51,7 @@ function versus(run) {
     const o = run.results.find((x) => x.name === r.target.vs);
     rows.push(`| ${r.title} | ${ms(r.product.p50)} | ${o.title} | ${ms(o.product.p50)} | ${x(r.product.p50 / o.product.p50)} |`);
   }
-  return ['Ordered search pages against the unordered search of the same filter and page (product p50):', '', ...rows, ''];
+  return ['Scenarios against the one they are held to (ordered pages against unordered ones; reads as of an instant against the same read of the present), product p50:', '', ...rows, ''];
 }
 
 export function renderMarkdown(report) {

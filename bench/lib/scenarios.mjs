@@ -13,7 +13,7 @@ const dist = (p) => require(join(ROOT, 'dist', p));
 /** The product's SQL builders, loaded from the build the apps run. */
 export function productSql() {
   const { OBJECT_READ_SQL } = dist('apps/objects/apps/objects/src/objects/objects.repository.js');
-  const { buildSearchSql, buildMembersSql } = dist('apps/objects/apps/objects/src/search/search.repository.js');
+  const { buildSearchSql, buildMembersSql, buildDiffSql } = dist('apps/objects/apps/objects/src/search/search.repository.js');
   const { buildOrderedSearchSql } = dist('apps/objects/apps/objects/src/search/ordered-search.js');
   const { buildAggregateSql } = dist('apps/objects/apps/objects/src/aggregate/aggregate-sql.js');
   const { OntologyIndex, validateFilter, validateOrderBy, validateAggregation, COMPILED_SET_FILTER_LIMITS, ANALYTICS_LIMITS } = dist('apps/objects/libs/domain/src/index.js');
@@ -22,6 +22,7 @@ export function productSql() {
     OBJECT_READ_SQL,
     buildSearchSql,
     buildMembersSql,
+    buildDiffSql,
     buildOrderedSearchSql,
     buildAggregateSql,
     OntologyIndex,
@@ -59,8 +60,16 @@ export function buildScenarios(ctx) {
   const { n, manifest, sql } = ctx;
   const index = new sql.OntologyIndex(ctx.ontology);
   const search = (filter, opts) => sql.buildSearchSql(sql.validateFilter(filter, index, 'filter'), index, { visible: null, loadLinks: false, ...opts });
-  const members = (filter) =>
-    sql.buildMembersSql(sql.validateFilter(filter, index, 'filter', sql.COMPILED_SET_FILTER_LIMITS), index, { visible: null, limit: ctx.memberLimit });
+  const members = (filter, asOf) =>
+    sql.buildMembersSql(sql.validateFilter(filter, index, 'filter', sql.COMPILED_SET_FILTER_LIMITS), index, { visible: null, limit: ctx.memberLimit, asOf });
+  // Time travel (API.md §10): the middle of the three-version history (every object at version 2),
+  // and the end of the first pass (every object at version 1).
+  const [pass1, pass2] = ctx.manifest.passes;
+  const middle = new Date(pass2.endedAt);
+  const afterFirst = new Date(pass1.endedAt);
+  const compiledSet = sql.validateFilter(ctx.compiledFilters.filter10k, index, 'filter', sql.COMPILED_SET_FILTER_LIMITS);
+  const diff = sql.buildDiffSql(index, { from: { filter: compiledSet, asOf: afterFirst }, to: { filter: compiledSet, asOf: middle } }, { visible: null, limit: ctx.memberLimit });
+  const membersFilterAsOf = members(ctx.compiledFilters.filter10k, middle);
 
   const selective0 = search(selectiveFilter(0), { limit: SEARCH_PAGE + 1 });
   const broadFirst = search(broadFilter(), { limit: BROAD_PAGE + 1 });
@@ -88,6 +97,10 @@ export function buildScenarios(ctx) {
     topNames: { sql: aggregate(PERSONS, AGGREGATIONS.topNames).sql, shape: 'groups', prepared: true },
     membersFilter: { sql: membersFilter.sql, shape: 'row', prepared: true },
     membersThree: { sql: membersThree.sql, shape: 'row', prepared: true },
+    selectiveAsOf: { sql: search(selectiveFilter(0), { limit: SEARCH_PAGE + 1, asOf: middle }).sql, shape: 'page', keyset: ['env', 'id'], prepared: true },
+    membersFilterAsOf: { sql: membersFilterAsOf.sql, shape: 'row', prepared: true },
+    // Unprepared, as the product runs it (SearchRepository.diff).
+    diffFilter: { sql: diff.sql, shape: 'row' },
     eventually: { sql: sql.CACHED_MEMBERS_SQL, shape: 'row', column: 'result' },
   };
 
@@ -220,7 +233,40 @@ export function buildScenarios(ctx) {
       // The product passes its Clock's time; the floor passes this process's, read per request.
       floor: () => floorPost('eventually', q([manifest.sets.threeLevel, '*', ctx.cacheTtl, new Date().toISOString()])),
     },
-    ...searchPageScenarios({ search, ordered, floorPost, q }),
+    {
+      name: 'search-selective-asof',
+      title: 'Search, selective (as search-selective), as of the middle of the 3-version history',
+      selective: true,
+      target: { metric: 'p50', max: 1.25, label: 'p50 ≤ 1.25× floor; p50 ≤ 2× search-selective', vs: 'search-selective' },
+      product: (r) => ({ method: 'POST', path: '/objects/search', body: json({ filter: selectiveFilter(pick(r) % Math.max(1, n - 500)), asOf: middle.toISOString() }) }),
+      floor: (r) => {
+        const built = search(selectiveFilter(pick(r) % Math.max(1, n - 500)), { limit: SEARCH_PAGE + 1, asOf: middle });
+        return floorPost('selectiveAsOf', q(built.params, SEARCH_PAGE));
+      },
+    },
+    {
+      name: 'members-filter-10k-asof',
+      title: 'Members of the filter set (10,000 members) as of the middle of the history',
+      selective: true,
+      connections: 1,
+      target: { metric: 'p50', max: 1.5, label: 'p50 ≤ 1.5× floor; p50 ≤ 2× members-filter-10k', vs: 'members-filter-10k' },
+      service: 'object-sets',
+      product: () => ({ method: 'GET', path: `/object-sets/${manifest.sets.filter10k}/members?asOf=${encodeURIComponent(middle.toISOString())}` }),
+      floor: () => floorPost('membersFilterAsOf', q(membersFilterAsOf.params)),
+    },
+    {
+      name: 'diff-filter-10k',
+      title: 'Diff of the filter set (10,000 members) between the end of pass 1 and the middle of the history',
+      connections: 1,
+      target: { metric: 'p50', max: 1.5, label: 'p50 ≤ 1.5× floor' },
+      service: 'object-sets',
+      product: () => ({
+        method: 'GET',
+        path: `/object-sets/${manifest.sets.filter10k}/diff?from=${encodeURIComponent(afterFirst.toISOString())}&to=${encodeURIComponent(middle.toISOString())}`,
+      }),
+      floor: () => floorPost('diffFilter', q(diff.params)),
+    },
+    ...searchPageScenarios({ n, search, ordered, floorPost, q }),
     {
       name: 'aggregate-count-type-env',
       title: 'Aggregate: count by type and environment over every object',
@@ -241,6 +287,8 @@ export function buildScenarios(ctx) {
       name: 'aggregate-top-names',
       title: `Aggregate: exact top 100 of name over persons (${(n / 5).toLocaleString('en-US')} distinct values, truncated)`,
       connections: 2,
+      // Seconds a request at 1M: one slice per side, so no slice ends in the middle of every request.
+      slices: n >= 1_000_000 ? 1 : undefined,
       target: { metric: 'p50', max: 1.25, label: 'p50 ≤ 1.25× floor' },
       product: () => ({ method: 'POST', path: '/objects/aggregate', body: json({ filter: PERSONS, ...AGGREGATIONS.topNames }) }),
       floor: () => floorPost('topNames', q(aggregate(PERSONS, AGGREGATIONS.topNames).params)),
@@ -255,7 +303,7 @@ export function buildScenarios(ctx) {
  * page's token (product) and keyset (floor) come from walking nine pages once before the run
  * (`prepare`); every request then asks for that same page.
  */
-function searchPageScenarios({ search, ordered, floorPost, q }) {
+function searchPageScenarios({ n, search, ordered, floorPost, q }) {
   const PAGE = ORDERED_PAGE;
   const body = (orderBy) => json({ filter: broadFilter(), ...(orderBy ? { orderBy } : {}) });
   /** The product's token and the floor's keyset after nine pages. */
@@ -281,6 +329,8 @@ function searchPageScenarios({ search, ordered, floorPost, q }) {
       title,
       // Two at a time: the latency of one page, not of a queue of eight on two cores.
       connections: 2,
+      // An ordered page takes over a second at 1M: one slice per side (see aggregate-top-names).
+      slices: orderBy && n >= 1_000_000 ? 1 : undefined,
       target: orderBy
         ? { metric: 'p50', max: 1.25, label: 'p50 ≤ 1.25× floor', vs: `search-unordered-${tenth ? 'tenth' : 'first'}` }
         : { metric: 'p50', max: 1.25, label: 'p50 ≤ 1.25× floor' },

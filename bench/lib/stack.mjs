@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:net';
 import pg from 'pg';
 import { missingBuilds, startApps } from '../../scripts/lib/apps.mjs';
 import { freePort, startEmbeddedPostgres } from '../../scripts/lib/embedded-postgres.mjs';
@@ -32,6 +33,24 @@ export const BENCH_PG_SETTINGS = {
   shared_preload_libraries: 'pg_stat_statements',
 };
 
+let nextPort = Number(process.env.BENCH_PORT_BASE) || 0;
+/**
+ * A free port for a server the benchmark starts: from BENCH_PORT_BASE upwards when it is set
+ * (to keep to a port range on a shared machine), else one the OS picks.
+ */
+export async function benchPort() {
+  if (!nextPort) return freePort();
+  for (;;) {
+    const port = nextPort++;
+    const free = await new Promise((res) => {
+      const srv = createServer();
+      srv.once('error', () => res(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => res(true)));
+    });
+    if (free) return port;
+  }
+}
+
 /** Where the data set of `objects` objects lives. */
 export function benchDataDir(objects) {
   return resolve(process.env.BENCH_DATA_DIR || join(ROOT, 'bench/.data'), String(objects));
@@ -49,7 +68,7 @@ export function manifestOf(n) {
 export async function startBenchDatabase(objects) {
   const dataDir = benchDataDir(objects);
   mkdirSync(dataDir, { recursive: true });
-  const database = await startEmbeddedPostgres({ dataDir, settings: BENCH_PG_SETTINGS });
+  const database = await startEmbeddedPostgres({ dataDir, settings: BENCH_PG_SETTINGS, port: await benchPort() });
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').finally(() => client.end());
@@ -74,7 +93,7 @@ export async function startStack({ objects, databaseUrl = process.env.BENCH_DATA
     database = await startBenchDatabase(objects);
     databaseUrl = database.url;
   }
-  const [objectsPort, objectSetsPort] = [await freePort(), await freePort()];
+  const [objectsPort, objectSetsPort] = [await benchPort(), await benchPort()];
   const objectsUrl = `http://127.0.0.1:${objectsPort}`;
   const objectSetsUrl = `http://127.0.0.1:${objectSetsPort}`;
   let apps;

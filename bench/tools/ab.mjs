@@ -7,6 +7,11 @@
 //   npm run build && node bench/tools/ab.mjs --base ../before --objects 100000 \
 //     [--only get-one,search-selective] [--duration 60] [--slices 6] [--connections 8]
 //
+// One build under two configurations: `--base .` with `--base-env` / `--env KEY=VALUE` (repeatable)
+// for what differs, e.g. the cost of the metrics on GET one object (README "Metrics"):
+//
+//   node bench/tools/ab.mjs --base . --base-env METRICS_ENABLED=false --only get-one
+//
 // The data set comes from `npm run bench:generate -- --objects N` (in this checkout). Prints, per
 // scenario, req/s, p50, p99 and Node CPU µs/request of A and B, and B/A, per slice and merged.
 import { resolve } from 'node:path';
@@ -23,6 +28,8 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '60' },
     slices: { type: 'string', default: '6' },
     connections: { type: 'string', default: '8' },
+    'base-env': { type: 'string', multiple: true, default: [] },
+    env: { type: 'string', multiple: true, default: [] },
   },
 });
 if (!args.base) throw new Error('--base <checkout of the other build> is required');
@@ -31,11 +38,19 @@ const duration = Number(args.duration);
 const slices = Number(args.slices);
 const connections = Number(args.connections);
 const only = new Set(args.only.split(','));
+const envOf = (pairs) =>
+  Object.fromEntries(
+    pairs.map((p) => {
+      const i = p.indexOf('=');
+      if (i < 1) throw new Error(`expected KEY=VALUE, got '${p}'`);
+      return [p.slice(0, i), p.slice(i + 1)];
+    }),
+  );
 
-/** Both apps of the build in `root` on `databaseUrl`, as `npm run bench` starts them. */
-async function startBuild(root, databaseUrl) {
-  const stack = await startStack({ objects: n, databaseUrl, root });
-  return { root, url: stack.objectsUrl, pids: stack.children.map((c) => c.pid), stop: stack.stop };
+/** Both apps of the build in `root` on `databaseUrl`, as `npm run bench` starts them, with `env` on top. */
+async function startBuild(root, databaseUrl, env) {
+  const stack = await startStack({ objects: n, databaseUrl, root, env });
+  return { root, env, url: stack.objectsUrl, pids: stack.children.map((c) => c.pid), stop: stack.stop };
 }
 
 const fmt = (m) =>
@@ -47,7 +62,7 @@ async function main() {
   const database = await startBenchDatabase(n);
   const builds = [];
   try {
-    builds.push(await startBuild(resolve(args.base), database.url), await startBuild(ROOT, database.url));
+    builds.push(await startBuild(resolve(args.base), database.url, envOf(args['base-env'])), await startBuild(ROOT, database.url, envOf(args.env)));
     const [a, b] = builds;
     const sql = productSql();
     const ontology = await (await fetch(`${b.url}/ontology`)).json();
@@ -55,7 +70,8 @@ async function main() {
     const all = { type: 'all', all: {} };
     const ctx = { n, manifest, ontology, sql, memberLimit: 100_000, cacheTtl: 60, threeLevelSize: 0, compiledFilters: { filter10k: all, threeLevel: all } };
     const { scenarios } = buildScenarios(ctx);
-    console.log(`A = ${a.root} (${process.version}), B = ${b.root}; ${n.toLocaleString('en-US')} objects, ${connections} connections, ${duration} s in ${slices} alternating slices`);
+    const described = (x) => `${x.root}${Object.keys(x.env).length ? ` with ${Object.entries(x.env).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`;
+    console.log(`A = ${described(a)} (${process.version}), B = ${described(b)}; ${n.toLocaleString('en-US')} objects, ${connections} connections, ${duration} s in ${slices} alternating slices`);
     for (const s of scenarios) {
       if (!only.has(s.name) || s.loop) continue;
       const opts = { connections: s.connections ?? connections };

@@ -268,6 +268,9 @@ async function session() {
     ['POST', '/objects/internal/members', { filter: { type: 'all', all: {} }, limit: 10 }],
     ['POST', '/objects/internal/validate-filter', { filter: { type: 'all', all: {} } }],
     ['GET', `/object-sets/internal/${set.json.id}/filter`],
+    // The apps' Prometheus metrics are scraped from inside, by service name.
+    ['GET', '/metrics'],
+    ['GET', '/metrics/'],
   ]) {
     const res = await expectStatus(404, method, path, { body });
     assert.equal(res.json?.errorName, 'NotFound', `${method} ${path}: ${res.text}`);

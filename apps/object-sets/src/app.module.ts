@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { AppConfigModule, CallerGuard, ClockModule, HealthController, LoggingModule } from '@app/domain';
+import { AppConfigModule, CallerGuard, ClockModule, HealthController, LoggingModule, MetricsModule } from '@app/domain';
 import { DatabaseModule } from './database/database.module';
 import { ObjectSetsModule } from './object-sets/object-sets.module';
 import { SetSearchModule } from './set-search/set-search.module';
 
 /** The object-sets app: /object-sets, owning schema `object_sets`. */
 @Module({
-  imports: [AppConfigModule, ClockModule, LoggingModule, DatabaseModule, TerminusModule, SetSearchModule, ObjectSetsModule],
+  imports: [AppConfigModule, MetricsModule, ClockModule, LoggingModule, DatabaseModule, TerminusModule, SetSearchModule, ObjectSetsModule],
   controllers: [HealthController],
   providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
 })

@@ -1,3 +1,5 @@
+// First: tracing (when configured) must be set up before anything it instruments loads.
+import './tracing';
 import { acceptGatewayConnections, AppConfig, ConfigError, loadConfig, stopWithParent } from '@app/domain';
 import { createObjectSetsApp } from './create-app';
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { AppConfigModule, CallerGuard, HealthController, LoggingModule } from '@app/domain';
+import { AppConfigModule, CallerGuard, HealthController, LoggingModule, MetricsModule } from '@app/domain';
 import { DatabaseModule } from './database/database.module';
 import { OntologyModule } from './ontology/ontology.module';
 import { ObjectsModule } from './objects/objects.module';
@@ -11,7 +11,7 @@ import { AggregateModule } from './aggregate/aggregate.module';
 
 /** The objects app: /objects and /ontology, owning schema `objects`. */
 @Module({
-  imports: [AppConfigModule, LoggingModule, DatabaseModule, TerminusModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule, ObjectsModule],
+  imports: [AppConfigModule, MetricsModule, LoggingModule, DatabaseModule, TerminusModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule, ObjectsModule],
   controllers: [HealthController],
   providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
 })

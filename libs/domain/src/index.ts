@@ -12,3 +12,4 @@ export * from './object-sets';
 export * from './ontology';
 export * from './analytics';
 export * from './replicas';
+export * from './metrics';

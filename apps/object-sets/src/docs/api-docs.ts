@@ -28,6 +28,8 @@ export const OBJECT_SETS_REQUEST_EXAMPLES: RequestExamples = {
   searchObjectSets: { body: { filter: { type: 'title', title: { title: 'vip', fuzzy: true } }, maxPageSize: 50 } },
   getObjectSetMetadata: { params: { id: VIP_PEOPLE } },
   getObjectSetMembers: { params: { id: VIP_PEOPLE, consistency: 'STRONG' } },
+  // From long before the demo data: every member is added.
+  getObjectSetDiff: { params: { id: VIP_PEOPLE, from: '2000-01-01T00:00:00Z' } },
   aggregateObjectSet: {
     params: { id: VIP_PEOPLE },
     body: { groupBy: [{ type: 'exact', exact: { attribute: 'environmentId' } }], metrics: [{ type: 'count', count: {} }] },

@@ -1,9 +1,24 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, InvalidArgument, sendJsonText } from '@app/domain';
-import { AggregateObjectSetRequestDto, CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetMetadataDto, UpdateObjectSetDto } from './dto/object-set.dto';
+import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, InvalidArgument, parseAsOf, sendJsonText } from '@app/domain';
+import { AggregateObjectSetRequestDto, CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetDiffDto, ObjectSetMetadataDto, UpdateObjectSetDto } from './dto/object-set.dto';
 import { Consistency, ObjectSetsService } from './object-sets.service';
+
+/** A query value given at most once, as a string. */
+function queryString(field: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new InvalidArgument(field, `${field} must be given once, as a string`);
+  return value;
+}
+
+const AS_OF_QUERY = {
+  name: 'asOf',
+  required: false,
+  type: String,
+  description:
+    'Read as of this instant (RFC 3339 with an offset): the definitions (this set\'s and every set it referenced) and the objects as they were then; a set that did not exist then is 404; in the future: 400. The answer carries asOf.',
+};
 
 function checkSetId(id: string): void {
   if (id.length === 0 || id.length > 256) throw new InvalidArgument('id', 'must be an object set id');
@@ -43,10 +58,11 @@ export class ObjectSetsController {
 
   @Get(':id/metadata')
   @ApiOperation({ operationId: 'getObjectSetMetadata', summary: 'The definition and bookkeeping of a set, not its members' })
+  @ApiQuery(AS_OF_QUERY)
   @ApiOkResponse({ type: ObjectSetMetadataDto })
-  async metadata(@Caller() caller: CallerContext, @Param('id') id: string, @Res() res: Response): Promise<void> {
+  async metadata(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown, @Res() res: Response): Promise<void> {
     checkSetId(id);
-    sendJsonText(res, await this.sets.metadata(caller, id));
+    sendJsonText(res, await this.sets.metadata(caller, id, parseAsOf(queryString('asOf', asOf))));
   }
 
   @Get(':id/members')
@@ -55,13 +71,34 @@ export class ObjectSetsController {
     summary: 'Members visible to the caller, grouped by environment, with the links among them; 413 past OBJECT_SET_MEMBER_LIMIT',
   })
   @ApiQuery({ name: 'consistency', required: false, enum: ['STRONG', 'EVENTUALLY'], description: 'Default STRONG' })
+  @ApiQuery(AS_OF_QUERY)
   @ApiOkResponse({ type: GetObjectSetMembersResultDto })
-  async members(@Caller() caller: CallerContext, @Param('id') id: string, @Query('consistency') consistency: unknown, @Res() res: Response): Promise<void> {
+  async members(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     checkSetId(id);
+    const consistency = query.consistency;
     if (consistency !== undefined && consistency !== 'STRONG' && consistency !== 'EVENTUALLY') {
       throw new InvalidArgument('consistency', 'must be STRONG or EVENTUALLY');
     }
-    sendJsonText(res, await this.sets.members(caller, id, (consistency as Consistency | undefined) ?? 'STRONG'));
+    const asOf = parseAsOf(queryString('asOf', query.asOf));
+    sendJsonText(res, await this.sets.members(caller, id, (consistency as Consistency | undefined) ?? 'STRONG', asOf));
+  }
+
+  @Get(':id/diff')
+  @ApiOperation({
+    operationId: 'getObjectSetDiff',
+    summary: 'The members that entered (added) and left (removed) the set between two instants, each side read with the definitions valid then; ids sorted',
+  })
+  @ApiQuery({ name: 'from', required: true, type: String, description: 'RFC 3339 datetime with an offset; before `to`; not in the future' })
+  @ApiQuery({ name: 'to', required: false, type: String, description: 'RFC 3339 datetime with an offset; default now; not in the future' })
+  @ApiOkResponse({ type: ObjectSetDiffDto })
+  async diff(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+    checkSetId(id);
+    const now = new Date();
+    const from = parseAsOf(queryString('from', query.from), 'from', now);
+    if (!from) throw new InvalidArgument('from', 'from is required');
+    const to = parseAsOf(queryString('to', query.to), 'to', now);
+    if (from.getTime() >= (to ?? now).getTime()) throw new InvalidArgument('from', 'from must be before to');
+    sendJsonText(res, await this.sets.diff(caller, id, from, to));
   }
 
   @Post(':id/aggregate')
@@ -80,8 +117,8 @@ export class ObjectSetsController {
   /** Internal (the objects app, for searchObjects' startingSet): the set's membership as one ObjectSearchFilter. Not part of the public API. */
   @Get('internal/:id/filter')
   @ApiExcludeEndpoint()
-  async compiledFilter(@Caller() caller: CallerContext, @Param('id') id: string): Promise<{ filter: unknown }> {
+  async compiledFilter(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown): Promise<{ filter: unknown }> {
     checkSetId(id);
-    return { filter: await this.sets.compiledFilter(caller, id) };
+    return { filter: await this.sets.compiledFilter(caller, id, undefined, parseAsOf(queryString('asOf', asOf))) };
   }
 }

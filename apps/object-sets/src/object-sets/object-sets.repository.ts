@@ -39,7 +39,9 @@ function rowsOn<T = any>(db: Db, sql: string, params: unknown[]): Promise<T[]> {
 }
 
 /**
- * Storage of object sets (schema `object_sets`); every statement is parameterized SQL. Whether a
+ * Storage of object sets (schema `object_sets`); every statement is parameterized SQL. The
+ * history of every set (object_set_version, for reads as of an instant) is written by a trigger
+ * on object_set (ObjectSetHistory migration), in the transaction of each change. Whether a
  * set is live, and when one written now expires, is decided at `now`: the Clock's time, which
  * the service reads once per operation and passes to each statement of it.
  */
@@ -125,6 +127,42 @@ export class ObjectSetsRepository {
     );
     // Cached members were computed from the old definition.
     await m.query(`DELETE FROM object_sets.members_cache WHERE set_id = $1`, [id]);
+  }
+
+  /** ObjectSetMetadata JSON of the set as it was at `asOf` (live then), or undefined. object_set_version primary key. */
+  async metadataJsonAsOf(id: string, visible: string[] | null, asOf: Date): Promise<string | undefined> {
+    const [row] = await this.dataSource.query(
+      `SELECT ${objectSetMetadataJsonSql('s', '$2')}::text AS json FROM object_sets.object_set_version s
+        WHERE s.id = $1::text COLLATE "C" AND s.valid_from <= $3::timestamptz AND s.valid_to > $3::timestamptz AND ${liveSetSql('s', '$3')}`,
+      [id, visible, asOf.toISOString()],
+    );
+    return row?.json;
+  }
+
+  /**
+   * A set and every set it referenced at `asOf`, transitively, as their definitions were then
+   * (deleted sets included), in one statement: a recursive CTE over object_set_version's primary
+   * key, following the references inside each definition valid at `asOf`.
+   */
+  async closureAsOf(ids: string[], asOf: Date): Promise<Map<string, SetRow>> {
+    const rows: { id: string; definition: ObjectSetDefinition; scope: string[]; creator: string; immutable: boolean; live: boolean }[] = await this.dataSource.query(
+      `WITH RECURSIVE closure(id) AS (
+         SELECT unnest($1::text[]) COLLATE "C"
+         UNION
+         SELECT r.ref COLLATE "C"
+           FROM closure c
+           JOIN object_sets.object_set_version v ON v.id = c.id AND v.valid_from <= $2::timestamptz AND v.valid_to > $2::timestamptz
+           CROSS JOIN LATERAL (
+             SELECT jsonb_array_elements_text(coalesce(v.definition->'operation'->'objectSetIds', '[]'::jsonb))
+             UNION ALL SELECT v.definition->'linkOperation'->>'objectSetId'
+             UNION ALL SELECT v.definition->'filter'->>'startingSet') AS r(ref)
+          WHERE r.ref IS NOT NULL
+       )
+       SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, ${liveSetSql('s', '$2')} AS live
+         FROM closure c JOIN object_sets.object_set_version s ON s.id = c.id AND s.valid_from <= $2::timestamptz AND s.valid_to > $2::timestamptz`,
+      [ids, asOf.toISOString()],
+    );
+    return new Map(rows.map((r) => [r.id, { id: r.id, definition: r.definition, scopeEnvironmentIds: r.scope, creator: r.creator, immutable: r.immutable, live: r.live }]));
   }
 
   async replaceReferences(m: EntityManager, id: string, references: string[]): Promise<void> {

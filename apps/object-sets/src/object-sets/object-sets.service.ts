@@ -1,7 +1,9 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
+  AppMetrics,
   AppConfig,
+  asOfJson,
   CallerContext,
   carriesConsistencyToken,
   Clock,
@@ -15,8 +17,10 @@ import {
   ObjectSetInUse,
   ObjectSetNotFound,
   ObjectSetTooLarge,
+  parseAsOf,
   PermissionDenied,
   referencedSetIds,
+  requireReplayedUpTo,
   requireStrongReads,
   StoredSet,
   validateDefinition,
@@ -56,6 +60,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     private readonly objects: ObjectsClient,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly metrics: AppMetrics,
   ) {}
 
   onModuleInit(): void {
@@ -77,10 +82,12 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     return this.repository.sweepExpired(this.clock.now());
   }
 
-  async metadata(caller: CallerContext, id: string): Promise<string> {
-    const json = await this.repository.metadataJson(id, visibleEnvironmentsParam(caller), this.clock.now());
+  /** getObjectSetMetadata; as of `asOf` the metadata as it was then, with `asOf` added (API.md §10). */
+  async metadata(caller: CallerContext, id: string, asOf?: Date): Promise<string> {
+    const visible = visibleEnvironmentsParam(caller);
+    const json = asOf ? await this.repository.metadataJsonAsOf(id, visible, asOf) : await this.repository.metadataJson(id, visible, this.clock.now());
     if (!json) throw new ObjectSetNotFound(id);
-    return json;
+    return withAsOf(json, asOf);
   }
 
   async create(caller: CallerContext, input: CreateSetInput): Promise<string> {
@@ -155,9 +162,13 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  /** The set's membership as ONE ObjectSearchFilter, from the current definitions (STRONG). */
-  async compiledFilter(caller: CallerContext, id: string, now = this.clock.now()): Promise<ObjectSearchFilter> {
-    const closure = await this.repository.closure([id], now);
+  /**
+   * The set's membership as ONE ObjectSearchFilter, from the current definitions (STRONG), or
+   * from the definitions valid at `asOf` (its own and every set it referenced then, deleted ones
+   * included; 404 when the set did not exist then).
+   */
+  async compiledFilter(caller: CallerContext, id: string, now = this.clock.now(), asOf?: Date): Promise<ObjectSearchFilter> {
+    const closure = asOf ? await this.repository.closureAsOf([id], asOf) : await this.repository.closure([id], now);
     const visible = visibleEnvironmentsParam(caller);
     const root = forCaller(liveOnly(closure.get(id)), visible);
     if (!root) throw new ObjectSetNotFound(id);
@@ -171,7 +182,15 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
    * MEMBERS_CACHE_TTL, else as STRONG. A result is stamped with the time its read started, so
    * a write that lands during the read leaves it older, never newer, than what it reflects.
    */
-  async members(caller: CallerContext, id: string, consistency: Consistency): Promise<string> {
+  async members(caller: CallerContext, id: string, consistency: Consistency, asOf?: Date): Promise<string> {
+    if (asOf) {
+      // As of an instant: the definitions then, the objects then; never cached (it cannot change).
+      const filter = await this.compiledFilter(caller, id, undefined, asOf);
+      const limit = this.config.objectSetMemberLimit;
+      const result = await this.objects.members(caller, filter, limit, asOf);
+      if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
+      return withAsOf(result.json, asOf);
+    }
     const key = visibilityKey(caller);
     const ttl = this.config.membersCacheTtlSeconds;
     const startedAt = this.clock.now();
@@ -182,6 +201,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       // The set must still be live: an expired or deleted set is 404 whatever the cache holds.
       const { live, result } = await this.repository.cachedMembers(id, key, ttl, startedAt);
       if (!live) throw new ObjectSetNotFound(id);
+      this.metrics.membersCacheRead(!!result);
       if (result) return result;
     }
     const filter = await this.compiledFilter(caller, id, startedAt);
@@ -196,10 +216,38 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
    * aggregateObjectSet: the set compiled from the current definitions (STRONG), aggregated by
    * the objects app in one statement; the member limit does not apply.
    */
-  async aggregate(caller: CallerContext, id: string, body: { groupBy?: unknown; metrics?: unknown }): Promise<string> {
+  async aggregate(caller: CallerContext, id: string, body: { groupBy?: unknown; metrics?: unknown; asOf?: string }): Promise<string> {
+    const asOf = parseAsOf(body.asOf);
+    // STRONG, or as of an instant: every commit up to it (API.md §11).
     requireStrongReads(caller);
-    const filter = await this.compiledFilter(caller, id);
-    return this.objects.aggregate(caller, { filter, groupBy: body.groupBy, metrics: body.metrics });
+    if (asOf) requireReplayedUpTo(caller, asOf);
+    const filter = await this.compiledFilter(caller, id, undefined, asOf);
+    return this.objects.aggregate(caller, { filter, groupBy: body.groupBy, metrics: body.metrics, ...(asOf ? { asOf: asOf.toISOString() } : {}) });
+  }
+
+  /**
+   * getObjectSetDiff (API.md §10): the members at `to` (absent: now) and not at `from`, and the
+   * reverse, each side from the definitions valid at its instant, computed by the objects app in
+   * ONE statement (never two member lists here). The set must exist at `to` (else 404); before
+   * it was created it has no members, so a `from` before its creation lists every member as
+   * added. The member limit applies to each side (413).
+   */
+  async diff(caller: CallerContext, id: string, from: Date, to?: Date): Promise<string> {
+    // A diff sees every write acknowledged before it arrived (API.md §11).
+    requireStrongReads(caller);
+    if (to) requireReplayedUpTo(caller, to);
+    const toFilter = await this.compiledFilter(caller, id, undefined, to);
+    let fromFilter: ObjectSearchFilter;
+    try {
+      fromFilter = await this.compiledFilter(caller, id, undefined, from);
+    } catch (e) {
+      if (!(e instanceof ObjectSetNotFound)) throw e;
+      fromFilter = NO_MEMBERS;
+    }
+    const limit = this.config.objectSetMemberLimit;
+    const result = await this.objects.diff(caller, { filter: fromFilter, asOf: from }, { filter: toFilter, asOf: to }, limit);
+    if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
+    return result.json;
   }
 
   private async mustBeChangeable(caller: CallerContext, id: string, row: SetRow | undefined): Promise<SetRow> {
@@ -234,6 +282,14 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       }
     }
   }
+}
+
+/** A filter nothing matches: what the `empty` definition compiles to. */
+const NO_MEMBERS: ObjectSearchFilter = { type: 'not', not: { filter: { type: 'all', all: {} } } } as ObjectSearchFilter;
+
+/** `,"asOf":"…"` added to a response object read as of an instant. */
+function withAsOf(json: string, asOf: Date | undefined): string {
+  return asOf ? `${json.slice(0, json.lastIndexOf('}'))}${asOfJson(asOf)}}` : json;
 }
 
 function liveOnly(row: SetRow | undefined): SetRow | undefined {

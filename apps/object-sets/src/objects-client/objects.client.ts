@@ -3,6 +3,12 @@ import { AppConfig, callService, CallerContext, INTERNAL_AGGREGATE_PATH, Interna
 
 export type MembersResult = { tooLarge: true } | { tooLarge: false; json: string };
 
+/** One side of a diff: a set's compiled filter and the instant it is read at (absent: now). */
+export interface DiffSide {
+  filter: ObjectSearchFilter;
+  asOf?: Date;
+}
+
 /** What the object set service needs from the object service. */
 export abstract class ObjectsClient {
   /** Checks a filter against the active ontology; throws the objects app's InvalidFilter (with `path`). */
@@ -10,7 +16,9 @@ export abstract class ObjectsClient {
   /** The link type ids of the active ontology. */
   abstract linkTypeIds(caller: CallerContext): Promise<Set<string>>;
   /** Members visible to the caller of one compiled filter, with the links among them: one round trip. */
-  abstract members(caller: CallerContext, filter: ObjectSearchFilter, limit: number): Promise<MembersResult>;
+  abstract members(caller: CallerContext, filter: ObjectSearchFilter, limit: number, asOf?: Date): Promise<MembersResult>;
+  /** The members added and removed between two sides (API.md §10): one round trip, one statement there. */
+  abstract diff(caller: CallerContext, from: DiffSide, to: DiffSide, limit: number): Promise<MembersResult>;
   /** The aggregation (API.md §9) of the objects a compiled filter matches, visible to the caller: the response text. */
   abstract aggregate(caller: CallerContext, request: InternalAggregateRequest): Promise<string>;
 }
@@ -51,9 +59,17 @@ export class HttpObjectsClient extends ObjectsClient {
     return new Set(ontology.linkTypes.map((l) => l.id));
   }
 
-  async members(caller: CallerContext, filter: ObjectSearchFilter, limit: number): Promise<MembersResult> {
-    const text = await this.call(caller, 'POST', '/objects/internal/members', { filter, limit }, this.timeouts.membersMs);
+  async members(caller: CallerContext, filter: ObjectSearchFilter, limit: number, asOf?: Date): Promise<MembersResult> {
+    const body = asOf ? { filter, limit, asOf: asOf.toISOString() } : { filter, limit };
+    const text = await this.call(caller, 'POST', '/objects/internal/members', body, this.timeouts.membersMs);
     // The large answer is passed on as text; only the small "too large" answer is recognised.
+    if (text.startsWith('{"tooLarge"')) return { tooLarge: true };
+    return { tooLarge: false, json: text };
+  }
+
+  async diff(caller: CallerContext, from: DiffSide, to: DiffSide, limit: number): Promise<MembersResult> {
+    const side = (s: DiffSide) => (s.asOf ? { filter: s.filter, asOf: s.asOf.toISOString() } : { filter: s.filter });
+    const text = await this.call(caller, 'POST', '/objects/internal/diff', { from: side(from), to: side(to), limit }, this.timeouts.membersMs);
     if (text.startsWith('{"tooLarge"')) return { tooLarge: true };
     return { tooLarge: false, json: text };
   }

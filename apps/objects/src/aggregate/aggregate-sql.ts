@@ -21,21 +21,18 @@
  */
 import { isoUtcSql, ObjectSearchFilter, OntologyIndex, ResolvedAggregation, ResolvedBucket, ResolvedField, ResolvedMetric, ResolvedProperty } from '@app/domain';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
-import { compileFilter, SqlParams } from '../search/filter-compiler';
+import { compileFilter, CURRENT_ROWS, RowSource, rowSource, SqlParams } from '../search/filter-compiler';
 
-/** Relations with the columns of objects.object and objects.property_value that an aggregation reads. */
-export interface RowSource {
-  objects: string;
-  values: string;
-}
+export { CURRENT_ROWS, RowSource };
 
-export const CURRENT_ROWS: RowSource = { objects: 'objects.object', values: 'objects.property_value' };
 
 export interface AggregateSqlOptions {
   visible: string[] | null;
   /** Most groups returned (the statement fetches one more, so the caller knows it cut). */
   maxGroups: number;
   rows?: RowSource;
+  /** Aggregate the objects as of this instant (API.md §10); absent: now. */
+  asOf?: Date;
 }
 
 /** A row of the aggregate statement: one group's JSON, whether an exact bucket cut, and the ontology version seen. */
@@ -190,8 +187,8 @@ export function buildAggregateSql(
   aggregation: ResolvedAggregation,
   opts: AggregateSqlOptions,
 ): { sql: string; params: unknown[] } {
-  const rows = opts.rows ?? CURRENT_ROWS;
   const params = new SqlParams();
+  const rows = opts.rows ?? rowSource(params, opts.asOf);
   const { groupBy, metrics } = aggregation;
   const buckets = groupBy.map((b, i) => bucketSql(b, i, rows, params));
   const attributes = new Set<string>();
@@ -200,7 +197,7 @@ export function buildAggregateSql(
 
   const where: string[] = [];
   if (opts.visible) where.push(`o.environment_id = ANY(${params.add(opts.visible)}::text[])`);
-  where.push(compileFilter(filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*' }));
+  where.push(compileFilter(filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*', rows }));
   const gColumns = [
     'o.environment_id AS env',
     'o.id AS oid',

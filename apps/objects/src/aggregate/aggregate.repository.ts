@@ -14,6 +14,6 @@ export class AggregateRepository {
 
   groups(filter: ObjectSearchFilter, ontology: OntologyIndex, aggregation: ResolvedAggregation, opts: AggregateSqlOptions): Promise<AggregateRow[]> {
     const { sql, params } = buildAggregateSql(filter, ontology, aggregation, opts);
-    return this.statements.run<AggregateRow>(sql, params);
+    return this.statements.run<AggregateRow>(sql, params, 'search.aggregate');
   }
 }

@@ -1,12 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import {
   ANALYTICS_LIMITS,
+  asOfJson,
   CallerContext,
   COMPILED_SET_FILTER_LIMITS,
   filterOf,
   InternalAggregateRequest,
   InvalidFilter,
   ObjectSearchFilter,
+  parseAsOf,
+  requireReplayedUpTo,
   validateAggregation,
   validateFilter,
   visibleEnvironmentsParam,
@@ -21,6 +24,7 @@ export interface AggregateRequest {
   startingSet?: string;
   groupBy?: unknown;
   metrics?: unknown;
+  asOf?: string;
 }
 
 /**
@@ -39,11 +43,12 @@ export class AggregateService {
 
   aggregate(caller: CallerContext, body: AggregateRequest): Promise<string> {
     if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
-    return this.run(caller, body, async (ontology) => {
+    const asOf = parseAsOf(body.asOf);
+    return this.run(caller, body, asOf, async (ontology) => {
       const filter = validateFilter(body.filter, ontology, 'filter');
       if (body.startingSet === undefined) return filter;
-      // The set's compiled membership filter, resolved by the object set service (no member limit).
-      const setFilter = await this.objectSets.compiledFilter(caller, body.startingSet);
+      // The set's compiled membership filter (as of the same instant), resolved by the object set service (no member limit).
+      const setFilter = await this.objectSets.compiledFilter(caller, body.startingSet, asOf);
       return filterOf('and', { filters: [filter, validateFilter(setFilter, ontology, 'startingSet', COMPILED_SET_FILTER_LIMITS)] }) as ObjectSearchFilter;
     });
   }
@@ -51,29 +56,33 @@ export class AggregateService {
   /** An object set's members, as the object set service compiled them (STRONG). */
   aggregateCompiled(caller: CallerContext, body: InternalAggregateRequest): Promise<string> {
     if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
-    return this.run(caller, body, async (ontology) => validateFilter(body.filter, ontology, 'filter', COMPILED_SET_FILTER_LIMITS));
+    return this.run(caller, body, parseAsOf(body.asOf), async (ontology) => validateFilter(body.filter, ontology, 'filter', COMPILED_SET_FILTER_LIMITS));
   }
 
   private async run(
     caller: CallerContext,
     body: { groupBy?: unknown; metrics?: unknown },
+    asOf: Date | undefined,
     filterFor: (ontology: Parameters<Parameters<OntologyService['readWithActive']>[0]>[0]) => Promise<ObjectSearchFilter>,
   ): Promise<string> {
+    // As of an instant: only a replica that replayed every commit up to it (API.md §11).
+    if (asOf) requireReplayedUpTo(caller, asOf);
     const rows = await this.ontology.readWithActive(async (ontology) => {
       const filter = await filterFor(ontology);
       const aggregation = validateAggregation(body, ontology);
       const value = await this.repository.groups(filter, ontology, aggregation, {
         visible: visibleEnvironmentsParam(caller),
         maxGroups: ANALYTICS_LIMITS.groups,
+        asOf,
       });
       return { value, activeVersion: value[0]?.active_ontology_version };
     });
-    return aggregateJson(rows, ANALYTICS_LIMITS.groups);
+    return aggregateJson(rows, ANALYTICS_LIMITS.groups, asOf);
   }
 }
 
 /** The response text: the groups PostgreSQL rendered, at most `limit` of them. */
-export function aggregateJson(rows: AggregateRow[], limit: number): string {
+export function aggregateJson(rows: AggregateRow[], limit: number, asOf?: Date): string {
   const truncated = rows.length > limit || rows.some((r) => r.truncated);
-  return `{"groups":[${rows.slice(0, limit).map((r) => r.json).join(',')}],"truncated":${truncated}}`;
+  return `{"groups":[${rows.slice(0, limit).map((r) => r.json).join(',')}],"truncated":${truncated}${asOfJson(asOf)}}`;
 }

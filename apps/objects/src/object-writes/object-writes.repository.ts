@@ -99,6 +99,25 @@ const INSERT_VALUES = `INSERT INTO objects.property_value AS p
          (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])`;
 
+const VALUE_COLUMNS = `environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo`;
+
+/**
+ * The history of the search rows (SearchRowHistory migration): every property value / link row
+ * written to the current tables is also written to its history table, valid from its object's
+ * new version (the objects.object row, already written in this transaction; primary key), and
+ * every row removed or replaced closes its open history row (valid_to 'infinity') at that time.
+ * Each is a data-modifying CTE on the statement that changes the current rows, so the history
+ * changes by exactly the rows that changed, in the same statement.
+ */
+const OPEN_VALUE_HISTORY = `INSERT INTO objects.property_value_history (${VALUE_COLUMNS}, valid_from)
+  SELECT ${VALUE_COLUMNS.split(', ').map((c) => `w.${c}`).join(', ')}, o.valid_from
+    FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id`;
+/** Closes the open history row of each value key in `w` (property_value_history primary key prefix). */
+const CLOSE_VALUE_HISTORY = (validTo: string) => `UPDATE objects.property_value_history h SET valid_to = ${validTo}
+    FROM w${validTo.startsWith('o.') ? ' JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id' : ''}
+   WHERE h.environment_id = w.environment_id AND h.object_id = w.object_id AND h.property_id = w.property_id AND h.ordinal = w.ordinal
+     AND h.valid_to = 'infinity'`;
+
 // Row shapes handed to PostgreSQL as one jsonb parameter each (jsonb_to_recordset), so a batch
 // of any size is a fixed number of statements.
 const VERSION_COLUMNS = `environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
@@ -144,12 +163,24 @@ export class ObjectWritesRepository {
           throw new VersionConflict({ objectId: id, environmentId, expectedVersion, actualVersion: rows[0].version });
         }
         // object_version PK; valid_to stays strictly after valid_from.
-        await m.query(
+        // (An UPDATE through TypeORM answers [rows, count].)
+        const [[{ valid_to }]] = (await m.query(
           `UPDATE objects.object_version
               SET valid_to = greatest(date_trunc('milliseconds', clock_timestamp()), valid_from + interval '${MS} millisecond')
-            WHERE environment_id = $1 AND id = $2 AND version = $3`,
+            WHERE environment_id = $1 AND id = $2 AND version = $3
+        RETURNING valid_to`,
           [environmentId, id, rows[0].version],
+        )) as [{ valid_to: Date }[], number];
+        // Its open history rows end with it (primary key prefixes of the history tables).
+        await m.query(
+          `UPDATE objects.property_value_history SET valid_to = $3 WHERE environment_id = $1 AND object_id = $2 AND valid_to = 'infinity'`,
+          [environmentId, id, valid_to],
         );
+        await m.query(`UPDATE objects.link_history SET valid_to = $3 WHERE environment_id = $1 AND source_id = $2 AND valid_to = 'infinity'`, [
+          environmentId,
+          id,
+          valid_to,
+        ]);
         // Its property values and links go with it (prefixes of their primary keys).
         await m.query(`DELETE FROM objects.property_value WHERE environment_id = $1 AND object_id = $2`, [environmentId, id]);
         await m.query(`DELETE FROM objects.link WHERE environment_id = $1 AND source_id = $2`, [environmentId, id]);
@@ -313,20 +344,29 @@ export class ObjectWritesRepository {
     if (staleValues[0].length) {
       // property_value PK.
       await m.query(
-        `DELETE FROM objects.property_value p
-          USING unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS k(environment_id, object_id, property_id, ordinal)
-          WHERE p.environment_id = k.environment_id COLLATE "C" AND p.object_id = k.object_id COLLATE "C"
-            AND p.property_id = k.property_id COLLATE "C" AND p.ordinal = k.ordinal`,
+        `WITH w AS (
+           DELETE FROM objects.property_value p
+            USING unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS k(environment_id, object_id, property_id, ordinal)
+            WHERE p.environment_id = k.environment_id COLLATE "C" AND p.object_id = k.object_id COLLATE "C"
+              AND p.property_id = k.property_id COLLATE "C" AND p.ordinal = k.ordinal
+        RETURNING p.environment_id, p.object_id, p.property_id, p.ordinal)
+         ${CLOSE_VALUE_HISTORY('o.valid_from')}`,
         staleValues,
       );
     }
     if (staleLinks[0].length) {
       // link PK.
       await m.query(
-        `DELETE FROM objects.link l
-          USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(environment_id, source_id, link_id, target_id)
-          WHERE l.environment_id = k.environment_id COLLATE "C" AND l.source_id = k.source_id COLLATE "C"
-            AND l.link_id = k.link_id COLLATE "C" AND l.target_id = k.target_id COLLATE "C"`,
+        `WITH w AS (
+           DELETE FROM objects.link l
+            USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(environment_id, source_id, link_id, target_id)
+            WHERE l.environment_id = k.environment_id COLLATE "C" AND l.source_id = k.source_id COLLATE "C"
+              AND l.link_id = k.link_id COLLATE "C" AND l.target_id = k.target_id COLLATE "C"
+        RETURNING l.environment_id, l.source_id, l.link_id, l.target_id)
+         UPDATE objects.link_history h SET valid_to = o.valid_from
+           FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id
+          WHERE h.environment_id = w.environment_id AND h.source_id = w.source_id AND h.link_id = w.link_id
+            AND h.target_id = w.target_id AND h.valid_to = 'infinity'`,
         staleLinks,
       );
     }
@@ -347,28 +387,38 @@ export class ObjectWritesRepository {
         });
         addLinkRows(links, o, o.links, cur?.links);
       }
-      if (created.length) await m.query(INSERT_VALUES, created.columns);
+      if (created.length) await m.query(`WITH w AS (${INSERT_VALUES} RETURNING ${VALUE_COLUMNS}) ${OPEN_VALUE_HISTORY}`, created.columns);
       if (rewritten.length) {
         // An unchanged row (same key, same stored columns) is left alone: ON CONFLICT ... WHERE
         // compares the typed columns PostgreSQL holds, so a value keeps no stale column even if
         // the ontology changed its type.
+        // Rows inserted or changed come back (RETURNING skips those the WHERE left alone): their
+        // open history rows close and new ones open, at the object's new version.
         await m.query(
-          `${INSERT_VALUES}
+          `WITH w AS (${INSERT_VALUES}
            ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
               SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
                   value_boolean = EXCLUDED.value_boolean, value_date = EXCLUDED.value_date,
                   value_timestamp = EXCLUDED.value_timestamp, value_geo = EXCLUDED.value_geo
             WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
                   IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
-                                    EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)`,
+                                    EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)
+           RETURNING ${VALUE_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')}),
+           closed AS (${CLOSE_VALUE_HISTORY('o.valid_from')} AND h.valid_from < o.valid_from)
+           ${OPEN_VALUE_HISTORY}`,
           rewritten.columns,
         );
       }
       if (links[0].length) {
         // link PK: new links only (those kept by a rewrite are already there).
         await m.query(
-          `INSERT INTO objects.link (environment_id, source_id, link_id, target_id)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])`,
+          `WITH w AS (
+             INSERT INTO objects.link (environment_id, source_id, link_id, target_id)
+             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+             RETURNING environment_id, source_id, link_id, target_id)
+           INSERT INTO objects.link_history (environment_id, source_id, link_id, target_id, valid_from)
+           SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
+             FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id`,
           links,
         );
       }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CallerContext, canSeeEnvironment, InvalidArgument, OntologyIndex, PermissionDenied } from '@app/domain';
+import { AppMetrics, CallerContext, canSeeEnvironment, InvalidArgument, OntologyIndex, PermissionDenied } from '@app/domain';
 import { OntologyService } from '../ontology/ontology.service';
 import { IngestResultDto } from './dto/write-object.dto';
 import { ObjectWritesRepository, PropertyTypes, WriteOutcome } from './object-writes.repository';
@@ -27,6 +27,7 @@ export class ObjectWritesService {
   constructor(
     private readonly ontology: OntologyService,
     private readonly repository: ObjectWritesRepository,
+    private readonly metrics: AppMetrics,
   ) {}
 
   async put(
@@ -40,6 +41,7 @@ export class ObjectWritesService {
     const ontology = await this.ontology.getActiveIndex();
     const object = validateObject({ ...body, environmentId, id }, ontology);
     const [outcome] = await this.repository.write([object], this.typesOf(ontology), expectedVersion);
+    this.metrics.versionsWritten('put', outcome.changed ? 1 : 0);
     return { created: outcome.created, result: toObjectWithVersion(outcome) };
   }
 
@@ -56,6 +58,8 @@ export class ObjectWritesService {
     const ontology = await this.ontology.getActiveIndex();
     const validated = objects.map((o, i) => validateObject(o, ontology, `objects[${i}].`));
     const outcomes = await this.repository.write(validated, this.typesOf(ontology));
+    this.metrics.objectsIngested(outcomes.length);
+    this.metrics.versionsWritten('ingest', outcomes.filter((o) => o.changed).length);
     return {
       results: outcomes.map((o) => ({ environmentId: o.object.environmentId, id: o.object.id, version: o.version, changed: o.changed })),
     };

@@ -8,15 +8,16 @@ import {
   checkIdentifierParam,
   InvalidArgument,
   PAGE_LIMITS,
+  parseAsOf,
   parseDatetime,
   resolvePageSize,
   sendJsonText,
 } from '@app/domain';
 import {
   BulkLoadObjectRequestDto,
+  LoadedOntologyObjectDto,
   ObjectHistoryPageDto,
   ObjectPageDto,
-  OntologyObjectDto,
   OntologyObjectWithVersionDto,
 } from './dto/object-reads.dto';
 import { ObjectsService } from './objects.service';
@@ -26,6 +27,9 @@ function optionalString(field: string, value: unknown): string | undefined {
   if (typeof value !== 'string') throw new InvalidArgument(field, `${field} must be given once, as a string`);
   return value;
 }
+
+const AS_OF_QUERY_DESCRIPTION =
+  'Read the object as of this instant (RFC 3339 with an offset): its version valid then; absent: now; deleted or not yet written then: 404; in the future: 400. The answer carries asOf.';
 
 function requiredDatetime(field: string, value: unknown): Date {
   if (value === undefined || value === '') throw new InvalidArgument(field, `${field} is required`);
@@ -61,7 +65,8 @@ export class ObjectsController {
     @Res() res: Response,
   ): Promise<void> {
     const size = resolvePageSize(query.pageSize, PAGE_LIMITS.bulk);
-    sendJsonText(res, await this.objects.bulk(caller, body.objectIds, size, optionalString('pagingToken', query.pagingToken)));
+    const at = { asOf: parseAsOf(body.asOf), snapshot: body.snapshot === true };
+    sendJsonText(res, await this.objects.bulk(caller, body.objectIds, size, optionalString('pagingToken', query.pagingToken), at));
   }
 
   @Get('versioned/:environmentId/:id')
@@ -131,16 +136,18 @@ export class ObjectsController {
     summary: 'Reads one object; without environmentId, an id in several visible environments is 409 ObjectIdAmbiguous',
   })
   @ApiQuery({ name: 'environmentId', required: false, type: String })
-  @ApiOkResponse({ type: OntologyObjectDto })
+  @ApiQuery({ name: 'asOf', required: false, type: String, description: AS_OF_QUERY_DESCRIPTION })
+  @ApiOkResponse({ type: LoadedOntologyObjectDto })
   async load(
     @Caller() caller: CallerContext,
     @Param('id') id: string,
-    @Query('environmentId') environmentIdRaw: unknown,
+    @Query() query: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
     checkIdentifierParam('id', id);
-    const environmentId = optionalString('environmentId', environmentIdRaw);
+    const environmentId = optionalString('environmentId', query.environmentId);
     if (environmentId !== undefined) checkEnvironmentIdParam(environmentId);
-    sendJsonText(res, await this.objects.load(caller, id, environmentId));
+    const asOf = parseAsOf(optionalString('asOf', query.asOf));
+    sendJsonText(res, await this.objects.load(caller, id, environmentId, asOf));
   }
 }

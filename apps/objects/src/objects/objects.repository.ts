@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { preparedRows } from '@app/domain';
+import { preparedRows, SNAPSHOT_INSTANT_SQL } from '@app/domain';
 import { objectWithVersionJsonSql } from './object-json.sql';
 
 /** A bulk-load keyset position: the index in the deduplicated request and the environment. */
@@ -30,6 +30,26 @@ export const OBJECT_READ_SQL = {
           AND ($4::text[] IS NULL OR o.environment_id = ANY($4::text[]))
         ORDER BY r.ord, o.environment_id
         LIMIT $5`,
+  /** loadOntologyObject as of $4 (API.md §10): object_version_id_idx (id, environment_id, valid_from), validity checked on the row. */
+  findByIdAsOf: `SELECT v.environment_id AS env, v.json
+         FROM objects.object_version v
+        WHERE v.id = $1::text COLLATE "C"
+          AND ($2::text IS NULL OR v.environment_id = $2::text COLLATE "C")
+          AND ($3::text[] IS NULL OR v.environment_id = ANY($3::text[]))
+          AND v.valid_from <= $4::timestamptz AND (v.valid_to IS NULL OR v.valid_to > $4::timestamptz)
+        ORDER BY v.environment_id
+        LIMIT 100`,
+  /** bulkLoadOntologyObjects as of $6: the versions valid then, by object_version_id_idx. */
+  bulkAsOf: `SELECT r.ord, v.environment_id AS env, v.json
+         FROM unnest($1::text[]) WITH ORDINALITY AS r(id, ord)
+         JOIN objects.object_version v ON v.id = r.id COLLATE "C"
+                                      AND v.valid_from <= $6::timestamptz AND (v.valid_to IS NULL OR v.valid_to > $6::timestamptz)
+        WHERE ($2::bigint IS NULL OR r.ord > $2 OR (r.ord = $2 AND v.environment_id > $3::text COLLATE "C"))
+          AND ($4::text[] IS NULL OR v.environment_id = ANY($4::text[]))
+        ORDER BY r.ord, v.environment_id
+        LIMIT $5`,
+  /** The instant a snapshot walk reads at (SNAPSHOT_INSTANT_SQL). */
+  snapshotInstant: SNAPSHOT_INSTANT_SQL,
   /** getObjectHistory: a range scan of object_version_valid_from_idx from the version current at $3 up to $4. */
   history: `SELECT v.version, ${objectWithVersionJsonSql('v')} AS json
          FROM objects.object_version v
@@ -74,18 +94,26 @@ export class ObjectsRepository {
   }
 
   /** loadOntologyObject (OBJECT_READ_SQL.findById). */
-  findById(id: string, environmentId: string | undefined, visible: string[] | null): Promise<{ env: string; json: string }[]> {
+  findById(id: string, environmentId: string | undefined, visible: string[] | null, asOf?: Date): Promise<{ env: string; json: string }[]> {
+    if (asOf) return this.read('findByIdAsOf', [id, environmentId ?? null, visible, asOf.toISOString()]);
     return this.read('findById', [id, environmentId ?? null, visible]);
   }
 
+  /** The instant a snapshot walk reads at: every version valid then is committed (SNAPSHOT_INSTANT_SQL). */
+  async snapshotInstant(): Promise<Date> {
+    const [row] = await this.read<{ instant: Date }>('snapshotInstant', []);
+    return row.instant;
+  }
+
   /** bulkLoadOntologyObjects: request order, each id in every visible environment, after the keyset position (OBJECT_READ_SQL.bulk). */
-  async bulk(ids: string[], after: BulkPosition | undefined, limit: number, visible: string[] | null): Promise<{ ord: number; env: string; json: string }[]> {
-    const rows = await this.read<{ ord: string; env: string; json: string }>('bulk', [
+  async bulk(ids: string[], after: BulkPosition | undefined, limit: number, visible: string[] | null, asOf?: Date): Promise<{ ord: number; env: string; json: string }[]> {
+    const rows = await this.read<{ ord: string; env: string; json: string }>(asOf ? 'bulkAsOf' : 'bulk', [
       ids,
       after?.ord ?? null,
       after?.env ?? '',
       visible,
       limit,
+      ...(asOf ? [asOf.toISOString()] : []),
     ]);
     return rows.map((r) => ({ ord: Number(r.ord), env: r.env, json: r.json }));
   }

@@ -24,7 +24,43 @@ export class SqlParams {
   }
 }
 
+/**
+ * The relations a compiled statement reads, with the columns of objects.object,
+ * objects.property_value and objects.link: the current rows, or the rows as of an instant
+ * (rowsAsOf), so one compiler serves both.
+ */
+export interface RowSource {
+  objects: string;
+  values: string;
+  links: string;
+}
+
+export const CURRENT_ROWS: RowSource = { objects: 'objects.object', values: 'objects.property_value', links: 'objects.link' };
+
+/**
+ * The rows as of instant `asOf` (API.md §10): the object versions with valid_from <= T < valid_to
+ * (a still-current version has no valid_to), and the history rows of values and links valid at T
+ * (SearchRowHistory migration; their indexes end with (valid_from, valid_to), so the validity
+ * check happens inside an index-only scan). PostgreSQL pulls these subqueries up into the
+ * statement, so each is planned like the table it reads with one more condition.
+ */
+export function rowsAsOf(params: SqlParams, asOf: Date): RowSource {
+  const t = `${params.add(asOf.toISOString())}::timestamptz`;
+  return {
+    objects: `(SELECT * FROM objects.object_version WHERE valid_from <= ${t} AND (valid_to IS NULL OR valid_to > ${t}))`,
+    values: `(SELECT * FROM objects.property_value_history WHERE valid_from <= ${t} AND valid_to > ${t})`,
+    links: `(SELECT * FROM objects.link_history WHERE valid_from <= ${t} AND valid_to > ${t})`,
+  };
+}
+
+/** The current rows, or those as of `asOf` when given. */
+export function rowSource(params: SqlParams, asOf: Date | undefined): RowSource {
+  return asOf ? rowsAsOf(params, asOf) : CURRENT_ROWS;
+}
+
 export interface CompileFilterOptions {
+  /** Where objects, values and links are read (default: the current rows). */
+  rows?: RowSource;
   /**
    * Environments the caller may see. The caller ANDs its own visibility clause onto the outer
    * row; when this is a list, objects reached through `linkedFrom` / `linksTo` are restricted
@@ -115,6 +151,7 @@ export function escapeLike(s: string): string {
 }
 
 interface Context {
+  rows: RowSource;
   ontology: OntologyIndex;
   params: SqlParams;
   options: CompileFilterOptions;
@@ -138,7 +175,7 @@ export function compileFilter(
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(alias) || /^(o|pv|l|g)\d+$/.test(alias)) {
     throw new Error(`compileFilter: alias '${alias}' is not a plain identifier or collides with generated aliases`);
   }
-  return compile(filter, alias, { ontology, params, options, aliases: 0 });
+  return compile(filter, alias, { rows: options.rows ?? CURRENT_ROWS, ontology, params, options, aliases: 0 });
 }
 
 function nextAlias(ctx: Context, prefix: string): string {
@@ -204,21 +241,21 @@ function compile(f: ObjectSearchFilter, o: string, ctx: Context): string {
       const predicate = (pv: string) => `to_tsvector('simple', ${pv}.value_string) @@ ${tsquery(query, match ?? 'ALL_TERMS', ctx)}`;
       if (propertyId !== undefined) return propertyExists(o, ctx, propertyId, predicate);
       const pv = nextAlias(ctx, 'pv');
-      return `EXISTS (SELECT 1 FROM objects.property_value ${pv} WHERE ${pv}.environment_id = ${o}.environment_id AND ${pv}.object_id = ${o}.id AND ${pv}.value_string IS NOT NULL AND ${predicate(pv)})`;
+      return `EXISTS (SELECT 1 FROM ${ctx.rows.values} ${pv} WHERE ${pv}.environment_id = ${o}.environment_id AND ${pv}.object_id = ${o}.id AND ${pv}.value_string IS NOT NULL AND ${predicate(pv)})`;
     }
     case 'propertyOrigin': {
       const { origin, propertyId } = f.propertyOrigin;
       const pv = nextAlias(ctx, 'pv');
       const originParam = p.add(origin);
       const property = propertyId === undefined ? '' : ` AND ${pv}.property_id = ${p.add(propertyId)}::text`;
-      return `EXISTS (SELECT 1 FROM objects.property_value ${pv} WHERE ${pv}.environment_id = ${o}.environment_id AND ${pv}.object_id = ${o}.id AND ${pv}.origin = ${originParam}::text${property})`;
+      return `EXISTS (SELECT 1 FROM ${ctx.rows.values} ${pv} WHERE ${pv}.environment_id = ${o}.environment_id AND ${pv}.object_id = ${o}.id AND ${pv}.origin = ${originParam}::text${property})`;
     }
     case 'hasLink': {
       const { linkId, targetIds } = f.hasLink;
       const l = nextAlias(ctx, 'l');
       const link = p.add(linkId);
       const targets = targetIds === undefined ? '' : ` AND ${l}.target_id = ANY(${p.add(targetIds)}::text[])`;
-      return `EXISTS (SELECT 1 FROM objects.link ${l} WHERE ${l}.environment_id = ${o}.environment_id AND ${l}.source_id = ${o}.id AND ${l}.link_id = ${link}::text${targets})`;
+      return `EXISTS (SELECT 1 FROM ${ctx.rows.links} ${l} WHERE ${l}.environment_id = ${o}.environment_id AND ${l}.source_id = ${o}.id AND ${l}.link_id = ${link}::text${targets})`;
     }
     case 'linkedFrom':
       return linked(o, ctx, f.linkedFrom.linkId, f.linkedFrom.source, 'source_id', 'target_id');
@@ -260,7 +297,7 @@ function propertyExists(o: string, ctx: Context, propertyId: string, valuePredic
   const property = ctx.params.add(propertyId);
   const predicate = valuePredicate(pv);
   const extra = predicate === undefined ? '' : ` AND ${predicate}`;
-  return `EXISTS (SELECT 1 FROM objects.property_value ${pv} WHERE ${pv}.environment_id = ${o}.environment_id AND ${pv}.object_id = ${o}.id AND ${pv}.property_id = ${property}::text${extra})`;
+  return `EXISTS (SELECT 1 FROM ${ctx.rows.values} ${pv} WHERE ${pv}.environment_id = ${o}.environment_id AND ${pv}.object_id = ${o}.id AND ${pv}.property_id = ${property}::text${extra})`;
 }
 
 function typesOf(ctx: Context, propertyId: string): PropertyType[] {
@@ -407,5 +444,5 @@ function linked(o: string, ctx: Context, linkId: string, nested: ObjectSearchFil
   }
   const condition = compile(nested, other, ctx);
   if (condition !== 'TRUE') parts.push(condition);
-  return `EXISTS (SELECT 1 FROM objects.link ${l} JOIN objects.object ${other} ON ${other}.environment_id = ${l}.environment_id AND ${other}.id = ${l}.${otherEnd} WHERE ${parts.join(' AND ')})`;
+  return `EXISTS (SELECT 1 FROM ${ctx.rows.links} ${l} JOIN ${ctx.rows.objects} ${other} ON ${other}.environment_id = ${l}.environment_id AND ${other}.id = ${l}.${otherEnd} WHERE ${parts.join(' AND ')})`;
 }

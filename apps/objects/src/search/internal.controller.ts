@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiExcludeController, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Caller, CallerContext, sendJsonText } from '@app/domain';
-import { checkMembersRequest, MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
+import { checkDiffRequest, checkMembersRequest, MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
 import { SearchService } from './search.service';
 
 /**
@@ -37,7 +37,18 @@ export class InternalController {
   @ApiBody({ type: MembersRequestDto })
   @ApiOkResponse({ description: '{"members": {env: [ids]}, "links": [...]} or {"tooLarge": true, "limit": n}' })
   async members(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
-    const { filter, limit } = checkMembersRequest(body);
-    sendJsonText(res, await this.search.members(caller, filter, limit));
+    const { filter, limit, asOf } = checkMembersRequest(body);
+    sendJsonText(res, await this.search.members(caller, filter, limit, asOf));
+  }
+
+  @Post('diff')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'internalObjectSetDiff',
+    summary: 'Internal (object set service): the members added and removed between two instants, each side a compiled set filter as of its instant, in one statement',
+  })
+  @ApiOkResponse({ description: '{"added": {env: [ids]}, "removed": {env: [ids]}} or {"tooLarge": true, "limit": n}' })
+  async diff(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
+    sendJsonText(res, await this.search.diff(caller, checkDiffRequest(body)));
   }
 }

@@ -5,7 +5,8 @@ const TIMEOUT_MS = 10_000;
 
 /**
  * The objects app's view of the object set service: resolves a `startingSet` to its compiled
- * membership filter through the internal endpoint `GET /object-sets/internal/{id}/filter`,
+ * membership filter through the internal endpoint `GET /object-sets/internal/{id}/filter`
+ * (as of an instant with `?asOf`: the definitions as they were then, API.md §10),
  * on behalf of the caller (see callService).
  */
 @Injectable()
@@ -14,14 +15,14 @@ export class ObjectSetsClient {
 
   constructor(private readonly config: AppConfig) {}
 
-  async compiledFilter(caller: CallerContext, objectSetId: string): Promise<unknown> {
+  async compiledFilter(caller: CallerContext, objectSetId: string, asOf?: Date): Promise<unknown> {
     let text: string;
     try {
       text = await callService({
         dependency: 'object-sets',
         baseUrl: this.config.objectSetsUrl,
         method: 'GET',
-        path: `/object-sets/internal/${encodeURIComponent(objectSetId)}/filter`,
+        path: `/object-sets/internal/${encodeURIComponent(objectSetId)}/filter${asOf ? `?asOf=${encodeURIComponent(asOf.toISOString())}` : ''}`,
         caller,
         timeoutMs: TIMEOUT_MS,
         logger: this.logger,

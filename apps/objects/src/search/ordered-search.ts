@@ -20,7 +20,7 @@
  */
 import { ObjectSearchFilter, OntologyIndex, ResolvedField, SortKey } from '@app/domain';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
-import { compileFilter, SqlParams, STRING_INDEX_CHARS } from './filter-compiler';
+import { compileFilter, RowSource, rowSource, SqlParams, STRING_INDEX_CHARS } from './filter-compiler';
 
 /** Where a page ends: the last row's key values as text (null: no value), then its identity. */
 export interface OrderedPosition {
@@ -36,6 +36,8 @@ export interface OrderedSearchOptions {
   /** Rows to fetch: the page size + 1 (the extra row says whether a next page exists). */
   limit: number;
   loadLinks: boolean;
+  /** Order the objects as of this instant (API.md §10); absent: now. */
+  asOf?: Date;
 }
 
 /** The row an ordered page returns: the search row plus each key's value as text (k0, k1, k2). */
@@ -116,13 +118,13 @@ function collate(field: ResolvedField): string {
 }
 
 /** The smallest (ASC) or largest (DESC) value of a property of object `o`, as a lateral join `s<i>`. */
-function lateralKey(i: number, key: SortKey, o: string, params: SqlParams): string {
+function lateralKey(i: number, key: SortKey, o: string, params: SqlParams, rows: RowSource): string {
   const field = key.field;
   if (field.kind !== 'property') throw new Error('lateralKey: attribute');
   const column = columnOf(field).column;
   // Booleans have no min/max: bool_and is the smallest (false before true), bool_or the largest.
   const aggregate = field.column === 'boolean' ? (key.direction === 'ASC' ? 'bool_and' : 'bool_or') : key.direction === 'ASC' ? 'min' : 'max';
-  return `LEFT JOIN LATERAL (SELECT ${aggregate}(x.${column}) AS v FROM objects.property_value x
+  return `LEFT JOIN LATERAL (SELECT ${aggregate}(x.${column}) AS v FROM ${rows.values} x
                      WHERE x.environment_id = ${o}.environment_id AND x.object_id = ${o}.id AND x.property_id = ${params.add(field.propertyId)}::text) s${i} ON TRUE`;
 }
 
@@ -131,11 +133,11 @@ function lateralKey(i: number, key: SortKey, o: string, params: SqlParams): stri
  * through lateral joins `s<i>` (appended to `joins`); `first` replaces the first level when the
  * branch reads the first key from elsewhere (the scanned value row).
  */
-function levelsOf(order: SortKey[], o: string, params: SqlParams, joins: string[], first?: Level): Level[] {
+function levelsOf(order: SortKey[], o: string, params: SqlParams, joins: string[], rows: RowSource, first?: Level): Level[] {
   return order.map((key, i) => {
     if (i === 0 && first) return first;
     if (key.field.kind === 'attribute') return { expr: `${o}.${ATTRIBUTE_SQL[key.field.attribute].column}`, key, nullable: false };
-    joins.push(lateralKey(i, key, o, params));
+    joins.push(lateralKey(i, key, o, params, rows));
     return { expr: `s${i}.v`, key, nullable: true };
   });
 }
@@ -167,10 +169,11 @@ function branch(select: { json: string; levels: Level[]; from: string; joins: st
 export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions): { sql: string; params: unknown[] } {
   const { order, after: pos, loadLinks } = opts;
   const params = new SqlParams();
+  const rows = rowSource(params, opts.asOf);
   const limit = params.add(opts.limit);
   const visible = opts.visible ? params.add(opts.visible) : undefined;
   const visibleClause = (o: string) => (visible ? [`${o}.environment_id = ANY(${visible}::text[])`] : []);
-  const filterSql = (o: string) => compileFilter(filter, ontology, o, params, { visibleEnvironments: opts.visible ?? '*' });
+  const filterSql = (o: string) => compileFilter(filter, ontology, o, params, { visibleEnvironments: opts.visible ?? '*', rows });
   const json = jsonSql('o', loadLinks);
   const first = order[0];
 
@@ -179,7 +182,7 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
     `t AS (SELECT greatest(10 * ${limit}::bigint, sqrt(${limit}::float8 * greatest(c.reltuples, 0)))::bigint AS threshold
          FROM pg_class c WHERE c.oid = 'objects.object'::regclass)`,
     `m AS MATERIALIZED (
-  SELECT o.environment_id, o.id FROM objects.object o
+  SELECT o.environment_id, o.id FROM ${rows.objects} o
    WHERE ${[...visibleClause('o'), filterSql('o')].join('\n     AND ')}
    LIMIT (SELECT threshold FROM t))`,
     `n AS (SELECT count(*) < (SELECT threshold FROM t) AS sorted FROM m)`,
@@ -189,12 +192,12 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
   // Sort: m holds every match; each with its keys, sorted.
   {
     const joins: string[] = [];
-    const levels = levelsOf(order, 'o', params, joins);
+    const levels = levelsOf(order, 'o', params, joins, rows);
     branches.push(
       branch({
         json,
         levels,
-        from: 'm JOIN objects.object o ON o.environment_id = m.environment_id AND o.id = m.id',
+        from: `m JOIN ${rows.objects} o ON o.environment_id = m.environment_id AND o.id = m.id`,
         joins,
         where: ['(SELECT sorted FROM n)', ...(pos ? [after(levels, 0, pos, params, 'o')] : [])],
         orderBy: orderSql(levels, 'o'),
@@ -206,10 +209,10 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
   if (first.field.kind === 'attribute') {
     // Scan: the object index of the attribute in key order, each row checked as it comes.
     const joins: string[] = [];
-    const levels = levelsOf(order, 'o', params, joins);
+    const levels = levelsOf(order, 'o', params, joins, rows);
     const where = ['NOT (SELECT sorted FROM n)', ...visibleClause('o'), `(${filterSql('o')}) IS TRUE`];
     if (pos) where.push(`${levels[0].expr} ${op(first, false)} ${params.add(pos.k[0])}::${columnOf(first.field).cast}`, after(levels, 0, pos, params, 'o'));
-    branches.push(branch({ json, levels, from: 'objects.object o', joins, where, orderBy: orderSql(levels, 'o'), limit }));
+    branches.push(branch({ json, levels, from: `${rows.objects} o`, joins, where, orderBy: orderSql(levels, 'o'), limit }));
   } else {
     const field = first.field;
     const { column, cast } = columnOf(field);
@@ -220,19 +223,19 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
     if (!pos || pos.k[0] !== null) {
       const valuedScan = (conditions: (levels: Level[]) => string[], orderBy: (levels: Level[]) => string): string => {
         const joins: string[] = [];
-        const levels = levelsOf(order, 'o', params, joins, { expr: `k.${column}`, key: first, nullable: false });
+        const levels = levelsOf(order, 'o', params, joins, rows, { expr: `k.${column}`, key: first, nullable: false });
         const where = ['NOT (SELECT sorted FROM n)', `k.property_id = ${property}::text`, `k.${column} IS NOT NULL`];
         if (field.multi) {
           // An object sorts by its smallest (ASC) or largest (DESC) value: only that value's row
           // (the first by ordinal among equal ones) stands for the object.
           const better = first.direction === 'ASC' ? '<' : '>';
-          where.push(`NOT EXISTS (SELECT 1 FROM objects.property_value x
+          where.push(`NOT EXISTS (SELECT 1 FROM ${rows.values} x
                      WHERE x.environment_id = k.environment_id AND x.object_id = k.object_id AND x.property_id = k.property_id
                        AND x.${column} IS NOT NULL AND (x.${column} ${better} k.${column} OR (x.${column} = k.${column} AND x.ordinal < k.ordinal)))`);
         }
         where.push(...conditions(levels));
-        const from = `objects.property_value k
-   CROSS JOIN LATERAL (SELECT ${objectColumns(order, loadLinks).map((c) => `o.${c}`).join(', ')} FROM objects.object o
+        const from = `${rows.values} k
+   CROSS JOIN LATERAL (SELECT ${objectColumns(order, loadLinks).map((c) => `o.${c}`).join(', ')} FROM ${rows.objects} o
                         WHERE ${['o.environment_id = k.environment_id AND o.id = k.object_id', ...visibleClause('o'), `(${filterSql('o')}) IS TRUE`].join('\n                          AND ')}
                        OFFSET 0) o`;
         return branch({ json, levels, from, joins, where, orderBy: orderBy(levels), limit });
@@ -278,17 +281,17 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
     // when the valued ones did not fill the page.
     {
       const joins: string[] = [];
-      const levels = levelsOf(order, 'o', params, joins, { expr: `NULL::${cast.replace(' COLLATE "C"', '')}`, key: first, nullable: true });
+      const levels = levelsOf(order, 'o', params, joins, rows, { expr: `NULL::${cast.replace(' COLLATE "C"', '')}`, key: first, nullable: true });
       const where = ['NOT (SELECT sorted FROM n)'];
       if (valued) where.push(`(SELECT count(*) FROM a) < ${limit}`);
       where.push(
         ...visibleClause('o'),
         filterSql('o'),
-        `NOT EXISTS (SELECT 1 FROM objects.property_value x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = ${property}::text AND x.${column} IS NOT NULL)`,
+        `NOT EXISTS (SELECT 1 FROM ${rows.values} x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = ${property}::text AND x.${column} IS NOT NULL)`,
       );
       // After a valued position every object without a value follows; after a missing one, the rest decides.
       if (pos && pos.k[0] === null) where.push(after(levels.slice(1), 0, { ...pos, k: pos.k.slice(1) }, params, 'o'));
-      branches.push(branch({ json, levels, from: 'objects.object o', joins, where, orderBy: orderSql(levels.slice(1), 'o'), limit }));
+      branches.push(branch({ json, levels, from: `${rows.objects} o`, joins, where, orderBy: orderSql(levels.slice(1), 'o'), limit }));
     }
   }
 

@@ -7,11 +7,13 @@ import {
   ObjectSearchFilter,
   PagingTokenCodec,
   validateOrderBy,
+  parseAsOf,
+  requireReplayedUpTo,
   validateFilter,
   visibleEnvironmentsParam,
 } from '@app/domain';
 import { OntologyService } from '../ontology/ontology.service';
-import { pageJson } from '../objects/objects.service';
+import { instantBinding, pageInstant, pageJson } from '../objects/objects.service';
 import { ObjectSetsClient } from './object-sets.client';
 import { OrderedPosition } from './ordered-search';
 import { SearchPosition, SearchRepository } from './search.repository';
@@ -21,6 +23,8 @@ export interface SearchRequest {
   loadLinks?: boolean;
   startingSet?: string;
   orderBy?: unknown;
+  asOf?: string;
+  snapshot?: boolean;
 }
 
 /** searchObjects: validate, compile to one SQL statement, keyset-page by (environmentId, id). */
@@ -38,20 +42,34 @@ export class SearchService {
     const loadLinks = body.loadLinks === true;
     const ordered = body.orderBy !== undefined && body.orderBy !== null;
     // The token is bound to the order too; an unordered search binds exactly what it did before orderBy existed.
-    const binding = { op: 'search', filter: body.filter, loadLinks, startingSet: body.startingSet ?? null, ...(ordered ? { orderBy: body.orderBy } : {}) };
+    const at = { asOf: parseAsOf(body.asOf), snapshot: body.snapshot === true };
+    // The token is bound to the instant too (API.md §10): an explicit asOf, or being a snapshot walk.
+    const binding = {
+      op: 'search',
+      filter: body.filter,
+      loadLinks,
+      startingSet: body.startingSet ?? null,
+      ...(ordered ? { orderBy: body.orderBy } : {}),
+      ...instantBinding(at),
+    };
+    let instant: Awaited<ReturnType<typeof pageInstant>> | undefined;
     const rows = await this.ontology.readWithActive(async (ontology) => {
       let filter = validateFilter(body.filter, ontology, 'filter');
       const order = validateOrderBy(body.orderBy, ontology);
-      const after = pagingToken === undefined ? undefined : this.tokens.decode<SearchPosition | OrderedPosition>(pagingToken, binding);
+      const after = pagingToken === undefined ? undefined : this.tokens.decode<(SearchPosition | OrderedPosition) & { t?: string }>(pagingToken, binding);
+      instant ??= await pageInstant(at, after, () => this.repository.snapshotInstant());
+      const asOf = instant.asOf;
+      // As of an instant: only a replica that replayed every commit up to it (API.md §11).
+      if (asOf) requireReplayedUpTo(caller, asOf);
       if (body.startingSet !== undefined) {
-        // The set's compiled membership filter, resolved by the object set service (no member limit).
-        const setFilter = await this.objectSets.compiledFilter(caller, body.startingSet);
+        // The set's compiled membership filter as of the same instant, resolved by the object set service (no member limit).
+        const setFilter = await this.objectSets.compiledFilter(caller, body.startingSet, asOf);
         filter = filterOf('and', { filters: [filter, validateFilter(setFilter, ontology, 'startingSet', COMPILED_SET_FILTER_LIMITS)] }) as ObjectSearchFilter;
       }
       const visible = visibleEnvironmentsParam(caller);
       const value = order
-        ? await this.repository.orderedPage(filter, ontology, { visible, order, after: after as OrderedPosition | undefined, limit: pageSize + 1, loadLinks })
-        : await this.repository.page(filter, ontology, { visible, after: after as SearchPosition | undefined, limit: pageSize + 1, loadLinks });
+        ? await this.repository.orderedPage(filter, ontology, { visible, order, after: after as OrderedPosition | undefined, limit: pageSize + 1, loadLinks, asOf })
+        : await this.repository.page(filter, ontology, { visible, after: after as SearchPosition | undefined, limit: pageSize + 1, loadLinks, asOf });
       return { value, activeVersion: value[0]?.active_ontology_version };
     });
     const page = rows.slice(0, pageSize);
@@ -62,9 +80,9 @@ export class SearchService {
       const position: SearchPosition | OrderedPosition = ordered
         ? { k: Object.keys(last).filter((c) => /^k\d$/.test(c)).sort().map((c) => last[c] as string | null), env: last.env, id: last.id }
         : { env: last.env, id: last.id };
-      next = this.tokens.encode(binding, position);
+      next = this.tokens.encode(binding, { ...position, ...instant?.carry });
     }
-    return pageJson(page.map((r) => r.json), next);
+    return pageJson(page.map((r) => r.json), next, instant?.asOf);
   }
 
   /** Checks a filter against the active ontology (InvalidFilter with `path`). */
@@ -74,13 +92,36 @@ export class SearchService {
   }
 
   /** Members of a compiled set filter, visible to the caller, in one statement (see buildMembersSql). */
-  async members(caller: CallerContext, input: unknown, limit: number): Promise<string> {
+  async members(caller: CallerContext, input: unknown, limit: number, asOf?: Date): Promise<string> {
+    if (asOf) requireReplayedUpTo(caller, asOf);
     if (input === undefined || input === null) throw new InvalidFilter('filter', 'filter is required');
     const { count, json } = await this.ontology.readWithActive(async (ontology) => {
       const filter = validateFilter(input, ontology, 'filter', COMPILED_SET_FILTER_LIMITS);
-      const value = await this.repository.members(filter, ontology, { visible: visibleEnvironmentsParam(caller), limit });
+      const value = await this.repository.members(filter, ontology, { visible: visibleEnvironmentsParam(caller), limit, asOf });
       return { value, activeVersion: value.activeOntologyVersion };
     });
     return count > limit || json === null ? JSON.stringify({ tooLarge: true, limit }) : json;
+  }
+
+  /**
+   * The difference of a set's members between two instants: each side is the set's compiled
+   * filter (as the object set service compiled it from the definitions valid then) as of its
+   * instant; one statement (see buildDiffSql). `{"tooLarge": true, "side", "limit"}` when a side
+   * has more than `limit` members.
+   */
+  async diff(caller: CallerContext, input: { from: { filter: unknown; asOf: Date }; to: { filter: unknown; asOf?: Date }; limit: number }): Promise<string> {
+    // Every commit up to `to` (absent: now, which the object-sets app asks as STRONG).
+    if (input.to.asOf) requireReplayedUpTo(caller, input.to.asOf);
+    const result = await this.ontology.readWithActive(async (ontology) => {
+      const from = validateFilter(input.from.filter, ontology, 'from.filter', COMPILED_SET_FILTER_LIMITS);
+      const to = validateFilter(input.to.filter, ontology, 'to.filter', COMPILED_SET_FILTER_LIMITS);
+      const value = await this.repository.diff(ontology, { from: { filter: from, asOf: input.from.asOf }, to: { filter: to, asOf: input.to.asOf } }, {
+        visible: visibleEnvironmentsParam(caller),
+        limit: input.limit,
+      });
+      return { value, activeVersion: value.activeOntologyVersion };
+    });
+    if (result.fromCount > input.limit || result.toCount > input.limit || result.json === null) return JSON.stringify({ tooLarge: true, limit: input.limit });
+    return result.json;
   }
 }

@@ -18,6 +18,8 @@ export interface InternalAggregateRequest {
   /** As the caller sent them; validated by the objects app. */
   groupBy?: unknown;
   metrics?: unknown;
+  /** Aggregate the members as of this instant (RFC 3339; API.md §10). */
+  asOf?: string;
 }
 
 /** One group of an aggregation: its key per bucket name, and its metrics by name (a metric over no values is absent). */
@@ -30,4 +32,6 @@ export interface AggregateGroup {
 export interface AggregateResponse {
   groups: AggregateGroup[];
   truncated: boolean;
+  /** The instant aggregated at, when the request gave asOf. */
+  asOf?: string;
 }

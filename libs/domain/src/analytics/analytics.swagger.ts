@@ -1,3 +1,4 @@
+import { AS_OF_RESPONSE_SCHEMA } from '../time/as-of';
 /*
  * Swagger documentation of the §9 request shapes: sort keys, buckets and metrics (unions in the
  * Conjure encoding with an optional `name` beside `type`), and the aggregation response. These
@@ -164,4 +165,5 @@ export class AggregateGroupDto {
 export class AggregateResponseDto {
   @ApiProperty({ type: [AggregateGroupDto] }) groups: AggregateGroupDto[];
   @ApiProperty({ description: 'True when an exact bucket kept only its maxGroups most frequent values, or more than 10,000 groups matched' }) truncated: boolean;
+  @ApiPropertyOptional(AS_OF_RESPONSE_SCHEMA) asOf?: string;
 }

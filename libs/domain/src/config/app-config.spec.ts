@@ -49,3 +49,13 @@ describe('auth configuration', () => {
     expect(loadConfig({ ...base, NODE_ENV: 'production', AUTH_ALLOW_NONE: 'true' }).authMode).toBe('none');
   });
 });
+
+describe('metrics configuration', () => {
+  const base = { DATABASE_URL: 'postgres://u@localhost/db' };
+  it('METRICS_ENABLED is on by default, false turns it off, anything else is refused', () => {
+    expect(loadConfig(base).metricsEnabled).toBe(true);
+    expect(loadConfig({ ...base, METRICS_ENABLED: 'false' }).metricsEnabled).toBe(false);
+    expect(loadConfig({ ...base, METRICS_ENABLED: 'true' }).metricsEnabled).toBe(true);
+    expect(() => loadConfig({ ...base, METRICS_ENABLED: 'no' })).toThrow(/METRICS_ENABLED must be true or false/);
+  });
+});

@@ -35,6 +35,8 @@ export class AppConfig {
   replicaWaitMs: number;
   /** A replica taken out of rotation is tried again after this long. */
   replicaRetrySeconds: number;
+  /** GET /metrics and the counters behind it (METRICS_ENABLED, default true). */
+  metricsEnabled: boolean;
 }
 
 export class ConfigError extends Error {
@@ -130,7 +132,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     replicaMaxLagMs: int('REPLICA_MAX_LAG_MS', 1000, 0, 3_600_000),
     replicaWaitMs: int('REPLICA_WAIT_MS', 100, 0, 60_000),
     replicaRetrySeconds: int('REPLICA_RETRY_S', 5, 1, 86_400),
+    metricsEnabled: (env.METRICS_ENABLED || 'true').toLowerCase() !== 'false',
   });
+  if (!['true', 'false'].includes((env.METRICS_ENABLED || 'true').toLowerCase())) {
+    problems.push(`METRICS_ENABLED must be true or false (got '${env.METRICS_ENABLED}')`);
+  }
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got '${config.logLevel}')`);
   }

@@ -72,6 +72,19 @@ export function pgPool(dataSource: DataSource): Pool {
   return (dataSource.driver as unknown as { master: Pool }).master;
 }
 
+/** Told how long each named statement on a pool took to complete (see observeStatements). */
+export type StatementObserver = (statement: string, seconds: number) => void;
+
+const statementObservers = new WeakMap<Pool, StatementObserver>();
+
+/**
+ * Times the named statements run on this DataSource's pool (the metrics module's histogram).
+ * Without an observer, preparedRows and queryRows run the statement and nothing more.
+ */
+export function observeStatements(dataSource: DataSource, observer: StatementObserver): void {
+  statementObservers.set(pgPool(dataSource), observer);
+}
+
 /** The read router of a DataSource that has replicas (API.md §11); registered by the app's ReadRouter provider. */
 const routers = new WeakMap<DataSource, ReadRouter>();
 
@@ -82,13 +95,20 @@ export function routeReads(dataSource: DataSource, router: ReadRouter | undefine
 
 /**
  * One read statement on the pool (see pgPool); the rows. With replicas it runs where the
- * request's consistency allows (ReadRouter); without, on the primary, as it always did.
+ * request's consistency allows (ReadRouter); without, on the primary, as it always did. With
+ * `label`, a hot statement that is not prepared (yet): its duration is observed under that name
+ * like preparedRows'.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function queryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = []): Promise<T[]> {
+export async function queryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = [], label?: string): Promise<T[]> {
+  const pool = pgPool(dataSource);
   const router = routers.get(dataSource);
-  if (router) return router.rows<T>({ text: sql, values: params });
-  return (await pgPool(dataSource).query(sql, params)).rows as T[];
+  const observe = label === undefined ? undefined : statementObservers.get(pool);
+  if (!observe) return router ? router.rows<T>({ text: sql, values: params }) : ((await pool.query(sql, params)).rows as T[]);
+  const started = performance.now();
+  const rows = router ? await router.rows<T>({ text: sql, values: params }) : ((await pool.query(sql, params)).rows as T[]);
+  observe(label!, (performance.now() - started) / 1000);
+  return rows;
 }
 
 /** One statement on the primary's pool, whatever replicas there are (API.md §11: the members cache, writes' own reads). */
@@ -102,11 +122,17 @@ export async function primaryRows<T = any>(dataSource: DataSource, sql: string, 
  * once and then only binds and runs it (an idle-server round trip of findById: about 355 µs
  * unnamed, 130 µs prepared). Every distinct name stays prepared on every connection for the
  * connection's life, so names must come from a bounded set: fixed statements, or a budget of
- * statement texts as SearchRepository keeps. Routed like queryRows.
+ * statement texts as SearchRepository keeps. Routed like queryRows. Its duration is observed
+ * under `label` (by default the name; statements named by a hash pass a readable label).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function preparedRows<T = any>(dataSource: DataSource, name: string, sql: string, params: unknown[] = []): Promise<T[]> {
+export async function preparedRows<T = any>(dataSource: DataSource, name: string, sql: string, params: unknown[] = [], label = name): Promise<T[]> {
+  const pool = pgPool(dataSource);
   const router = routers.get(dataSource);
-  if (router) return router.rows<T>({ name, text: sql, values: params });
-  return (await pgPool(dataSource).query({ name, text: sql, values: params })).rows as T[];
+  const observe = statementObservers.get(pool);
+  if (!observe) return router ? router.rows<T>({ name, text: sql, values: params }) : ((await pool.query({ name, text: sql, values: params })).rows as T[]);
+  const started = performance.now();
+  const rows = router ? await router.rows<T>({ name, text: sql, values: params }) : ((await pool.query({ name, text: sql, values: params })).rows as T[]);
+  observe(label, (performance.now() - started) / 1000);
+  return rows;
 }

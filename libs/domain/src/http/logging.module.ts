@@ -1,7 +1,8 @@
-import { Module } from '@nestjs/common';
+import { Module, OnApplicationShutdown } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config';
+import { shutdownTracing, traceLogMixin } from '../tracing/tracing-bootstrap';
 import { REQUEST_LOG_LEVELS } from './request-id';
 
 /**
@@ -19,6 +20,8 @@ import { REQUEST_LOG_LEVELS } from './request-id';
           // Set by requestIdMiddleware (configureApp), which runs first.
           genReqId: (req) => (req as { id?: string }).id ?? randomUUID(),
           redact: ['req.headers.authorization', 'req.headers.cookie'],
+          // trace_id and span_id on every line written inside a span (only when tracing is on).
+          mixin: traceLogMixin(),
           autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/health') },
           serializers: {
             req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
@@ -29,4 +32,9 @@ import { REQUEST_LOG_LEVELS } from './request-id';
     }),
   ],
 })
-export class LoggingModule {}
+export class LoggingModule implements OnApplicationShutdown {
+  /** The spans still batched go out before the app exits (tracing-bootstrap.ts). */
+  async onApplicationShutdown(): Promise<void> {
+    await shutdownTracing();
+  }
+}

@@ -292,7 +292,12 @@ export class ReadRouter {
       if (!r && ctx.minLsn > 0n && this.settings.waitMs > 0) r = await this.waitForReplica(ctx);
       ctx.target = r ?? 'primary';
     }
-    const target = ctx.target;
+    let target = ctx.target;
+    if (target instanceof Replica && ctx.atTime !== undefined) {
+      // An instant named after the pick (a snapshot walk's first page): the replica must still qualify.
+      const at = this.positionAt(ctx.atTime);
+      if (at === undefined || target.replayLsn < at) target = ctx.target = 'primary';
+    }
     if (!(target instanceof Replica) || !target.usable(Date.now())) return this.onPrimary<T>(query, ctx);
     const at = target.replayLsn;
     let replicaError: unknown;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
-import { GROUP_BY_SCHEMA, IsEnvironmentId, METRICS_SCHEMA } from '@app/domain';
+import { AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, GROUP_BY_SCHEMA, IsEnvironmentId, METRICS_SCHEMA } from '@app/domain';
 
 const DEFINITION_EXAMPLE = {
   type: 'filter',
@@ -104,6 +104,25 @@ export class GetObjectSetMembersResultDto {
   @ApiProperty({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, example: { prod: ['c-7', 'p-1'] } })
   members: Record<string, string[]>;
   @ApiProperty({ type: [ObjectSetLinkDto] }) links: ObjectSetLinkDto[];
+  @ApiPropertyOptional(AS_OF_RESPONSE_SCHEMA) asOf?: string;
+}
+
+/** getObjectSetDiff (API.md §10): members at `to` and not at `from` (added), and the reverse (removed). */
+export class ObjectSetDiffDto {
+  @ApiProperty({
+    description: 'Environment → ids (sorted) of the members at `to` that were not members at `from`; environments with none are left out',
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { prod: ['p-3', 'p-9'] },
+  })
+  added: Record<string, string[]>;
+  @ApiProperty({
+    description: 'Environment → ids (sorted) of the members at `from` that are not members at `to`; environments with none are left out',
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { staging: ['p-1'] },
+  })
+  removed: Record<string, string[]>;
 }
 
 /** The aggregation of a set's members (API.md §9); checked by the objects app (400 InvalidArgument with `path`). */
@@ -115,4 +134,9 @@ export class AggregateObjectSetRequestDto {
   @ApiProperty(METRICS_SCHEMA)
   @Allow()
   metrics: unknown;
+
+  @ApiPropertyOptional(AS_OF_BODY_SCHEMA)
+  @IsOptional()
+  @IsString()
+  asOf?: string;
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsOptional, IsString, MaxLength } from 'class-validator';
-import { GROUP_BY_SCHEMA, hasOwn, InternalAggregateRequest, InvalidArgument, isPlainObject, kindOf, METRICS_SCHEMA } from '@app/domain';
+import { AS_OF_BODY_SCHEMA, GROUP_BY_SCHEMA, hasOwn, InternalAggregateRequest, InvalidArgument, isPlainObject, kindOf, METRICS_SCHEMA } from '@app/domain';
 
 /**
  * AggregateObjectsRequest (API.md §9). `filter` is checked by the filter validator (400
@@ -29,9 +29,14 @@ export class AggregateObjectsRequestDto {
   @ApiProperty(METRICS_SCHEMA)
   @Allow()
   metrics: unknown;
+
+  @ApiPropertyOptional(AS_OF_BODY_SCHEMA)
+  @IsOptional()
+  @IsString()
+  asOf?: string;
 }
 
-const INTERNAL_AGGREGATE_FIELDS = ['filter', 'groupBy', 'metrics'];
+const INTERNAL_AGGREGATE_FIELDS = ['filter', 'groupBy', 'metrics', 'asOf'];
 
 /**
  * The body of the internal aggregate endpoint, checked by hand (InternalAggregateRequestDto is
@@ -44,7 +49,12 @@ export function checkInternalAggregateRequest(body: unknown): InternalAggregateR
     if (!INTERNAL_AGGREGATE_FIELDS.includes(key)) throw new InvalidArgument(key, 'unknown field; the body is {"filter", "groupBy"?, "metrics"}');
   }
   const field = (key: string) => (hasOwn(body, key) ? body[key] : undefined);
-  return { filter: field('filter') as InternalAggregateRequest['filter'], groupBy: field('groupBy'), metrics: field('metrics') };
+  return {
+    filter: field('filter') as InternalAggregateRequest['filter'],
+    groupBy: field('groupBy'),
+    metrics: field('metrics'),
+    ...(field('asOf') !== undefined ? { asOf: field('asOf') as string } : {}),
+  };
 }
 
 /** Internal (object set service): the set's compiled filter and the caller's groupBy and metrics. */

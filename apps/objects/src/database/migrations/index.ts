@@ -6,6 +6,7 @@ import { ObjectTypeKeyIndex1764500000000 } from './1764500000000-ObjectTypeKeyIn
 import { StoredObjectJson1764600000000 } from './1764600000000-StoredObjectJson';
 import { CoveringValueIndexes1764700000000 } from './1764700000000-CoveringValueIndexes';
 import { CompactObjectJson1764800000000 } from './1764800000000-CompactObjectJson';
+import { SearchRowHistory1764917000000 } from './1764917000000-SearchRowHistory';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
 export const OBJECTS_MIGRATIONS = [
@@ -17,4 +18,5 @@ export const OBJECTS_MIGRATIONS = [
   StoredObjectJson1764600000000,
   CoveringValueIndexes1764700000000,
   CompactObjectJson1764800000000,
+  SearchRowHistory1764917000000,
 ];

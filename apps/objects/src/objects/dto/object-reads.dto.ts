@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray } from 'class-validator';
-import { IsIdentifier } from '@app/domain';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsOptional, IsString } from 'class-validator';
+import { AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, IsIdentifier, SNAPSHOT_BODY_SCHEMA } from '@app/domain';
 import { PROPERTY_VALUE_SCHEMA } from '../../object-writes/dto/write-object.dto';
 
 export const MAX_BULK_IDS = 10_000;
@@ -12,6 +12,16 @@ export class BulkLoadObjectRequestDto {
   @ArrayMaxSize(MAX_BULK_IDS)
   @IsIdentifier({ type: [String], description: 'Object ids, 1 to 10,000; duplicates ignored', example: ['p-1', 'c-1'] }, { each: true })
   objectIds: string[];
+
+  @ApiPropertyOptional(AS_OF_BODY_SCHEMA)
+  @IsOptional()
+  @IsString()
+  asOf?: string;
+
+  @ApiPropertyOptional(SNAPSHOT_BODY_SCHEMA)
+  @IsOptional()
+  @IsBoolean()
+  snapshot?: boolean;
 }
 
 export class ObjectMetadataDto {
@@ -44,9 +54,15 @@ export class OntologyObjectWithVersionDto {
   @ApiPropertyOptional({ description: 'Omitted for the current version', example: '2026-04-01T00:00:00.000Z' }) validTo?: string;
 }
 
+/** loadOntologyObject's answer: the object, with `asOf` when read as of an instant (API.md §10). */
+export class LoadedOntologyObjectDto extends OntologyObjectDto {
+  @ApiPropertyOptional(AS_OF_RESPONSE_SCHEMA) asOf?: string;
+}
+
 export class ObjectPageDto {
   @ApiProperty({ type: [OntologyObjectDto] }) objects: OntologyObjectDto[];
   @ApiPropertyOptional({ description: 'Present only when more objects follow' }) pagingToken?: string;
+  @ApiPropertyOptional(AS_OF_RESPONSE_SCHEMA) asOf?: string;
 }
 
 export class ObjectHistoryPageDto {

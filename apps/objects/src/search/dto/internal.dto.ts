@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { hasOwn, InvalidArgument, isPlainObject, kindOf } from '@app/domain';
+import { hasOwn, InvalidArgument, isPlainObject, kindOf, parseAsOf } from '@app/domain';
 
 export class ValidateFilterRequestDto {
   @ApiProperty({ description: 'An ObjectSearchFilter', type: 'object', additionalProperties: true })
@@ -21,16 +21,17 @@ export const MAX_MEMBERS_LIMIT = 10_000_000;
  * Swagger schema): a compiled filter may nest far deeper than a client's, and the validation
  * pipe would copy it recursively before the filter validator bounds it.
  */
-export function checkMembersRequest(body: unknown): { filter: unknown; limit: number } {
-  if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object {"filter", "limit"}, not ${kindOf(body)}`);
+export function checkMembersRequest(body: unknown): { filter: unknown; limit: number; asOf?: Date } {
+  if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object {"filter", "limit", "asOf"?}, not ${kindOf(body)}`);
   for (const key of Object.keys(body)) {
-    if (key !== 'filter' && key !== 'limit') throw new InvalidArgument(key, 'unknown field; the body is {"filter", "limit"}');
+    if (key !== 'filter' && key !== 'limit' && key !== 'asOf') throw new InvalidArgument(key, 'unknown field; the body is {"filter", "limit", "asOf"?}');
   }
+  const asOf = parseAsOf(body.asOf);
   const limit = body.limit;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_MEMBERS_LIMIT) {
     throw new InvalidArgument('limit', `must be an integer from 1 to ${MAX_MEMBERS_LIMIT}`);
   }
-  return { filter: hasOwn(body, 'filter') ? body.filter : undefined, limit };
+  return { filter: hasOwn(body, 'filter') ? body.filter : undefined, limit, asOf };
 }
 
 export class MembersRequestDto {
@@ -43,4 +44,24 @@ export class MembersRequestDto {
   @Min(1)
   @Max(MAX_MEMBERS_LIMIT)
   limit: number;
+}
+
+/** The body of `POST /objects/internal/diff`, checked by hand like the members body. */
+export function checkDiffRequest(body: unknown): { from: { filter: unknown; asOf: Date }; to: { filter: unknown; asOf?: Date }; limit: number } {
+  if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object {"from", "to", "limit"}, not ${kindOf(body)}`);
+  for (const key of Object.keys(body)) {
+    if (key !== 'from' && key !== 'to' && key !== 'limit') throw new InvalidArgument(key, 'unknown field; the body is {"from", "to", "limit"}');
+  }
+  const limit = body.limit;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_MEMBERS_LIMIT) {
+    throw new InvalidArgument('limit', `must be an integer from 1 to ${MAX_MEMBERS_LIMIT}`);
+  }
+  const side = (name: 'from' | 'to') => {
+    const s = body[name];
+    if (!isPlainObject(s)) throw new InvalidArgument(name, 'must be {"filter", "asOf"?}');
+    return { filter: hasOwn(s, 'filter') ? s.filter : undefined, asOf: parseAsOf(s.asOf, `${name}.asOf`) };
+  };
+  const from = side('from');
+  if (!from.asOf) throw new InvalidArgument('from.asOf', 'from.asOf is required');
+  return { from: { filter: from.filter, asOf: from.asOf }, to: side('to'), limit };
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
-import { ORDER_BY_SCHEMA } from '@app/domain';
+import { AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, ORDER_BY_SCHEMA, SNAPSHOT_BODY_SCHEMA } from '@app/domain';
 
 /** ObjectSearchRequest (seed §2). `filter` is checked by the filter validator (400 InvalidFilter). */
 export class ObjectSearchRequestDto {
@@ -28,6 +28,16 @@ export class ObjectSearchRequestDto {
   @ApiPropertyOptional(ORDER_BY_SCHEMA)
   @Allow()
   orderBy?: unknown;
+
+  @ApiPropertyOptional(AS_OF_BODY_SCHEMA)
+  @IsOptional()
+  @IsString()
+  asOf?: string;
+
+  @ApiPropertyOptional(SNAPSHOT_BODY_SCHEMA)
+  @IsOptional()
+  @IsBoolean()
+  snapshot?: boolean;
 }
 
 export class OntologyObjectIdsAndLinksDto {
@@ -45,4 +55,5 @@ export class OntologyObjectIdsAndLinksDto {
 export class ObjectIdsAndLinksPageDto {
   @ApiProperty({ type: [OntologyObjectIdsAndLinksDto] }) objects: OntologyObjectIdsAndLinksDto[];
   @ApiPropertyOptional({ description: 'Present only when more objects follow' }) pagingToken?: string;
+  @ApiPropertyOptional(AS_OF_RESPONSE_SCHEMA) asOf?: string;
 }

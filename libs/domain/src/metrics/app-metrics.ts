@@ -1,0 +1,128 @@
+import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { Server } from 'node:http';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config';
+import { observeStatements, pgPool } from '../database';
+import { asPromMetric, KeyedHistogram } from './keyed-histogram';
+
+/** Sub-millisecond reads are the norm here, so the buckets start at 0.5 ms (prom-client's at 5 ms). */
+const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const STATEMENT_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
+
+/** Requests that matched no route share one label value, so a scan of random paths cannot grow the series. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+interface Instruments {
+  requestSeconds: KeyedHistogram<'method' | 'route' | 'status'>;
+  statementSeconds: KeyedHistogram<'statement'>;
+  membersCache: Counter<'result'>;
+  objectsIngested: Counter;
+  versionsWritten: Counter<'operation'>;
+}
+
+/**
+ * The app's Prometheus metrics (prom-client), on a registry of its own (the e2e tests run both
+ * apps in one process). With METRICS_ENABLED=false nothing is created and every method returns
+ * at once, so the switch is also the baseline of the overhead benchmark.
+ */
+@Injectable()
+export class AppMetrics implements OnModuleInit {
+  readonly registry = new Registry();
+  private readonly instruments?: Instruments;
+
+  constructor(
+    config: AppConfig,
+    @Optional() private readonly dataSource?: DataSource,
+  ) {
+    if (!config.metricsEnabled) return;
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    // The two per-request paths use KeyedHistogram (see there why), the rest prom-client's own.
+    const requestSeconds = new KeyedHistogram<'method' | 'route' | 'status'>(
+      'http_request_duration_seconds',
+      'Time from request to the last byte of the response, by method, route template and status',
+      HTTP_BUCKETS,
+    );
+    const statementSeconds = new KeyedHistogram<'statement'>(
+      'db_statement_duration_seconds',
+      'Duration of each hot SQL statement (named prepared statements), by statement name',
+      STATEMENT_BUCKETS,
+    );
+    this.registry.registerMetric(asPromMetric(requestSeconds.countAs('http_requests_total', 'HTTP requests answered, by method, route template and status')));
+    this.registry.registerMetric(asPromMetric(requestSeconds));
+    this.registry.registerMetric(asPromMetric(statementSeconds));
+    this.instruments = {
+      requestSeconds,
+      statementSeconds,
+      membersCache: new Counter({ name: 'object_sets_members_cache_total', help: 'EVENTUALLY member reads answered from the members cache (hit) or not (miss)', labelNames: ['result'], registers }),
+      objectsIngested: new Counter({ name: 'objects_ingested_total', help: 'Objects accepted by POST /objects/ingest', registers }),
+      versionsWritten: new Counter({ name: 'object_versions_written_total', help: 'New object versions written, by operation (put, ingest)', labelNames: ['operation'], registers }),
+    };
+    const pool = (): { totalCount: number; idleCount: number; waitingCount: number } | undefined =>
+      this.dataSource?.isInitialized ? pgPool(this.dataSource) : undefined;
+    new Gauge({ name: 'db_pool_connections', help: 'Connections the pg pool holds (open)', registers, collect() { this.set(pool()?.totalCount ?? 0); } });
+    new Gauge({ name: 'db_pool_idle_connections', help: 'Open pg pool connections not in use', registers, collect() { this.set(pool()?.idleCount ?? 0); } });
+    new Gauge({ name: 'db_pool_waiting_requests', help: 'Queries waiting for a pg pool connection', registers, collect() { this.set(pool()?.waitingCount ?? 0); } });
+  }
+
+  get enabled(): boolean {
+    return this.instruments !== undefined;
+  }
+
+  onModuleInit(): void {
+    const statementSeconds = this.instruments?.statementSeconds;
+    if (statementSeconds && this.dataSource?.isInitialized) {
+      observeStatements(this.dataSource, (statement, seconds) => statementSeconds.observe(statement, 0, () => ({ statement }), seconds));
+    }
+  }
+
+  /**
+   * Counts and times every request of `server` under its route template (`/objects/:id`), once
+   * answered. A 'request' listener ahead of Express's rather than an Express middleware: a
+   * middleware layer costs each request more than the counting does.
+   */
+  instrumentHttpServer(server: Server): void {
+    if (this.instruments) server.prependListener('request', this.onRequest);
+  }
+
+  private readonly onRequest = (req: Request, res: Response): void => {
+    const histogram = this.instruments!.requestSeconds;
+    const started = performance.now();
+    res.on('finish', () => {
+      const seconds = (performance.now() - started) / 1000;
+      // The Express route (one per controller method; none when no route matched), the method
+      // (a GET route also answers HEAD) and the status name the series, without building a string.
+      const status = res.statusCode;
+      histogram.observe(req.route ?? UNMATCHED_ROUTE, methodCode(req.method) * 1000 + status, () => ({ method: req.method, route: routeTemplate(req), status: String(status) }), seconds);
+    });
+  };
+
+  membersCacheRead(hit: boolean): void {
+    this.instruments?.membersCache.inc({ result: hit ? 'hit' : 'miss' });
+  }
+
+  objectsIngested(count: number): void {
+    this.instruments?.objectsIngested.inc(count);
+  }
+
+  versionsWritten(operation: 'put' | 'ingest', count: number): void {
+    if (count > 0) this.instruments?.versionsWritten.inc({ operation }, count);
+  }
+}
+
+const METHOD_CODES = new Map<string, number>();
+
+/** A small number per HTTP method (Node's parser knows a fixed set of them). */
+function methodCode(method: string): number {
+  let code = METHOD_CODES.get(method);
+  if (code === undefined) METHOD_CODES.set(method, (code = METHOD_CODES.size));
+  return code;
+}
+
+/** The Express route the request matched, with its parameters as written (`/objects/:environmentId/:id`). */
+function routeTemplate(req: Request): string {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? path : UNMATCHED_ROUTE;
+}

@@ -1,0 +1,4 @@
+export * from './app-metrics';
+export * from './metrics.controller';
+export * from './metrics.module';
+export * from './keyed-histogram';
