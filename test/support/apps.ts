@@ -152,13 +152,14 @@ export async function freePort(): Promise<number> {
 
 /**
  * Both apps on one fresh database, listening on real ports and calling each other over HTTP,
- * as `npm start` runs them; `options` changes either app's testing module (ModuleOverrides).
+ * as `npm start` runs them; `options` changes either app's testing module (ModuleOverrides), or
+ * gives a database of the test's own instead of a fresh one on the test server.
  */
 export async function startBothApps(
   env: Record<string, string | undefined> = {},
-  options: { objects?: ModuleOverrides; objectSets?: ModuleOverrides } = {},
+  options: { objects?: ModuleOverrides; objectSets?: ModuleOverrides; database?: { url: string; drop: () => Promise<void> } } = {},
 ): Promise<TestBothApps> {
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const [objectsPort, objectSetsPort] = [await freePort(), await freePort()];
   const objectsUrl = `http://127.0.0.1:${objectsPort}`;
   const objectSetsUrl = `http://127.0.0.1:${objectSetsPort}`;

@@ -11,4 +11,5 @@ export * from './filter';
 export * from './object-sets';
 export * from './ontology';
 export * from './analytics';
+export * from './replicas';
 export * from './metrics';

@@ -17,6 +17,8 @@ if [ "${1:-}" = postgres ] && ! $asks_only && [ ! -s "$PGDATA/PG_VERSION" ]; the
   initdb -D "$PGDATA" --username="$user" --pwfile="$pwfile" --auth-local=trust --auth-host=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8
   rm -f "$pwfile"
   echo 'host all all all scram-sha-256' >> "$PGDATA/pg_hba.conf"
+  # What docker/postgres/allow-replication.sh does on the official image (the replica profile).
+  echo 'host replication all all scram-sha-256' >> "$PGDATA/pg_hba.conf"
   echo "listen_addresses = '*'" >> "$PGDATA/postgresql.conf"
   # Created on a private socket only, so that pg_isready does not report ready before it exists.
   init_socket=$(mktemp -d)

@@ -1,7 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AppConfig, runMigrationsWithLock, useWriteStatementTimeout } from '@app/domain';
+import { AppConfig, readRouterProvider, ReadRouter, runMigrationsWithLock, useWriteStatementTimeout } from '@app/domain';
 import { objectSetsDataSourceOptions, OBJECT_SETS_SCHEMA } from './data-source';
 
 /** Connects to PostgreSQL and brings schema `object_sets` up to date before the app serves. */
@@ -16,6 +16,9 @@ import { objectSetsDataSourceOptions, OBJECT_SETS_SCHEMA } from './data-source';
       }),
     }),
   ],
+  // Read routing over DATABASE_REPLICA_URLS (API.md §11); without replicas it only keeps the primary's position for tokens.
+  providers: [readRouterProvider((config) => config.objectSetsDatabaseReplicaUrls, 'object-sets')],
+  exports: [ReadRouter],
 })
 export class DatabaseModule implements OnModuleInit {
   constructor(

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ObjectSetDefinition, queryRows, StoredSet } from '@app/domain';
+import { ObjectSetDefinition, primaryRows, queryRows, StoredSet } from '@app/domain';
 import { liveSetSql, objectSetMetadataJsonSql } from './object-set-json.sql';
 
 /**
@@ -32,6 +32,12 @@ export interface NewSet {
 
 type Db = DataSource | EntityManager;
 
+/** A statement on `db`: inside a transaction on it, else as a read routed by the request's consistency (queryRows, API.md §11). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function rowsOn<T = any>(db: Db, sql: string, params: unknown[]): Promise<T[]> {
+  return db instanceof DataSource ? queryRows<T>(db, sql, params) : db.query(sql, params);
+}
+
 /**
  * Storage of object sets (schema `object_sets`); every statement is parameterized SQL. The
  * history of every set (object_set_version, for reads as of an instant) is written by a trigger
@@ -50,7 +56,8 @@ export class ObjectSetsRepository {
 
   /** ObjectSetMetadata JSON of a live set, or undefined. Primary key. */
   async metadataJson(id: string, visible: string[] | null, now: Date, db: Db = this.dataSource): Promise<string | undefined> {
-    const [row] = await db.query(
+    const [row] = await rowsOn(
+      db,
       `SELECT ${objectSetMetadataJsonSql('s', '$2')}::text AS json FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s', '$3')}`,
       [id, visible, now.toISOString()],
     );
@@ -62,7 +69,8 @@ export class ObjectSetsRepository {
    * object_set_reference's primary key; UNION stops at cycles).
    */
   async closure(ids: string[], now: Date, db: Db = this.dataSource): Promise<Map<string, SetRow>> {
-    const rows: { id: string; definition: ObjectSetDefinition; scope: string[]; creator: string; immutable: boolean; live: boolean }[] = await db.query(
+    const rows: { id: string; definition: ObjectSetDefinition; scope: string[]; creator: string; immutable: boolean; live: boolean }[] = await rowsOn(
+      db,
       `WITH RECURSIVE closure(id) AS (
          SELECT unnest($1::text[]) COLLATE "C"
          UNION
@@ -169,7 +177,8 @@ export class ObjectSetsRepository {
 
   /** Live sets whose definitions reference `id` (object_set_reference_referenced_idx). */
   async referencedBy(m: Db, id: string, now: Date): Promise<string[]> {
-    const rows: { id: string }[] = await m.query(
+    const rows: { id: string }[] = await rowsOn(
+      m,
       `SELECT r.set_id AS id FROM object_sets.object_set_reference r JOIN object_sets.object_set s ON s.id = r.set_id
         WHERE r.referenced_id = $1::text COLLATE "C" AND ${liveSetSql('s', '$2')} ORDER BY r.set_id`,
       [id, now.toISOString()],
@@ -217,9 +226,10 @@ export class ObjectSetsRepository {
   /**
    * EVENTUALLY, in one statement (primary keys of object_set and members_cache): whether the set
    * is live at `now`, and a cached result for this set and visibility no older than ttlSeconds then.
+   * On the primary, with the cache it writes (API.md §11).
    */
   async cachedMembers(id: string, visibilityKey: string, ttlSeconds: number, now: Date): Promise<{ live: boolean; result?: string }> {
-    const [row] = await queryRows(this.dataSource, CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds, now.toISOString()], 'object_sets.cachedMembers');
+    const [row] = await primaryRows(this.dataSource, CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds, now.toISOString()]);
     return { live: !!row, result: row?.result ?? undefined };
   }
 

@@ -5,6 +5,7 @@ import {
   AppConfig,
   asOfJson,
   CallerContext,
+  carriesConsistencyToken,
   Clock,
   compileObjectSet,
   InvalidArgument,
@@ -19,6 +20,8 @@ import {
   parseAsOf,
   PermissionDenied,
   referencedSetIds,
+  requireReplayedUpTo,
+  requireStrongReads,
   StoredSet,
   validateDefinition,
   visibleEnvironmentsParam,
@@ -193,7 +196,10 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const key = visibilityKey(caller);
     const ttl = this.config.membersCacheTtlSeconds;
     const startedAt = this.clock.now();
-    if (consistency === 'EVENTUALLY' && ttl > 0) {
+    // STRONG sees every write acknowledged before it arrived; EVENTUALLY may read a replica within the lag bound (API.md §11).
+    if (consistency === 'STRONG') requireStrongReads(caller);
+    // A cached result says when it was computed, not which position it saw: a read with a token computes afresh.
+    if (consistency === 'EVENTUALLY' && ttl > 0 && !carriesConsistencyToken(caller)) {
       // The set must still be live: an expired or deleted set is 404 whatever the cache holds.
       const { live, result } = await this.repository.cachedMembers(id, key, ttl, startedAt);
       if (!live) throw new ObjectSetNotFound(id);
@@ -214,6 +220,9 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
    */
   async aggregate(caller: CallerContext, id: string, body: { groupBy?: unknown; metrics?: unknown; asOf?: string }): Promise<string> {
     const asOf = parseAsOf(body.asOf);
+    // STRONG, or as of an instant: every commit up to it (API.md §11).
+    requireStrongReads(caller);
+    if (asOf) requireReplayedUpTo(caller, asOf);
     const filter = await this.compiledFilter(caller, id, undefined, asOf);
     return this.objects.aggregate(caller, { filter, groupBy: body.groupBy, metrics: body.metrics, ...(asOf ? { asOf: asOf.toISOString() } : {}) });
   }
@@ -226,6 +235,9 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
    * added. The member limit applies to each side (413).
    */
   async diff(caller: CallerContext, id: string, from: Date, to?: Date): Promise<string> {
+    // A diff sees every write acknowledged before it arrived (API.md §11).
+    requireStrongReads(caller);
+    if (to) requireReplayedUpTo(caller, to);
     const toFilter = await this.compiledFilter(caller, id, undefined, to);
     let fromFilter: ObjectSearchFilter;
     try {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { queryRows } from '@app/domain';
 import { objectSetMetadataJsonSql } from '../object-sets/object-set-json.sql';
 import { compileObjectSetFilter, ObjectSetFilter } from './object-set-filter';
 
@@ -61,7 +62,7 @@ export class SetSearchRepository {
        WHERE ${keyset}
        ORDER BY ${ranked ? 'm.score DESC, ' : ''}m.created_at DESC, m.id
        LIMIT ${p(limit)}::int`;
-    const rows: { json: string; score: string | null; created: string; id: string }[] = await this.dataSource.query(sql, params);
+    const rows: { json: string; score: string | null; created: string; id: string }[] = await queryRows(this.dataSource, sql, params);
     return rows.map((r) => ({ json: r.json, position: r.score === null ? { c: r.created, i: r.id } : { s: r.score, c: r.created, i: r.id } }));
   }
 }

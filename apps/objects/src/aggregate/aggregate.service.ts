@@ -10,6 +10,7 @@ import {
   ObjectSearchFilter,
   NO_LATER_BOUND,
   parseAsOf,
+  requireReplayedUpTo,
   validateAggregation,
   validateFilter,
   visibleEnvironmentsParam,
@@ -65,6 +66,8 @@ export class AggregateService {
     asOf: Date | undefined,
     filterFor: (ontology: Parameters<Parameters<OntologyService['readWithActive']>[0]>[0]) => Promise<ObjectSearchFilter>,
   ): Promise<string> {
+    // As of an instant: only a replica that replayed every commit up to it (API.md §11).
+    if (asOf) requireReplayedUpTo(caller, asOf);
     const rows = await this.ontology.readWithActive(async (ontology) => {
       const filter = await filterFor(ontology);
       const aggregation = validateAggregation(body, ontology);

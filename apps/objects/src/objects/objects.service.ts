@@ -12,6 +12,7 @@ import {
   PagingTokenCodec,
   asOfJson,
   InvalidPagingToken,
+  requireReplayedUpTo,
   visibleEnvironmentsParam,
 } from '@app/domain';
 import { BulkPosition, ObjectsRepository } from './objects.repository';
@@ -67,6 +68,8 @@ export class ObjectsService {
 
   /** loadOntologyObject; as of `asOf` the object's version valid then, with `asOf` added to the object (API.md §10). */
   async load(caller: CallerContext, id: string, environmentId?: string, asOf?: Date): Promise<string> {
+    // As of an instant: only a replica that replayed every commit up to it may answer (API.md §11).
+    if (asOf) requireReplayedUpTo(caller, asOf);
     if (environmentId !== undefined && !canSeeEnvironment(caller, environmentId)) throw new ObjectNotFound(id, environmentId);
     const rows = await this.repository.findById(id, environmentId, visibleEnvironmentsParam(caller), asOf);
     if (rows.length === 0) throw new ObjectNotFound(id, environmentId);
@@ -82,6 +85,7 @@ export class ObjectsService {
         ? undefined
         : this.tokens.decode<BulkPosition & { t?: string }>(pagingToken, binding, (p) => isRecord(p) && isSafeCount(p.ord) && isText(p.env) && (p.t === undefined || isText(p.t)));
     const instant = await pageInstant(at, after, () => this.repository.snapshotInstant());
+    if (instant.asOf) requireReplayedUpTo(caller, instant.asOf);
     const rows = await this.repository.bulk(ids, after, pageSize + 1, visibleEnvironmentsParam(caller), instant.asOf);
     const page = rows.slice(0, pageSize);
     const last = page[page.length - 1];
@@ -114,6 +118,8 @@ export class ObjectsService {
   async atVersion(caller: CallerContext, environmentId: string, id: string, at: { version: number } | { timestamp: Date }): Promise<string> {
     if (!canSeeEnvironment(caller, environmentId)) throw new ObjectNotFound(id, environmentId);
     const query = 'version' in at ? at : { timestamp: at.timestamp.toISOString() };
+    // The state at an instant: only a replica that replayed every commit up to it may answer (API.md §11).
+    if ('timestamp' in at) requireReplayedUpTo(caller, at.timestamp);
     const { json, known } = await this.repository.atVersion(environmentId, id, query);
     if (json) return json;
     if (!known) throw new ObjectNotFound(id, environmentId);

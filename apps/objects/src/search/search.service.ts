@@ -11,6 +11,7 @@ import {
   PagingTokenCodec,
   validateOrderBy,
   parseAsOf,
+  requireReplayedUpTo,
   validateFilter,
   visibleEnvironmentsParam,
 } from '@app/domain';
@@ -70,6 +71,8 @@ export class SearchService {
             );
       instant ??= await pageInstant(at, after, () => this.repository.snapshotInstant());
       const asOf = instant.asOf;
+      // As of an instant: only a replica that replayed every commit up to it (API.md §11).
+      if (asOf) requireReplayedUpTo(caller, asOf);
       if (body.startingSet !== undefined) {
         // The set's compiled membership filter as of the same instant, resolved by the object set service (no member limit).
         const setFilter = await this.objectSets.compiledFilter(caller, body.startingSet, asOf);
@@ -110,6 +113,7 @@ export class SearchService {
 
   /** Members of a compiled set filter, visible to the caller, in one statement (see buildMembersSql). */
   async members(caller: CallerContext, input: unknown, limit: number, asOf?: Date): Promise<string> {
+    if (asOf) requireReplayedUpTo(caller, asOf);
     if (input === undefined || input === null) throw new InvalidFilter('filter', 'filter is required');
     const { count, json } = await this.ontology.readWithActive(async (ontology) => {
       const filter = validateFilter(input, ontology, 'filter', COMPILED_SET_FILTER_LIMITS);
@@ -126,6 +130,8 @@ export class SearchService {
    * has more than `limit` members.
    */
   async diff(caller: CallerContext, input: { from: { filter: unknown; asOf: Date }; to: { filter: unknown; asOf?: Date }; limit: number }): Promise<string> {
+    // Every commit up to `to` (absent: now, which the object-sets app asks as STRONG).
+    if (input.to.asOf) requireReplayedUpTo(caller, input.to.asOf);
     const result = await this.ontology.readWithActive(async (ontology) => {
       const from = validateFilter(input.from.filter, ontology, 'from.filter', COMPILED_SET_FILTER_LIMITS);
       const to = validateFilter(input.to.filter, ontology, 'to.filter', COMPILED_SET_FILTER_LIMITS);

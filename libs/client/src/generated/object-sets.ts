@@ -1049,7 +1049,10 @@ export interface operations {
     searchObjectSets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1073,6 +1076,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1233,7 +1238,10 @@ export interface operations {
     createObjectSet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1271,6 +1279,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1431,7 +1441,10 @@ export interface operations {
     updateObjectSet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 /** @example ri.object-set.main.object-set.00000000-0000-4000-8000-000000000003 */
                 id: string;
@@ -1451,6 +1464,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1683,7 +1698,10 @@ export interface operations {
     deleteObjectSet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 /** @example ri.object-set.main.object-set.00000000-0000-4000-8000-000000000008 */
                 id: string;
@@ -1694,6 +1712,8 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1903,7 +1923,10 @@ export interface operations {
                 /** @description Read as of this instant (RFC 3339 with an offset): the definitions (this set's and every set it referenced) and the objects as they were then; a set that did not exist then is 404; in the future: 400. The answer carries asOf. */
                 asOf?: string;
             };
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 /** @example ri.object-set.main.object-set.00000000-0000-4000-8000-000000000001 */
                 id: string;
@@ -1914,6 +1937,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2082,7 +2107,10 @@ export interface operations {
                  */
                 consistency?: "STRONG" | "EVENTUALLY";
             };
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 /** @example ri.object-set.main.object-set.00000000-0000-4000-8000-000000000001 */
                 id: string;
@@ -2093,6 +2121,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2286,7 +2316,10 @@ export interface operations {
                  */
                 from: string;
             };
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 /** @example ri.object-set.main.object-set.00000000-0000-4000-8000-000000000001 */
                 id: string;
@@ -2297,6 +2330,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2482,7 +2517,10 @@ export interface operations {
     aggregateObjectSet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 /** @example ri.object-set.main.object-set.00000000-0000-4000-8000-000000000001 */
                 id: string;
@@ -2515,6 +2553,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1166,7 +1166,10 @@ export interface operations {
     getOntology: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1174,6 +1177,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1310,7 +1315,10 @@ export interface operations {
     publishOntology: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1433,6 +1441,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1617,7 +1627,10 @@ export interface operations {
     getOntologyVersion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 /** @example 1 */
                 version: number;
@@ -1628,6 +1641,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1791,7 +1806,10 @@ export interface operations {
                 /** @description Current version expected (0: must not exist); else 409 VersionConflict */
                 expectedVersion?: number;
             };
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 /** @example prod */
                 environmentId: string;
@@ -1865,6 +1883,8 @@ export interface operations {
             /** @description Replaced, or unchanged (no new version) */
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1874,6 +1894,8 @@ export interface operations {
             /** @description Created (or written again after a delete) */
             201: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2085,7 +2107,10 @@ export interface operations {
             query?: {
                 expectedVersion?: number;
             };
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 /** @example staging */
                 environmentId: string;
@@ -2098,6 +2123,8 @@ export interface operations {
         responses: {
             204: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2306,7 +2333,10 @@ export interface operations {
     ingestOntologyObjects: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2371,6 +2401,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2562,7 +2594,10 @@ export interface operations {
                  */
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2602,6 +2637,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2793,7 +2830,10 @@ export interface operations {
                  */
                 pageSize?: number;
             };
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2814,6 +2854,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2982,7 +3024,10 @@ export interface operations {
                  */
                 version?: number;
             };
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 /** @example prod */
                 environmentId: string;
@@ -2995,6 +3040,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3173,7 +3220,10 @@ export interface operations {
                  */
                 startTime: string;
             };
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 /** @example prod */
                 environmentId: string;
@@ -3186,6 +3236,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3352,7 +3404,10 @@ export interface operations {
                 /** @example prod */
                 environmentId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path: {
                 /** @example person-001 */
                 id: string;
@@ -3363,6 +3418,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3552,7 +3609,10 @@ export interface operations {
     aggregateObjects: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3596,6 +3656,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,3 +1,5 @@
+import type { ReadContext } from '../replicas/read-context';
+
 /**
  * Who is calling: every request gets one (API.md §8). With AUTH_MODE=none the user comes from
  * `X-User-Id` (or `anonymous`) and every environment is visible.
@@ -8,6 +10,8 @@ export interface CallerContext {
   environments: '*' | readonly string[];
   /** The raw Authorization header, forwarded to the other service. */
   authorization?: string;
+  /** What the request asks of the data it reads (API.md §11), forwarded with calls to the other app. */
+  consistency?: ReadContext;
   /**
    * The roles of the token's roles claim (AUTH_MODE=jwt; empty when it has none). Undefined with
    * AUTH_MODE=none, where there are no roles to check: every caller may do everything.

@@ -6,12 +6,13 @@ import { InvalidArgument } from '../errors';
 import { ALL_ENVIRONMENTS, CallerContext } from './caller-context';
 import { TokenVerifier } from './token-verifier';
 import { RequestWithVerifiedCaller, VERIFIED_CALLER } from '../http/authenticate-first';
+import type { ReadContext } from '../replicas/read-context';
 
 const PUBLIC_KEY = 'ontology:public';
 /** Marks a route that needs no credentials (health checks). */
 export const Public = () => SetMetadata(PUBLIC_KEY, true);
 
-type RequestWithCaller = { headers: Record<string, string | string[] | undefined>; caller?: CallerContext } & RequestWithVerifiedCaller;
+type RequestWithCaller = { headers: Record<string, string | string[] | undefined>; caller?: CallerContext; readContext?: ReadContext } & RequestWithVerifiedCaller;
 
 const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
 
@@ -39,13 +40,14 @@ export class CallerGuard implements CanActivate {
     if (this.verifier) {
       // Verified before the body was read (authenticateFirst), or here.
       req.caller = req[VERIFIED_CALLER] ?? (await this.verifier.verify(authorization));
+      req.caller.consistency = req.readContext;
       return true;
     }
     const userId = first(req.headers['x-user-id']);
     if (userId !== undefined && identifierFault(userId)) {
       throw new InvalidArgument('header.X-User-Id', identifierFault(userId)!);
     }
-    req.caller = { userId: userId ?? 'anonymous', environments: ALL_ENVIRONMENTS, authorization };
+    req.caller = { userId: userId ?? 'anonymous', environments: ALL_ENVIRONMENTS, authorization, consistency: req.readContext };
     return true;
   }
 }

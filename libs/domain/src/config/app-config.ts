@@ -36,6 +36,15 @@ export class AppConfig {
   bodyLimit: string;
   largeBodyLimit: string;
   dbPoolSize: number;
+  /** Hot standbys of DATABASE_URL each app reads from (API.md §11): DATABASE_REPLICA_URLS, or the app's own variable. */
+  objectsDatabaseReplicaUrls: string[];
+  objectSetsDatabaseReplicaUrls: string[];
+  /** A read without a token may be served by a replica that replayed everything committed this long before. */
+  replicaMaxLagMs: number;
+  /** How long a read with a token waits for a replica that has replayed it before going to the primary. */
+  replicaWaitMs: number;
+  /** A replica taken out of rotation is tried again after this long. */
+  replicaRetrySeconds: number;
   /** GET /metrics and the counters behind it (METRICS_ENABLED, default true). */
   metricsEnabled: boolean;
   /** Server-side limit of a read statement (READ_STATEMENT_TIMEOUT_MS, 15 s); past it the request is 503. */
@@ -78,6 +87,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
     return raw;
   };
+  const urlList = (name: string, fallback: string[]): string[] => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const urls = raw.split(',').map((u) => u.trim()).filter(Boolean);
+    for (const u of urls) {
+      try {
+        new URL(u);
+      } catch {
+        problems.push(`${name} must be comma-separated URLs (got '${u}')`);
+      }
+    }
+    return urls;
+  };
+  const replicaUrls = urlList('DATABASE_REPLICA_URLS', []);
   const objectsPort = int('OBJECTS_PORT', 3001, 1, 65535);
   const objectSetsPort = int('OBJECT_SETS_PORT', 3002, 1, 65535);
   const authMode = (env.AUTH_MODE || 'none') as AuthMode;
@@ -127,6 +150,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimit: env.BODY_LIMIT || '1mb',
     largeBodyLimit: env.LARGE_BODY_LIMIT || '64mb',
     dbPoolSize: int('DB_POOL_SIZE', 20, 1, 1000),
+    objectsDatabaseReplicaUrls: urlList('OBJECTS_DATABASE_REPLICA_URLS', replicaUrls),
+    objectSetsDatabaseReplicaUrls: urlList('OBJECT_SETS_DATABASE_REPLICA_URLS', replicaUrls),
+    replicaMaxLagMs: int('REPLICA_MAX_LAG_MS', 1000, 0, 3_600_000),
+    replicaWaitMs: int('REPLICA_WAIT_MS', 100, 0, 60_000),
+    replicaRetrySeconds: int('REPLICA_RETRY_S', 5, 1, 86_400),
     metricsEnabled: (env.METRICS_ENABLED || 'true').toLowerCase() !== 'false',
     readStatementTimeoutMs: int('READ_STATEMENT_TIMEOUT_MS', 15_000, 1, 2_147_483_647),
     writeStatementTimeoutMs: int('WRITE_STATEMENT_TIMEOUT_MS', 120_000, 1, 2_147_483_647),

@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryConfig } from 'pg';
 import { isDatabaseUnavailable } from './database-errors';
 import { DataSource, DataSourceOptions, EntityManager, MigrationExecutor, MigrationInterface } from 'typeorm';
+import type { ReadRouter } from '../replicas/read-router';
 
 /** Defaults of READ_STATEMENT_TIMEOUT_MS and WRITE_STATEMENT_TIMEOUT_MS. */
 export const DEFAULT_READ_STATEMENT_TIMEOUT_MS = 15_000;
@@ -100,6 +101,14 @@ export function observeStatements(dataSource: DataSource, observer: StatementObs
   statementObservers.set(pgPool(dataSource), observer);
 }
 
+/** The read router of a DataSource that has replicas (API.md §11); registered by the app's ReadRouter provider. */
+const routers = new WeakMap<DataSource, ReadRouter>();
+
+export function routeReads(dataSource: DataSource, router: ReadRouter | undefined): void {
+  if (router) routers.set(dataSource, router);
+  else routers.delete(dataSource);
+}
+
 /**
  * Write transactions under WRITE_STATEMENT_TIMEOUT_MS instead of the pool's read timeout: every
  * `dataSource.transaction(...)` starts with `SET LOCAL statement_timeout` (one more round trip per
@@ -139,7 +148,7 @@ export function currentRequestSignal(): AbortSignal | undefined {
  * (pg_cancel_backend on another pooled connection) and its connection closed rather than reused,
  * so a cancel can never reach the next statement on it.
  */
-async function runOnPool(pool: Pool, query: { name?: string; text: string; values: unknown[] }): Promise<unknown[]> {
+export async function runOnPool(pool: Pool, query: QueryConfig): Promise<unknown[]> {
   const signal = currentRequestSignal();
   if (!signal) return (await pool.query(query)).rows;
   if (signal.aborted) throw new Error('the request was abandoned by its client');
@@ -169,19 +178,27 @@ async function runOnPool(pool: Pool, query: { name?: string; text: string; value
 }
 
 /**
- * One statement on the pool (see pgPool); the rows. Cancelled when the request's client goes away
- * (runOnPool). With `label`, a hot statement that is not prepared (yet): its duration is observed
- * under that name like preparedRows'.
+ * One read statement on the pool (see pgPool); the rows. With replicas it runs where the
+ * request's consistency allows (ReadRouter); without, on the primary, as it always did. Cancelled
+ * when the request's client goes away (runOnPool). With `label`, a hot statement that is not
+ * prepared (yet): its duration is observed under that name like preparedRows'.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function queryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = [], label?: string): Promise<T[]> {
   const pool = pgPool(dataSource);
+  const router = routers.get(dataSource);
   const observe = label === undefined ? undefined : statementObservers.get(pool);
-  if (!observe) return (await runOnPool(pool, { text: sql, values: params })) as T[];
+  if (!observe) return router ? router.rows<T>({ text: sql, values: params }) : ((await runOnPool(pool, { text: sql, values: params })) as T[]);
   const started = performance.now();
-  const rows = await runOnPool(pool, { text: sql, values: params });
+  const rows = router ? await router.rows<T>({ text: sql, values: params }) : ((await runOnPool(pool, { text: sql, values: params })) as T[]);
   observe(label!, (performance.now() - started) / 1000);
-  return rows as T[];
+  return rows;
+}
+
+/** One statement on the primary's pool, whatever replicas there are (API.md §11: the members cache, writes' own reads). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function primaryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = []): Promise<T[]> {
+  return (await runOnPool(pgPool(dataSource), { text: sql, values: params })) as T[];
 }
 
 /**
@@ -189,16 +206,17 @@ export async function queryRows<T = any>(dataSource: DataSource, sql: string, pa
  * once and then only binds and runs it (an idle-server round trip of findById: about 355 µs
  * unnamed, 130 µs prepared). Every distinct name stays prepared on every connection for the
  * connection's life, so names must come from a bounded set: fixed statements, or a budget of
- * statement texts as SearchRepository keeps. Its duration is observed under `label` (by
- * default the name; statements named by a hash pass a readable label).
+ * statement texts as SearchRepository keeps. Routed like queryRows. Its duration is observed
+ * under `label` (by default the name; statements named by a hash pass a readable label).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function preparedRows<T = any>(dataSource: DataSource, name: string, sql: string, params: unknown[] = [], label = name): Promise<T[]> {
   const pool = pgPool(dataSource);
+  const router = routers.get(dataSource);
   const observe = statementObservers.get(pool);
-  if (!observe) return (await runOnPool(pool, { name, text: sql, values: params })) as T[];
+  if (!observe) return router ? router.rows<T>({ name, text: sql, values: params }) : ((await runOnPool(pool, { name, text: sql, values: params })) as T[]);
   const started = performance.now();
-  const rows = await runOnPool(pool, { name, text: sql, values: params });
+  const rows = router ? await router.rows<T>({ name, text: sql, values: params }) : ((await runOnPool(pool, { name, text: sql, values: params })) as T[]);
   observe(label, (performance.now() - started) / 1000);
-  return rows as T[];
+  return rows;
 }

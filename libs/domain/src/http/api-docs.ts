@@ -163,6 +163,38 @@ export function applyErrorResponses(document: OpenAPIObject, errors: OperationEr
   }
 }
 
+const CONSISTENCY_TOKEN_DOC =
+  'API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: ' +
+  'read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to ' +
+  'REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token).';
+
+/**
+ * The consistency token of API.md §11 on every operation: an optional request header, and a
+ * response header of every 2xx answer (a write's commit position, a read's position read at).
+ */
+export function documentConsistencyToken(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item)) {
+      if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
+      const op = operation as { parameters?: unknown[]; responses: Record<string, { headers?: Record<string, unknown> }> };
+      op.parameters = [
+        ...(op.parameters ?? []),
+        { name: 'X-Consistency-Token', in: 'header', required: false, schema: { type: 'string' }, description: CONSISTENCY_TOKEN_DOC },
+      ];
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (!/^2\d\d$/.test(status)) continue;
+        response.headers = {
+          ...response.headers,
+          'X-Consistency-Token': {
+            description: 'API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new',
+            schema: { type: 'string', example: 'AWsEqPBd7bvzAAAAAAMAEUg' },
+          },
+        };
+      }
+    }
+  }
+}
+
 /** Adds the API_SCHEMAS the document references (directly or through each other). */
 export function addApiSchemas(document: OpenAPIObject): void {
   const schemas = (document.components ??= {}).schemas ??= {};

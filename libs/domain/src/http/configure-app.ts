@@ -11,10 +11,11 @@ import { AppMetrics } from '../metrics';
 import { withRequestSignal } from '../database/postgres';
 import { ConjureExceptionFilter, PayloadTooLarge } from '../errors';
 import { createValidationPipe } from '../validation';
-import { applyRequestExamples, OperationErrors, refineApiDocument, RequestExamples, useApiSchemaNames } from './api-docs';
+import { applyRequestExamples, documentConsistencyToken, OperationErrors, refineApiDocument, RequestExamples, useApiSchemaNames } from './api-docs';
 import { authenticateFirst } from './authenticate-first';
 import { bodyGuard, JSON_MEDIA_TYPES, noteUnicodeEscapes } from './body-guard';
 import { requestIdMiddleware } from './request-id';
+import { consistencyMiddleware, ReadRouter } from '../replicas';
 
 export interface ApiDocsOptions {
   title: string;
@@ -86,6 +87,8 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
     });
     withRequestSignal(controller.signal, next);
   });
+  // After the parser: the request's read context (API.md §11) then holds until the handler.
+  app.use(consistencyMiddleware(app.get(ReadRouter, { strict: false })));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ConjureExceptionFilter());
   app.set('etag', false);
@@ -121,6 +124,7 @@ export function createApiDocument(app: INestApplication, docs: ApiDocsOptions): 
   useApiSchemaNames(document, docs.schemaNames);
   applyRequestExamples(document, docs.examples);
   refineApiDocument(document, docs.errors);
+  documentConsistencyToken(document);
   return document;
 }
 

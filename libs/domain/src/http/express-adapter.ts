@@ -5,6 +5,7 @@ import type { Express } from 'express';
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, maxHeaderSize, Server, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { CONSISTENCY_HOOKED, consistencyEnd, consistencyWriteHead } from '../replicas/consistency.middleware';
 
 /**
  * Nest's Express adapter with one change: the HTTP server creates every request and response
@@ -34,7 +35,20 @@ export class PrebuiltPrototypesExpressAdapter extends ExpressAdapter {
 /** An HTTP server for `app` that creates each request and response with Express's prototypes. */
 export function createExpressServer(app: Express): Server {
   class ExpressRequest extends IncomingMessage {}
-  class ExpressResponse extends ServerResponse {}
+  class ExpressResponse extends ServerResponse {
+    // The consistency token of every 2xx answer (API.md §11; consistencyMiddleware), here rather
+    // than as properties set on each response.
+    override writeHead(...args: unknown[]): this {
+      consistencyWriteHead(this, args[0] as number);
+      return (super.writeHead as (...a: unknown[]) => this)(...args);
+    }
+
+    override end(...args: unknown[]): this {
+      if (consistencyEnd(this, args, (a) => (super.end as (...x: unknown[]) => this)(...a))) return this;
+      return (super.end as (...a: unknown[]) => this)(...args);
+    }
+  }
+  (ExpressResponse.prototype as unknown as Record<symbol, boolean>)[CONSISTENCY_HOOKED] = true;
   // Once per app, not per request: the subclasses inherit Express's request/response API.
   Object.setPrototypeOf(ExpressRequest.prototype, app.request);
   Object.setPrototypeOf(ExpressResponse.prototype, app.response);

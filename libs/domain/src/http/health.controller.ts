@@ -1,9 +1,10 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Optional } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { HealthCheck, HealthCheckService, HealthIndicatorFunction, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../caller';
+import { ReadRouter } from '../replicas/read-router';
 
-/** Liveness (the process answers) and readiness (the database answers); no credentials needed. */
+/** Liveness (the process answers) and readiness (the database answers; replicas reported); no credentials needed. */
 @ApiExcludeController()
 @Public()
 @Controller('health')
@@ -11,6 +12,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly db: TypeOrmHealthIndicator,
+    @Optional() private readonly router?: ReadRouter,
   ) {}
 
   @Get('live')
@@ -21,6 +23,10 @@ export class HealthController {
   @Get('ready')
   @HealthCheck()
   ready() {
-    return this.health.check([() => this.db.pingCheck('database', { timeout: 2000 })]);
+    const checks: HealthIndicatorFunction[] = [() => this.db.pingCheck('database', { timeout: 2000 })];
+    // Replicas are reported, never failed on: their reads go to the primary meanwhile (API.md §11).
+    const router = this.router;
+    if (router?.replicas.length) checks.push(async () => ({ replicas: { status: 'up', replicas: router.status() } }));
+    return this.health.check(checks);
   }
 }

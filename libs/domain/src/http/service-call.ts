@@ -2,6 +2,7 @@ import type { Logger } from '@nestjs/common';
 import { CallerContext } from '../caller/caller-context';
 import { currentRequestSignal } from '../database/postgres';
 import { DependencyUnavailable, DomainError, ErrorCode, ErrorParameters } from '../errors/domain-error';
+import { consistencyHeaders, learnConsistencyToken } from '../replicas/consistency.middleware';
 
 export interface ServiceCall {
   /** Names the other service in DependencyUnavailable and in log lines. */
@@ -37,6 +38,8 @@ export async function callService(call: ServiceCall): Promise<string> {
         ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
         'x-user-id': call.caller.userId,
         ...(call.caller.authorization ? { authorization: call.caller.authorization } : {}),
+        // The caller's consistency holds in the other app too (API.md §11).
+        ...consistencyHeaders(call.caller.consistency),
       },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
       // The timeout, or the caller's own client going away (then nobody waits for the answer).
@@ -60,6 +63,7 @@ export async function callService(call: ServiceCall): Promise<string> {
       call.logger.warn(`${call.dependency} answered ${res.status} to ${call.method} ${url} with a body that is not the expected answer`);
       throw new DependencyUnavailable(call.dependency);
     }
+    learnConsistencyToken(call.caller.consistency, res.headers.get('x-consistency-token'));
     return text;
   }
   let error: { errorCode?: ErrorCode; errorName?: string; parameters?: ErrorParameters } | undefined;

@@ -1,0 +1,140 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { ServerResponse } from 'node:http';
+import { CONSISTENCY_TOKEN_HEADER, ConsistencyPositions, decodeConsistencyToken, encodeConsistencyToken, mergePositions } from './consistency-token';
+import { ReadContext, readContexts } from './read-context';
+import type { ReadRouter } from './read-router';
+
+/** Sent by one app to the other with a call made for a write (PRIMARY) or a STRONG read; see ReadContext.level. */
+export const CONSISTENCY_LEVEL_HEADER = 'X-Consistency-Level';
+
+/** Marks response prototypes that call consistencyWriteHead / consistencyEnd themselves (PrebuiltPrototypesExpressAdapter). */
+export const CONSISTENCY_HOOKED = Symbol('consistencyHooked');
+
+const ROUTER = Symbol('readRouter');
+type ContextRequest = Request & { readContext?: ReadContext; [ROUTER]?: ReadRouter };
+type HookedResponse = ServerResponse & { req: ContextRequest };
+
+/**
+ * Whether a request is a write (API.md §11's list: PUT/DELETE of objects and sets, ingest,
+ * PUT /ontology, POST /object-sets), by method and path: the POSTs that read (bulk, search,
+ * aggregate, the apps' internal calls) are reads.
+ */
+export function isWriteRequest(method: string, path: string): boolean {
+  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return false;
+  if (method !== 'POST') return true;
+  return !(path.endsWith('/search') || path.endsWith('/bulk') || path.endsWith('/aggregate') || path.includes('/internal/'));
+}
+
+/**
+ * Gives every request its ReadContext (API.md §11): the client's X-Consistency-Token (400
+ * InvalidArgument when unparsable), the other app's X-Consistency-Level, and whether it is a
+ * write. Every 2xx response then carries X-Consistency-Token: a read's the position it read at
+ * (at least), a write's the primary's position after its commit. Runs after the body parser,
+ * so the AsyncLocalStorage the routed statements consult (only when the app has replicas)
+ * holds from here to the handler. The response side runs in the response's writeHead and end
+ * (consistencyWriteHead, consistencyEnd): methods of the adapter's response class, so nothing
+ * is added to each response object (which would change its shape in V8).
+ */
+export function consistencyMiddleware(router: ReadRouter): RequestHandler {
+  const routed = router.replicas.length > 0;
+  return (req: Request, res: Response, next: NextFunction) => {
+    const ctx = new ReadContext(isWriteRequest(req.method, req.path), router.clusterId);
+    const raw = req.headers['x-consistency-token'];
+    if (raw !== undefined) {
+      try {
+        ctx.incoming = decodeConsistencyToken(Array.isArray(raw) ? raw[0] : raw);
+      } catch (e) {
+        return next(e);
+      }
+      const ours = router.clusterId ? ctx.incoming.get(router.clusterId) : undefined;
+      if (ours !== undefined) ctx.minLsn = ours;
+    }
+    const level = req.headers['x-consistency-level'];
+    if (level === 'PRIMARY' || level === 'STRONG') ctx.level = level;
+    // Without replicas every statement runs on the primary, after this point.
+    if (!routed) ctx.readAt = router.primaryLsn;
+    const r = req as ContextRequest;
+    r.readContext = ctx;
+    r[ROUTER] = router;
+    if (!(CONSISTENCY_HOOKED in res)) {
+      // A response of another class (Nest's own server set-up): the same hooks as own properties.
+      const hooks = res as unknown as Record<'writeHead' | 'end', unknown>;
+      hooks.writeHead = function (this: HookedResponse, statusCode: number, ...rest: unknown[]) {
+        consistencyWriteHead(this, statusCode);
+        return (ServerResponse.prototype.writeHead as (...a: unknown[]) => ServerResponse).call(this, statusCode, ...rest);
+      };
+      hooks.end = function (this: HookedResponse, ...args: unknown[]) {
+        if (!consistencyEnd(this, args, (a) => (ServerResponse.prototype.end as (...x: unknown[]) => ServerResponse).apply(this, a))) {
+          (ServerResponse.prototype.end as (...x: unknown[]) => ServerResponse).apply(this, args);
+        }
+        return this;
+      };
+    }
+    if (routed) readContexts.run(ctx, next);
+    else next();
+  };
+}
+
+/** The last token of our cluster alone, by position: most answers repeat it until the next poll. */
+let lastToken = { cluster: '', lsn: -1n, token: '' };
+
+function tokenOf(ctx: ReadContext, ours: bigint): string {
+  if (ctx.incoming || ctx.learned || !ctx.clusterId || ours <= 0n) return encodeConsistencyToken(ctx.responsePositions(ctx.clusterId, ours));
+  if (lastToken.lsn !== ours || lastToken.cluster !== ctx.clusterId) {
+    lastToken = { cluster: ctx.clusterId, lsn: ours, token: encodeConsistencyToken(new Map([[ctx.clusterId, ours]])) };
+  }
+  return lastToken.token;
+}
+
+/** Before a response's head is written: a 2xx answer gets its X-Consistency-Token. */
+export function consistencyWriteHead(res: ServerResponse, statusCode: number): void {
+  const ctx = (res as HookedResponse).req?.readContext;
+  if (!ctx || statusCode < 200 || statusCode >= 300) return;
+  const ours = ctx.write ? (ctx.commitLsn ?? 0n) : ctx.readAt > ctx.minLsn ? ctx.readAt : ctx.minLsn;
+  res.setHeader(CONSISTENCY_TOKEN_HEADER, tokenOf(ctx, ours));
+}
+
+/**
+ * A write's `end`: true when it was taken over, the answer then waiting for the primary's
+ * position after the commit (the handler answers once its transaction committed), so the token
+ * covers the commit; `end(args)` sends it. If the primary cannot say, the answer goes without
+ * our position rather than failing a committed write.
+ */
+export function consistencyEnd(res: ServerResponse, args: unknown[], end: (args: unknown[]) => unknown): boolean {
+  const req = (res as HookedResponse).req;
+  const ctx = req?.readContext;
+  if (!ctx || !ctx.write || res.headersSent || res.statusCode < 200 || res.statusCode >= 300 || ctx.commitLsn !== undefined) return false;
+  req[ROUTER]!.currentPosition().then(
+    (lsn) => {
+      ctx.commitLsn = lsn;
+      end(args);
+    },
+    () => {
+      ctx.commitLsn = 0n;
+      end(args);
+    },
+  );
+  return true;
+}
+
+/** Headers a call to the other app carries for the request in `ctx`: the positions it must see, and PRIMARY for a write's own reads. */
+export function consistencyHeaders(ctx: ReadContext | undefined): Record<string, string> {
+  if (!ctx) return {};
+  const headers: Record<string, string> = {};
+  const positions: ConsistencyPositions = new Map(ctx.incoming ?? []);
+  if (ctx.clusterId && ctx.minLsn > 0n) mergePositions(positions, new Map([[ctx.clusterId, ctx.minLsn]]));
+  if (positions.size) headers['x-consistency-token'] = encodeConsistencyToken(positions);
+  const level = ctx.write ? 'PRIMARY' : ctx.level;
+  if (level) headers['x-consistency-level'] = level;
+  return headers;
+}
+
+/** Takes in the positions of the other app's answer, so this request's token vouches for them too. */
+export function learnConsistencyToken(ctx: ReadContext | undefined, token: string | null): void {
+  if (!ctx || !token) return;
+  try {
+    ctx.learned = mergePositions(ctx.learned ?? new Map(), decodeConsistencyToken(token));
+  } catch {
+    // not ours to judge: the other app wrote it
+  }
+}

@@ -1,0 +1,5 @@
+export * from './consistency-token';
+export * from './read-context';
+export * from './read-router';
+export * from './consistency.middleware';
+export * from './read-router.provider';

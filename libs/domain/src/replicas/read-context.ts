@@ -1,0 +1,70 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { CallerContext } from '../caller/caller-context';
+import { ConsistencyPositions, mergePositions } from './consistency-token';
+
+/**
+ * What one request asks of the data it reads, and what it learned (API.md §11). Made by
+ * consistencyMiddleware for every request, carried on the request and on its CallerContext
+ * (so calls to the other app forward it) and, when the app has replicas, in an
+ * AsyncLocalStorage that the read statements consult (ReadRouter).
+ */
+export class ReadContext {
+  /** Positions of the client's X-Consistency-Token (every cluster's: passed on and answered with). */
+  incoming?: ConsistencyPositions;
+  /** Our cluster's position every read of this request must see (the token's, or STRONG's). */
+  minLsn = 0n;
+  /**
+   * PRIMARY: every statement on the primary (writes and their own reads). STRONG: the primary's
+   * position when the request arrived is the floor. Set by the app, or by the other app's header.
+   */
+  level?: 'PRIMARY' | 'STRONG';
+  /** STRONG's floor has been asked of the primary. */
+  strongResolved = false;
+  /** A read as of this instant (ms since the epoch) needs every commit up to it. */
+  atTime?: number;
+  /** Where this request's statements run, once chosen: one target per request, so its reads see one history. */
+  target?: unknown;
+  /** Our cluster's position the data read is at least as new as. */
+  readAt = 0n;
+  /** Positions the other app answered with (its response tokens). */
+  learned?: ConsistencyPositions;
+  /** A write: the position after its commit. */
+  commitLsn?: bigint;
+
+  constructor(
+    readonly write: boolean,
+    /** Our cluster (ReadRouter.clusterId). */
+    readonly clusterId: string | undefined,
+  ) {}
+
+  /** Every position this request's response vouches for, given our cluster and its position. */
+  responsePositions(clusterId: string | undefined, ours: bigint): ConsistencyPositions {
+    const positions = mergePositions(new Map(this.incoming ?? []), this.learned);
+    if (clusterId && ours > 0n) mergePositions(positions, new Map([[clusterId, ours]]));
+    return positions;
+  }
+}
+
+/** The request's ReadContext, while an app with replicas runs its statements. */
+export const readContexts = new AsyncLocalStorage<ReadContext>();
+
+/**
+ * Reads of this request see every write acknowledged before it arrived (API.md §11: STRONG
+ * members, a set's diff and aggregates): the primary's position then is their floor. Does
+ * nothing for a request whose reads all run on the primary anyway.
+ */
+export function requireStrongReads(caller: CallerContext): void {
+  const ctx = caller.consistency;
+  if (ctx && ctx.level !== 'PRIMARY') ctx.level = 'STRONG';
+}
+
+/** Whether the client sent a consistency token (a cached answer cannot vouch for one). */
+export function carriesConsistencyToken(caller: CallerContext): boolean {
+  return !!caller.consistency?.incoming?.size;
+}
+
+/** Reads of this request are "as of" `at`: only a replica that replayed every commit up to then may serve them. */
+export function requireReplayedUpTo(caller: CallerContext, at: Date): void {
+  const ctx = caller.consistency;
+  if (ctx) ctx.atTime = Math.max(ctx.atTime ?? 0, at.getTime());
+}

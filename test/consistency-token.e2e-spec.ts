@@ -1,0 +1,77 @@
+import { startBothApps, TestBothApps } from './support/apps';
+import { WRITE_ONTOLOGY } from './support/ontologies';
+
+/**
+ * The consistency token (API.md §11) on one database without replicas, as `npm test` runs:
+ * every 2xx write and read answer carries one, a client's token is checked and honoured,
+ * the object-sets app answers with the positions of its calls, and Swagger documents it.
+ */
+describe('X-Consistency-Token without replicas', () => {
+  let t: TestBothApps;
+
+  beforeAll(async () => {
+    t = await startBothApps();
+  });
+  afterAll(() => t?.close());
+
+  const tokenOf = (res: { headers: Record<string, string> }) => res.headers['x-consistency-token'];
+
+  it('is on every 2xx write and read answer, not on errors, and a token moves forward with writes', async () => {
+    const ontology = await t.objectsHttp().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
+    expect(tokenOf(ontology)).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    const w1 = await t.objectsHttp().put('/objects/prod/p-1').send({ type: 'person', properties: [], tags: ['t'] }).expect(201);
+    const w2 = await t.objectsHttp().put('/objects/prod/p-1').send({ type: 'person', properties: [], tags: ['u'] }).expect(200);
+    const position = (token: string) => Buffer.from(token, 'base64url').readBigUInt64BE(9);
+    expect(position(tokenOf(w2))).toBeGreaterThan(position(tokenOf(w1)));
+    for (const res of [
+      await t.objectsHttp().get('/objects/p-1').set('x-consistency-token', tokenOf(w2)).expect(200),
+      await t.objectsHttp().post('/objects/search').send({ filter: { type: 'all', all: {} } }).expect(200),
+      await t.objectsHttp().post('/objects/bulk').send({ objectIds: ['p-1'] }).expect(200),
+      await t.objectsHttp().get('/ontology').expect(200),
+    ]) {
+      expect(tokenOf(res)).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    }
+    // A read with a token answers with at least that position.
+    const read = await t.objectsHttp().get('/objects/p-1').set('x-consistency-token', tokenOf(w2)).expect(200);
+    expect(position(tokenOf(read))).toBeGreaterThanOrEqual(position(tokenOf(w2)));
+    expect(tokenOf(await t.objectsHttp().get('/objects/nobody').expect(404))).toBeUndefined();
+    const del = await t.objectsHttp().delete('/objects/prod/p-1').expect(204);
+    expect(tokenOf(del)).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+  });
+
+  it('on set writes and reads, which pass on the positions of their calls to the objects app', async () => {
+    const created = await t.setsHttp().post('/object-sets').send({ title: 's', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['t'] } } } } }).expect(201);
+    expect(tokenOf(created)).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    const members = await t.setsHttp().get(`/object-sets/${created.body.id}/members`).set('x-consistency-token', tokenOf(created)).expect(200);
+    expect(tokenOf(members)).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+  });
+
+  it('an unparsable token is 400 InvalidArgument naming the header, in both apps', async () => {
+    for (const res of [
+      await t.objectsHttp().get('/objects/p-1').set('x-consistency-token', 'garbage!').expect(400),
+      await t.objectsHttp().post('/objects/search').set('x-consistency-token', 'AgAA').send({ filter: { type: 'all', all: {} } }).expect(400),
+      await t.setsHttp().post('/object-sets/search').set('x-consistency-token', 'AQE').send({}).expect(400),
+    ]) {
+      expect(res.body).toMatchObject({ errorCode: 'INVALID_ARGUMENT', errorName: 'InvalidArgument', parameters: { field: 'X-Consistency-Token' } });
+    }
+  });
+
+  it('is documented on every operation: a request header, and a response header of each 2xx answer', async () => {
+    for (const [http, name] of [
+      [t.objectsHttp, 'objects'],
+      [t.setsHttp, 'object-sets'],
+    ] as const) {
+      const doc = (await http().get(`/docs/${name}-json`).expect(200)).body as {
+        paths: Record<string, Record<string, { operationId: string; parameters?: { name: string; in: string }[]; responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+      };
+      const ops = Object.values(doc.paths).flatMap((item) => Object.values(item));
+      expect(ops.length).toBeGreaterThan(3);
+      for (const op of ops) {
+        expect([op.operationId, op.parameters?.some((p) => p.name === 'X-Consistency-Token' && p.in === 'header')]).toEqual([op.operationId, true]);
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (/^2/.test(status)) expect([op.operationId, status, !!response.headers?.['X-Consistency-Token']]).toEqual([op.operationId, status, true]);
+        }
+      }
+    }
+  });
+});
