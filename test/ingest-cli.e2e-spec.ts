@@ -153,7 +153,7 @@ describe('npm run ingest --resume', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ingest-resume-'));
     t = await startBothApps(JWT_ENV);
-    const admin = await token('admin', ['*']);
+    const admin = await token('admin', ['*'], { roles: ['ontology-admin'] });
     const res = await fetch(`${t.objectsUrl}/ontology`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify(WRITE_ONTOLOGY) });
     expect(res.status).toBe(200);
   });

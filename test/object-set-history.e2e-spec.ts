@@ -243,7 +243,7 @@ describe('visibility as of T (AUTH_MODE=jwt)', () => {
 
   it('hides other environments from every read as of T, through links and sets too', async () => {
     app = await startBothApps(JWT_ENV);
-    const root = await token('root', ['*']);
+    const root = await token('root', ['*'], { roles: ['ontology-admin'] });
     const ada = await token('ada', ['alpha']);
     await app.objectsHttp().put('/ontology').set(bearer(root)).send(WRITE_ONTOLOGY).expect(200);
     const write = (env: string, id: string, body: object, status: number) => app.objectsHttp().put(`/objects/${env}/${id}`).set(bearer(root)).send(body).expect(status);

@@ -3,10 +3,11 @@ import { CallerContext } from '../caller/caller-context';
 import { TokenVerifier } from '../caller/token-verifier';
 
 /**
- * Paths that need no credentials: health checks (the handlers marked @Public) and the Swagger
- * documents and UI.
+ * Paths that need no credentials: health checks and `GET /metrics` (the handlers marked @Public;
+ * the gateways keep /metrics internal) and the Swagger documents and UI.
  */
 const PUBLIC_PREFIXES = ['/health/', '/docs'];
+const PUBLIC_PATHS = new Set(['/metrics']);
 
 /** Set on a request whose bearer token this middleware verified; CallerGuard takes it from here. */
 export const VERIFIED_CALLER = Symbol('verifiedCaller');
@@ -23,7 +24,7 @@ const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h
  */
 export function authenticateFirst(verifier: TokenVerifier): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (PUBLIC_PREFIXES.some((p) => req.path.startsWith(p))) return next();
+    if (PUBLIC_PATHS.has(req.path) || PUBLIC_PREFIXES.some((p) => req.path.startsWith(p))) return next();
     verifier.verify(first(req.headers['authorization'])).then(
       (caller) => {
         (req as unknown as RequestWithVerifiedCaller)[VERIFIED_CALLER] = caller;
