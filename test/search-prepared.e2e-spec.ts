@@ -24,8 +24,10 @@ describe('search statements prepared per filter shape', () => {
       tags: [`t${i % 5}`],
     }));
     await t.http().post('/objects/ingest').send({ objects }).expect(200);
-    const pool = pgPool(t.app.get(DataSource));
-    const spy = jest.spyOn(pool, 'query');
+    // Every statement reaches PostgreSQL through a pooled client's query (pool.query checks one out;
+    // a request's statements check one out themselves, so they can be cancelled): spy there.
+    const pool = pgPool(t.app.get(DataSource)) as unknown as { Client: { prototype: { query: (...args: unknown[]) => unknown } } };
+    const spy = jest.spyOn(pool.Client.prototype, 'query');
     calls = spy.mock.calls as unknown[][];
   });
   afterAll(() => t?.close());
