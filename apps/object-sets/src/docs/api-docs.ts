@@ -60,9 +60,10 @@ export const OBJECT_SETS_ERRORS: OperationErrors = {
   createObjectSet: ['InvalidObjectSetDefinition', 'InvalidFilter'],
   searchObjectSets: ['InvalidFilter', 'InvalidPagingToken'],
   getObjectSetMetadata: ['ObjectSetNotFound'],
-  getObjectSetMembers: ['ObjectSetNotFound', 'ObjectSetTooLarge'],
-  getObjectSetDiff: ['ObjectSetNotFound', 'ObjectSetTooLarge'],
-  aggregateObjectSet: ['InvalidFilter', 'ObjectSetNotFound'],
+  // InvalidObjectSetDefinition on reads: a set whose referenced sets grew past the expansion bound since it was written.
+  getObjectSetMembers: ['InvalidObjectSetDefinition', 'ObjectSetNotFound', 'ObjectSetTooLarge'],
+  getObjectSetDiff: ['InvalidObjectSetDefinition', 'ObjectSetNotFound', 'ObjectSetTooLarge'],
+  aggregateObjectSet: ['InvalidFilter', 'InvalidObjectSetDefinition', 'ObjectSetNotFound'],
   updateObjectSet: ['InvalidObjectSetDefinition', 'InvalidFilter', 'PermissionDenied', 'ObjectSetNotFound', 'ObjectSetImmutable'],
   deleteObjectSet: ['PermissionDenied', 'ObjectSetNotFound', 'ObjectSetImmutable', 'ObjectSetInUse'],
 };

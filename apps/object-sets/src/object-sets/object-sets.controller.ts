@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res }
 import { ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, InvalidArgument, NO_LATER_BOUND, parseAsOf, sendJsonText } from '@app/domain';
-import { AggregateObjectSetRequestDto, CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetDiffDto, ObjectSetMetadataDto, UpdateObjectSetDto } from './dto/object-set.dto';
+import { AggregateObjectSetRequestDto, CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetDiffDto, ObjectSetMetadataDto,
+  ObjectSetMetadataReadDto, UpdateObjectSetDto } from './dto/object-set.dto';
 import { Consistency, ObjectSetsService } from './object-sets.service';
 
 /** A query value given at most once, as a string. */
@@ -59,7 +60,7 @@ export class ObjectSetsController {
   @Get(':id/metadata')
   @ApiOperation({ operationId: 'getObjectSetMetadata', summary: 'The definition and bookkeeping of a set, not its members' })
   @ApiQuery(AS_OF_QUERY)
-  @ApiOkResponse({ type: ObjectSetMetadataDto })
+  @ApiOkResponse({ type: ObjectSetMetadataReadDto })
   async metadata(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown, @Res() res: Response): Promise<void> {
     checkSetId(id);
     sendJsonText(res, await this.sets.metadata(caller, id, parseAsOf(queryString('asOf', asOf))));

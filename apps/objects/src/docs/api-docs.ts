@@ -156,10 +156,10 @@ export const OBJECTS_ERRORS: OperationErrors = {
   putOntologyObject: ['InvalidObject', 'PermissionDenied', 'VersionConflict'],
   deleteOntologyObject: ['PermissionDenied', 'ObjectNotFound', 'VersionConflict'],
   ingestOntologyObjects: ['InvalidObject', 'PermissionDenied'],
-  searchObjects: ['InvalidFilter', 'InvalidPagingToken', 'ObjectSetNotFound'],
+  searchObjects: ['InvalidFilter', 'InvalidObjectSetDefinition', 'InvalidPagingToken', 'ObjectSetNotFound'],
   bulkLoadOntologyObjects: ['InvalidPagingToken'],
   getObjectAtVersion: ['ObjectNotFound', 'ObjectVersionNotFound'],
   getObjectHistory: ['InvalidPagingToken', 'ObjectNotFound'],
   loadOntologyObject: ['ObjectNotFound', 'ObjectIdAmbiguous'],
-  aggregateObjects: ['InvalidFilter', 'ObjectSetNotFound'],
+  aggregateObjects: ['InvalidFilter', 'InvalidObjectSetDefinition', 'ObjectSetNotFound'],
 };

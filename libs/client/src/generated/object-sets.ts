@@ -527,6 +527,63 @@ export interface components {
             definition?: components["schemas"]["ObjectSetDefinition"];
             scope?: components["schemas"]["ObjectSetScope"];
         };
+        ObjectSetMetadataRead: {
+            /** @example ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6 */
+            id: string;
+            title: string;
+            description?: string;
+            /**
+             * @example {
+             *       "type": "filter",
+             *       "filter": {
+             *         "filter": {
+             *           "type": "and",
+             *           "and": {
+             *             "filters": [
+             *               {
+             *                 "type": "objectType",
+             *                 "objectType": {
+             *                   "types": [
+             *                     "person"
+             *                   ]
+             *                 }
+             *               },
+             *               {
+             *                 "type": "tag",
+             *                 "tag": {
+             *                   "tags": [
+             *                     "vip"
+             *                   ]
+             *                 }
+             *               }
+             *             ]
+             *           }
+             *         }
+             *       }
+             *     }
+             */
+            definition: components["schemas"]["ObjectSetDefinition"];
+            scope: components["schemas"]["ObjectSetScope"];
+            immutable: boolean;
+            ephemeral: boolean;
+            /** @description User id of the creator */
+            creator: string;
+            /** @example 2026-11-22T08:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-11-22T08:00:00.000Z */
+            updatedAt: string;
+            /**
+             * @description Ephemeral sets only
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            expiresAt?: string;
+            /**
+             * Format: date-time
+             * @description The instant read at (UTC, milliseconds); present when the request gave asOf or snapshot
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            asOf?: string;
+        };
         ObjectSetLink: {
             /** @example worksFor */
             linkId: string;
@@ -1942,7 +1999,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ObjectSetMetadata"];
+                    "application/json": components["schemas"]["ObjectSetMetadataRead"];
                 };
             };
             /** @description InvalidArgument */
@@ -2129,7 +2186,7 @@ export interface operations {
                     "application/json": components["schemas"]["GetObjectSetMembersResult"];
                 };
             };
-            /** @description InvalidArgument */
+            /** @description InvalidArgument, InvalidObjectSetDefinition */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2151,7 +2208,7 @@ export interface operations {
                         /** @enum {string} */
                         errorCode?: "INVALID_ARGUMENT";
                         /** @enum {string} */
-                        errorName?: "InvalidArgument";
+                        errorName?: "InvalidArgument" | "InvalidObjectSetDefinition";
                     };
                 };
             };
@@ -2338,7 +2395,7 @@ export interface operations {
                     "application/json": components["schemas"]["ObjectSetDiff"];
                 };
             };
-            /** @description InvalidArgument */
+            /** @description InvalidArgument, InvalidObjectSetDefinition */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2360,7 +2417,7 @@ export interface operations {
                         /** @enum {string} */
                         errorCode?: "INVALID_ARGUMENT";
                         /** @enum {string} */
-                        errorName?: "InvalidArgument";
+                        errorName?: "InvalidArgument" | "InvalidObjectSetDefinition";
                     };
                 };
             };
@@ -2561,7 +2618,7 @@ export interface operations {
                     "application/json": components["schemas"]["AggregateResponse"];
                 };
             };
-            /** @description InvalidArgument, InvalidFilter */
+            /** @description InvalidArgument, InvalidFilter, InvalidObjectSetDefinition */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2583,7 +2640,7 @@ export interface operations {
                         /** @enum {string} */
                         errorCode?: "INVALID_ARGUMENT";
                         /** @enum {string} */
-                        errorName?: "InvalidArgument" | "InvalidFilter";
+                        errorName?: "InvalidArgument" | "InvalidFilter" | "InvalidObjectSetDefinition";
                     };
                 };
             };

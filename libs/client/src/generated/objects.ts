@@ -2645,7 +2645,7 @@ export interface operations {
                     "application/json": components["schemas"]["ObjectIdsAndLinksPage"];
                 };
             };
-            /** @description InvalidArgument, InvalidFilter, InvalidPagingToken */
+            /** @description InvalidArgument, InvalidFilter, InvalidObjectSetDefinition, InvalidPagingToken */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2667,7 +2667,7 @@ export interface operations {
                         /** @enum {string} */
                         errorCode?: "INVALID_ARGUMENT";
                         /** @enum {string} */
-                        errorName?: "InvalidArgument" | "InvalidFilter" | "InvalidPagingToken";
+                        errorName?: "InvalidArgument" | "InvalidFilter" | "InvalidObjectSetDefinition" | "InvalidPagingToken";
                     };
                 };
             };
@@ -3664,7 +3664,7 @@ export interface operations {
                     "application/json": components["schemas"]["AggregateResponse"];
                 };
             };
-            /** @description InvalidArgument, InvalidFilter */
+            /** @description InvalidArgument, InvalidFilter, InvalidObjectSetDefinition */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3686,7 +3686,7 @@ export interface operations {
                         /** @enum {string} */
                         errorCode?: "INVALID_ARGUMENT";
                         /** @enum {string} */
-                        errorName?: "InvalidArgument" | "InvalidFilter";
+                        errorName?: "InvalidArgument" | "InvalidFilter" | "InvalidObjectSetDefinition";
                     };
                 };
             };

@@ -93,6 +93,11 @@ export class ObjectSetMetadataDto {
   @ApiPropertyOptional({ description: 'Ephemeral sets only', example: '2026-11-23T08:00:00.000Z' }) expiresAt?: string;
 }
 
+/** getObjectSetMetadata: the metadata, with `asOf` when it was read as of an instant (API.md §10). */
+export class ObjectSetMetadataReadDto extends ObjectSetMetadataDto {
+  @ApiPropertyOptional(AS_OF_RESPONSE_SCHEMA) asOf?: string;
+}
+
 export class ObjectSetLinkDto {
   @ApiProperty({ example: 'worksFor' }) linkId: string;
   @ApiProperty({ example: 'p-1' }) sourceObjectId: string;
