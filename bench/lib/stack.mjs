@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 // The product as the benchmarks run it: PostgreSQL (an embedded cluster kept under
 // bench/.data/<name>, or BENCH_DATABASE_URL) and both apps from dist/, production settings.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -104,6 +105,8 @@ export async function startStack({ objects, databaseUrl = process.env.BENCH_DATA
         ...process.env,
         NODE_ENV: 'production',
         AUTH_ALLOW_NONE: 'true',
+        // Production refuses to start without one; both apps need the same (tokens pass between them).
+        PAGING_TOKEN_SECRET: process.env.PAGING_TOKEN_SECRET || randomBytes(32).toString('hex'),
         LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn',
         ...env,
         DATABASE_URL: databaseUrl,
