@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 // The product as the benchmarks run it: PostgreSQL (an embedded cluster kept under
 // bench/.data/<name>, or BENCH_DATABASE_URL) and both apps from dist/, production settings.
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
