@@ -43,6 +43,8 @@ describe('the nginx gateway template', () => {
     expect(TEMPLATE).toContain('proxy_set_header X-User-Id "";');
     expect(TEMPLATE).toContain('client_max_body_size ${NGINX_BODY_LIMIT_BYTES};');
     expect(TEMPLATE).toContain('client_max_body_size ${NGINX_LARGE_BODY_LIMIT_BYTES};');
+    // Idle upstream connections are dropped before Node's 5 s keep-alive timeout closes them under a request.
+    expect([...TEMPLATE.matchAll(/upstream \w+ \{[^}]*keepalive_timeout (\d+)s;/g)].map((m) => Number(m[1]))).toEqual([4, 4]);
     // The internal locations come before every other regular-expression location (nginx uses the first that matches).
     const regexLocations = [...TEMPLATE.matchAll(/location ~\*? (\S+)/g)].map((m) => m[1]);
     expect(regexLocations.slice(0, 2)).toEqual(['^/objects/internal/', '^/object-sets/internal/']);
