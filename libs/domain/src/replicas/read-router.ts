@@ -87,6 +87,13 @@ export class Replica {
 }
 
 const SAMPLE_WINDOW_MS = 60_000;
+
+/** Every app's router by its DataSource (for the metrics module). */
+const allRouters = new WeakMap<DataSource, ReadRouter>();
+
+export function readRouterOf(dataSource: DataSource): ReadRouter | undefined {
+  return allRouters.get(dataSource);
+}
 const WAIT_POLL_MS = 10;
 
 export class ReadRouter {
@@ -104,12 +111,15 @@ export class ReadRouter {
   private next = 0;
   private stopped = false;
   readonly pollMs: number;
+  /** Routed read statements by where they ran (only counted when the app has replicas). */
+  readonly reads = { primary: 0, replica: 0 };
 
   constructor(
     private readonly dataSource: DataSource,
     readonly settings: ReadRouterSettings,
   ) {
     this.replicas = settings.replicaUrls.map((url, i) => new Replica(replicaName(url, i), url, settings));
+    allRouters.set(dataSource, this);
     // Without replicas the polls only refresh the position read tokens carry: once a second does.
     this.pollMs = settings.pollMs ?? (this.replicas.length ? Math.min(250, Math.max(50, Math.floor(settings.maxLagMs / 4))) : 1000);
   }
@@ -303,6 +313,7 @@ export class ReadRouter {
     let replicaError: unknown;
     try {
       const result = await target.pool.query(query);
+      this.reads.replica++;
       if (at > ctx.readAt) ctx.readAt = at;
       return result.rows as T[];
     } catch (e) {
@@ -323,6 +334,7 @@ export class ReadRouter {
   private async onPrimary<T>(query: QueryConfig, ctx: ReadContext | undefined): Promise<T[]> {
     const at = this.primaryLsn;
     const result = await this.primary.query(query);
+    this.reads.primary++;
     if (ctx && at > ctx.readAt) ctx.readAt = at;
     return result.rows as T[];
   }
