@@ -220,7 +220,7 @@ export class ObjectSetsRepository {
    * On the primary, with the cache it writes (API.md §11).
    */
   async cachedMembers(id: string, visibilityKey: string, ttlSeconds: number, now: Date): Promise<{ live: boolean; result?: string }> {
-    const [row] = await primaryRows(this.dataSource, CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds, now.toISOString()]);
+    const [row] = await primaryRows(this.dataSource, CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds, now.toISOString()], 'object_sets.cachedMembers');
     return { live: !!row, result: row?.result ?? undefined };
   }
 

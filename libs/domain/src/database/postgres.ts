@@ -111,10 +111,16 @@ export async function queryRows<T = any>(dataSource: DataSource, sql: string, pa
   return rows;
 }
 
-/** One statement on the primary's pool, whatever replicas there are (API.md §11: the members cache, writes' own reads). */
+/** One statement on the primary's pool, whatever replicas there are (API.md §11: the members cache); `label` as queryRows'. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function primaryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = []): Promise<T[]> {
-  return (await pgPool(dataSource).query(sql, params)).rows as T[];
+export async function primaryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = [], label?: string): Promise<T[]> {
+  const pool = pgPool(dataSource);
+  const observe = label === undefined ? undefined : statementObservers.get(pool);
+  if (!observe) return (await pool.query(sql, params)).rows as T[];
+  const started = performance.now();
+  const { rows } = await pool.query(sql, params);
+  observe(label!, (performance.now() - started) / 1000);
+  return rows as T[];
 }
 
 /**
