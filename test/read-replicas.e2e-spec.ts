@@ -79,6 +79,12 @@ describe('read replicas (API.md §11)', () => {
     expect(health.status).toBe(200);
     const replicas = (health.body.details as { replicas: { replicas: { name: string; up: boolean; lagMs: number }[] } }).replicas.replicas;
     expect(replicas).toEqual([{ name: `127.0.0.1:${pair.standby.port}/postgres`, up: true, lagMs: expect.any(Number) }]);
+    // ... and in /metrics: reads by target, and each replica's state and lag.
+    expect((await objects('/objects/nobody')).status).toBe(404);
+    const metrics = await (await fetch(`${t.objectsUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^db_read_statements_total\{target="replica"\} [1-9]/m);
+    expect(metrics).toContain(`db_replica_up{replica="127.0.0.1:${pair.standby.port}/postgres"} 1`);
+    expect(metrics).toMatch(/^db_replica_lag_seconds\{replica="[^"]+"\} \d/m);
   });
 
   it('refuses an unparsable token with 400 InvalidArgument, and reads a token from the future on the primary', async () => {

@@ -24,6 +24,7 @@ export const CITUS_PLAN: Record<string, CitusPlacement> = {
   'objects.migrations': { kind: 'reference' },
   'object_sets.object_set': { kind: 'local', reason: 'set metadata: small, read by recursive CTEs over the reference graph under one advisory lock' },
   'object_sets.object_set_reference': { kind: 'local', reason: 'references between sets on both columns (no one distribution column co-locates both foreign keys)' },
+  'object_sets.object_set_version': { kind: 'local', reason: 'the history of set definitions and metadata (time travel): lives with its sets' },
   'object_sets.members_cache': { kind: 'local', reason: 'the EVENTUALLY cache, keyed by set: lives with its sets' },
   'object_sets.migrations': { kind: 'local', reason: 'the object-sets app migrates its own schema' },
 };

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config';
 import { observeStatements, pgPool } from '../database';
 import { asPromMetric, KeyedHistogram } from './keyed-histogram';
+import { readRouterOf } from '../replicas/read-router';
 
 /** Sub-millisecond reads are the norm here, so the buckets start at 0.5 ms (prom-client's at 5 ms). */
 const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -64,6 +65,43 @@ export class AppMetrics implements OnModuleInit {
       this.dataSource?.isInitialized ? pgPool(this.dataSource) : undefined;
     new Gauge({ name: 'db_pool_connections', help: 'Connections the pg pool holds (open)', registers, collect() { this.set(pool()?.totalCount ?? 0); } });
     new Gauge({ name: 'db_pool_idle_connections', help: 'Open pg pool connections not in use', registers, collect() { this.set(pool()?.idleCount ?? 0); } });
+    // Read replicas (API.md §11), when the app has any: read statements by target, each replica's state and lag.
+    const router = () => (this.dataSource ? readRouterOf(this.dataSource) : undefined);
+    const counted = { primary: 0, replica: 0 };
+    new Counter({
+      name: 'db_read_statements_total',
+      help: 'Read statements routed to the primary or to a replica (apps with DATABASE_REPLICA_URLS)',
+      labelNames: ['target'],
+      registers,
+      collect() {
+        const reads = router()?.reads;
+        if (!reads) return;
+        for (const target of ['primary', 'replica'] as const) {
+          if (reads[target] > counted[target]) this.inc({ target }, reads[target] - counted[target]);
+          counted[target] = reads[target];
+        }
+      },
+    });
+    new Gauge({
+      name: 'db_replica_lag_seconds',
+      help: 'How far each replica is behind the primary (since the oldest WAL it has not replayed); absent while it is out of rotation',
+      labelNames: ['replica'],
+      registers,
+      collect() {
+        this.reset();
+        for (const r of router()?.status() ?? []) if (r.lagMs !== undefined) this.set({ replica: r.name }, r.lagMs / 1000);
+      },
+    });
+    new Gauge({
+      name: 'db_replica_up',
+      help: 'Whether each replica is in rotation (1) or not (0)',
+      labelNames: ['replica'],
+      registers,
+      collect() {
+        this.reset();
+        for (const r of router()?.status() ?? []) this.set({ replica: r.name }, r.up ? 1 : 0);
+      },
+    });
     new Gauge({ name: 'db_pool_waiting_requests', help: 'Queries waiting for a pg pool connection', registers, collect() { this.set(pool()?.waitingCount ?? 0); } });
   }
 

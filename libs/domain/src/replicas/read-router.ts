@@ -89,6 +89,13 @@ export class Replica {
 }
 
 const SAMPLE_WINDOW_MS = 60_000;
+
+/** Every app's router by its DataSource (for the metrics module). */
+const allRouters = new WeakMap<DataSource, ReadRouter>();
+
+export function readRouterOf(dataSource: DataSource): ReadRouter | undefined {
+  return allRouters.get(dataSource);
+}
 const WAIT_POLL_MS = 10;
 
 export class ReadRouter {
@@ -106,12 +113,15 @@ export class ReadRouter {
   private next = 0;
   private stopped = false;
   readonly pollMs: number;
+  /** Routed read statements by where they ran (only counted when the app has replicas). */
+  readonly reads = { primary: 0, replica: 0 };
 
   constructor(
     private readonly dataSource: DataSource,
     readonly settings: ReadRouterSettings,
   ) {
     this.replicas = settings.replicaUrls.map((url, i) => new Replica(replicaName(url, i), url, settings));
+    allRouters.set(dataSource, this);
     // Without replicas the polls only refresh the position read tokens carry: once a second does.
     this.pollMs = settings.pollMs ?? (this.replicas.length ? Math.min(250, Math.max(50, Math.floor(settings.maxLagMs / 4))) : 1000);
   }
@@ -305,6 +315,7 @@ export class ReadRouter {
     let replicaError: unknown;
     try {
       const rows = await runOnPool(target.pool, query);
+      this.reads.replica++;
       if (at > ctx.readAt) ctx.readAt = at;
       return rows as T[];
     } catch (e) {
@@ -325,6 +336,7 @@ export class ReadRouter {
   private async onPrimary<T>(query: QueryConfig, ctx: ReadContext | undefined): Promise<T[]> {
     const at = this.primaryLsn;
     const rows = await runOnPool(this.primary, query);
+    this.reads.primary++;
     if (ctx && at > ctx.readAt) ctx.readAt = at;
     return rows as T[];
   }
