@@ -12,7 +12,8 @@ export type ErrorCode =
   | 'UNAVAILABLE'
   | 'INTERNAL';
 
-const STATUS: Record<ErrorCode, number> = {
+/** The HTTP status of each error code (API.md §2). */
+export const ERROR_CODE_STATUS: Readonly<Record<ErrorCode, number>> = {
   INVALID_ARGUMENT: 400,
   UNAUTHORIZED: 401,
   PERMISSION_DENIED: 403,
@@ -38,7 +39,7 @@ export class DomainError extends Error {
   ) {
     super(`${errorName}: ${JSON.stringify(parameters)}`);
     this.name = errorName;
-    this.status = STATUS[errorCode];
+    this.status = ERROR_CODE_STATUS[errorCode];
     this.headers = headers;
   }
 }

@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { ERROR_CODE_STATUS } from '../errors/domain-error';
 import { API_SCHEMAS, ERROR_CODES, ErrorName } from './api-schemas';
 
 /**
@@ -74,17 +75,6 @@ export function applyRequestExamples(document: OpenAPIObject, examples: RequestE
 /** Error names by operationId (see applyErrorResponses). */
 export type OperationErrors = Record<string, ErrorName[]>;
 
-const STATUS_OF: Record<string, number> = {
-  INVALID_ARGUMENT: 400,
-  UNAUTHORIZED: 401,
-  PERMISSION_DENIED: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  REQUEST_ENTITY_TOO_LARGE: 413,
-  INTERNAL: 500,
-  UNAVAILABLE: 503,
-};
-
 /** A sample of each error's parameters, for the response examples. */
 const SAMPLE_PARAMETERS: Record<string, Record<string, unknown>> = {
   InvalidArgument: { field: 'pageSize', path: 'pageSize', reason: 'must be at least 1' },
@@ -113,7 +103,7 @@ const SAMPLE_PARAMETERS: Record<string, Record<string, unknown>> = {
 const COMMON_ERRORS: ErrorName[] = ['InvalidArgument', 'Unauthorized', 'RequestHeadersTooLarge', 'Internal', 'DependencyUnavailable'];
 
 /** The status of an error: its code's, except where API.md says otherwise. */
-const statusOf = (name: ErrorName): number => (name === 'RequestHeadersTooLarge' ? 431 : STATUS_OF[ERROR_CODES[name]]);
+const statusOf = (name: ErrorName): number => (name === 'RequestHeadersTooLarge' ? 431 : ERROR_CODE_STATUS[ERROR_CODES[name]]);
 
 /**
  * Lists every error an operation can answer, one response per status, each a SerializableError
