@@ -1,6 +1,7 @@
 import type { Middleware } from 'openapi-fetch';
 import {
   ConjureError,
+  ConsistencySession,
   createObjectsClient,
   createObjectSetsClient,
   isConjureError,
@@ -182,5 +183,40 @@ describe('typed client (libs/client)', () => {
       (e: unknown) => e,
     );
     expect(isConjureError(invalid, 'InvalidObjectSetDefinition')).toBe(true);
+  });
+  it('sends back the newest X-Consistency-Token it received (API.md §11), shared between clients through a session, or none when told', async () => {
+    const sent: (string | null)[] = [];
+    const recording = (consistency?: ConsistencySession | false): ObjectsClient =>
+      createObjectsClient({
+        baseUrl: t.objectsUrl,
+        userId: 'ada',
+        consistency,
+        fetch: (request: Request) => {
+          sent.push(request.headers.get('x-consistency-token'));
+          return fetch(request);
+        },
+      });
+    const session: ConsistencySession = {};
+    const writer = recording(session);
+    const put = await writer.PUT('/objects/{environmentId}/{id}', { params: { path: { environmentId: 'prod', id: 'p-token' } }, body: { type: 'person', properties: [] } });
+    expect(put.response.status).toBe(201);
+    const written = put.response.headers.get('x-consistency-token');
+    expect(written).toEqual(expect.any(String));
+    expect(session.token).toBe(written);
+    expect(sent).toEqual([null]);
+
+    // Another client on the same session sends the write's token with its read, and keeps the read's.
+    const reader = recording(session);
+    const read = await reader.GET('/objects/{id}', { params: { path: { id: 'p-token' }, query: { environmentId: 'prod' } } });
+    expect(read.response.status).toBe(200);
+    expect(sent[1]).toBe(written);
+    expect(session.token).toBe(read.response.headers.get('x-consistency-token'));
+
+    // A client of its own (the default) starts without one; `false` never sends one.
+    await recording().GET('/objects/{id}', { params: { path: { id: 'p-token' }, query: { environmentId: 'prod' } } });
+    const none = recording(false);
+    await none.PUT('/objects/{environmentId}/{id}', { params: { path: { environmentId: 'prod', id: 'p-token' } }, body: { type: 'person', properties: [] } });
+    await none.GET('/objects/{id}', { params: { path: { id: 'p-token' }, query: { environmentId: 'prod' } } });
+    expect(sent.slice(2)).toEqual([null, null, null]);
   });
 });

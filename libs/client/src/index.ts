@@ -7,7 +7,7 @@
  *   const objects = createObjectsClient({ baseUrl: 'http://localhost:8080' });
  *   const ada = await unwrap(objects.GET('/objects/{id}', { params: { path: { id: 'person-001' } } }));
  */
-import createClient, { Client, ClientOptions } from 'openapi-fetch';
+import createClient, { Client, ClientOptions, Middleware } from 'openapi-fetch';
 import type { components as ObjectSetsComponents, paths as ObjectSetsPaths } from './generated/object-sets';
 import type { components as ObjectsComponents, paths as ObjectsPaths } from './generated/objects';
 
@@ -24,16 +24,46 @@ export type ObjectSetsClient = Client<ObjectSetsPaths>;
 export type SerializableError = ObjectsSchemas['SerializableError'];
 export type ErrorName = SerializableError['errorName'];
 
+/**
+ * The newest `X-Consistency-Token` a client received (API.md §11). Every request of a client that
+ * holds it sends it, so a read sees at least what the client wrote or read before, on whichever
+ * replica serves it. Give two clients the same session to carry it between them.
+ */
+export interface ConsistencySession {
+  token?: string;
+}
+
+/** Sends the session's token with each request and keeps the token of each 2xx answer. */
+export function consistencyMiddleware(session: ConsistencySession): Middleware {
+  return {
+    onRequest({ request }) {
+      if (session.token !== undefined && !request.headers.has('x-consistency-token')) request.headers.set('x-consistency-token', session.token);
+      return request;
+    },
+    onResponse({ response }) {
+      // The servers fold the token a request sent into the one they answer with, so the last one is the newest.
+      const token = response.headers.get('x-consistency-token');
+      if (response.ok && token) session.token = token;
+      return undefined;
+    },
+  };
+}
+
 export interface ApiClientOptions extends Omit<ClientOptions, 'baseUrl'> {
   /** Where the API is: the gateway (`http://localhost:8080`) or the app itself. */
   baseUrl: string;
+  /**
+   * Read-your-writes over read replicas (API.md §11): the session whose token the client sends
+   * back and updates; by default one of its own; `false` sends none.
+   */
+  consistency?: ConsistencySession | false;
   /** AUTH_MODE=jwt: the bearer token sent on every request. */
   token?: string;
   /** AUTH_MODE=none: the caller's user id (X-User-Id). */
   userId?: string;
 }
 
-function clientOptions({ baseUrl, token, userId, headers, ...rest }: ApiClientOptions): ClientOptions {
+function clientOptions({ baseUrl, token, userId, headers, consistency: _consistency, ...rest }: ApiClientOptions): ClientOptions {
   return {
     ...rest,
     baseUrl: baseUrl.replace(/\/+$/, ''),
@@ -43,12 +73,17 @@ function clientOptions({ baseUrl, token, userId, headers, ...rest }: ApiClientOp
 
 /** A client of the objects API (`/objects`, `/ontology`). */
 export function createObjectsClient(options: ApiClientOptions): ObjectsClient {
-  return createClient<ObjectsPaths>(clientOptions(options));
+  return withConsistency(createClient<ObjectsPaths>(clientOptions(options)), options);
 }
 
 /** A client of the object sets API (`/object-sets`). */
 export function createObjectSetsClient(options: ApiClientOptions): ObjectSetsClient {
-  return createClient<ObjectSetsPaths>(clientOptions(options));
+  return withConsistency(createClient<ObjectSetsPaths>(clientOptions(options)), options);
+}
+
+function withConsistency<C extends { use: (...m: Middleware[]) => void }>(client: C, { consistency }: ApiClientOptions): C {
+  if (consistency !== false) client.use(consistencyMiddleware(consistency ?? {}));
+  return client;
 }
 
 /**

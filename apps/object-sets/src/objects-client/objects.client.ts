@@ -78,6 +78,8 @@ export class HttpObjectsClient extends ObjectsClient {
   private publicApi(caller: CallerContext, timeoutMs: number): ObjectsApi {
     return createObjectsClient({
       baseUrl: this.config.objectsUrl,
+      // callService carries the caller's consistency (API.md §11) between the apps.
+      consistency: false,
       fetch: async (request: Request) => {
         const url = new URL(request.url);
         const text = await this.call(caller, request.method as 'GET' | 'POST', `${url.pathname}${url.search}`, request.body ? await request.json() : undefined, timeoutMs, parsesAsJson);
