@@ -3,6 +3,7 @@ import { startBothApps, TestBothApps } from './support/apps';
 import { ObjectSetHistory1764917000000 } from '../apps/object-sets/src/database/migrations/1764917000000-ObjectSetHistory';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 import { bearer, JWT_ENV, token } from './support/tokens';
+import { instant, SIGHTED } from './support/instants';
 
 /**
  * Object sets as of an instant (API.md §10): members, metadata and aggregates read with the
@@ -10,14 +11,6 @@ import { bearer, JWT_ENV, token } from './support/tokens';
  * the objects as they were then; and the diff of a set's members between two instants.
  */
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function instant(): Promise<string> {
-  await sleep(15);
-  const t = new Date().toISOString();
-  await sleep(15);
-  return t;
-}
-const SIGHTED = { firstSighting: '2026-01-01T00:00:00Z', lastSighting: '2026-01-02T00:00:00Z' };
 const person = (name: string, age: number, tags: string[] = []) => ({
   type: 'person',
   properties: [

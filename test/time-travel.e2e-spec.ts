@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { startObjectsApp, TestObjectsApp } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 import { SearchRowHistory1764917000000 } from '../apps/objects/src/database/migrations/1764917000000-SearchRowHistory';
+import { instant, SIGHTED } from './support/instants';
 
 /**
  * Time travel on the objects app (API.md §10): every read as of an instant between two versions,
@@ -9,16 +10,6 @@ import { SearchRowHistory1764917000000 } from '../apps/objects/src/database/migr
  * then; tokens bound to asOf; snapshot walks that see one state while writes go on.
  */
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** An instant strictly between what was written before and what is written after. */
-async function instant(): Promise<string> {
-  await sleep(15);
-  const t = new Date().toISOString();
-  await sleep(15);
-  return t;
-}
-
-const SIGHTED = { firstSighting: '2026-01-01T00:00:00Z', lastSighting: '2026-01-02T00:00:00Z' };
 const prop = (id: string, value: unknown, origin = 'crm') => ({ id, value, origin });
 /** The value of property `id` of an object in a response (properties are kept sorted by id). */
 const valueOf = (o: { properties: { id: string; value: unknown }[] }, id: string) => o.properties.find((p) => p.id === id)?.value;
