@@ -594,6 +594,16 @@ export interface components {
         };
         ObjectSearchRequest: {
             /**
+             * Format: date-time
+             * @description Read as of this instant (RFC 3339 with an offset): objects, values, links, tags and sightings as their versions were then; absent: now; in the future: 400 InvalidArgument. The response carries asOf, and paging tokens are bound to it.
+             */
+            asOf?: string;
+            /**
+             * @description Consistent paging: without asOf, the first page fixes the instant it read at, the token carries it, and every page reports it as asOf, so a walk sees one state of the data whatever is written meanwhile
+             * @default false
+             */
+            snapshot?: boolean;
+            /**
              * @description An ObjectSearchFilter in the union encoding {"type": "<variant>", "<variant>": {...}} (API §7)
              * @example {
              *       "type": "and",
@@ -643,16 +653,6 @@ export interface components {
              *     ]
              */
             orderBy?: (components["schemas"]["PropertySortKey"] | components["schemas"]["AttributeSortKey"])[];
-            /**
-             * Format: date-time
-             * @description Read as of this instant (RFC 3339 with an offset): objects, values, links, tags and sightings as their versions were then; absent: now; in the future: 400 InvalidArgument. The response carries asOf, and paging tokens are bound to it.
-             */
-            asOf?: string;
-            /**
-             * @description Consistent paging: without asOf, the first page fixes the instant it read at, the token carries it, and every page reports it as asOf, so a walk sees one state of the data whatever is written meanwhile
-             * @default false
-             */
-            snapshot?: boolean;
         };
         OntologyObjectIdsAndLinks: {
             /** @example p-1 */
@@ -684,14 +684,6 @@ export interface components {
         };
         BulkLoadObjectRequest: {
             /**
-             * @description Object ids, 1 to 10,000; duplicates ignored
-             * @example [
-             *       "p-1",
-             *       "c-1"
-             *     ]
-             */
-            objectIds: string[];
-            /**
              * Format: date-time
              * @description Read as of this instant (RFC 3339 with an offset): objects, values, links, tags and sightings as their versions were then; absent: now; in the future: 400 InvalidArgument. The response carries asOf, and paging tokens are bound to it.
              */
@@ -701,6 +693,14 @@ export interface components {
              * @default false
              */
             snapshot?: boolean;
+            /**
+             * @description Object ids, 1 to 10,000; duplicates ignored
+             * @example [
+             *       "p-1",
+             *       "c-1"
+             *     ]
+             */
+            objectIds: string[];
         };
         ObjectPage: {
             objects: components["schemas"]["OntologyObject"][];

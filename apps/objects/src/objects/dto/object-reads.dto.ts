@@ -5,14 +5,8 @@ import { PROPERTY_VALUE_SCHEMA } from '../../object-writes/dto/write-object.dto'
 
 export const MAX_BULK_IDS = 10_000;
 
-/** BulkLoadObjectRequest (seed §2): 1 to 10,000 ids; duplicates are ignored. */
-export class BulkLoadObjectRequestDto {
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_BULK_IDS)
-  @IsIdentifier({ type: [String], description: 'Object ids, 1 to 10,000; duplicates ignored', example: ['p-1', 'c-1'] }, { each: true })
-  objectIds: string[];
-
+/** The instant a paged read of objects (bulk, search) is read at (API.md §10): `asOf`, or a snapshot walk. */
+export abstract class PagedReadInstantDto {
   @ApiPropertyOptional(AS_OF_BODY_SCHEMA)
   @IsOptional()
   @IsString()
@@ -22,6 +16,15 @@ export class BulkLoadObjectRequestDto {
   @IsOptional()
   @IsBoolean()
   snapshot?: boolean;
+}
+
+/** BulkLoadObjectRequest (seed §2): 1 to 10,000 ids; duplicates are ignored. */
+export class BulkLoadObjectRequestDto extends PagedReadInstantDto {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_BULK_IDS)
+  @IsIdentifier({ type: [String], description: 'Object ids, 1 to 10,000; duplicates ignored', example: ['p-1', 'c-1'] }, { each: true })
+  objectIds: string[];
 }
 
 export class ObjectMetadataDto {

@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
-import { apiSchemaRef, AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, ORDER_BY_SCHEMA, SNAPSHOT_BODY_SCHEMA } from '@app/domain';
+import { apiSchemaRef, AS_OF_RESPONSE_SCHEMA, ORDER_BY_SCHEMA } from '@app/domain';
+import { PagedReadInstantDto } from '../../objects/dto/object-reads.dto';
 
 /** ObjectSearchRequest (seed §2). `filter` is checked by the filter validator (400 InvalidFilter). */
-export class ObjectSearchRequestDto {
+export class ObjectSearchRequestDto extends PagedReadInstantDto {
   @ApiProperty({
     description: 'An ObjectSearchFilter in the union encoding {"type": "<variant>", "<variant>": {...}} (API §7)',
     ...apiSchemaRef('ObjectSearchFilter'),
@@ -27,16 +28,6 @@ export class ObjectSearchRequestDto {
   @ApiPropertyOptional(ORDER_BY_SCHEMA)
   @Allow()
   orderBy?: unknown;
-
-  @ApiPropertyOptional(AS_OF_BODY_SCHEMA)
-  @IsOptional()
-  @IsString()
-  asOf?: string;
-
-  @ApiPropertyOptional(SNAPSHOT_BODY_SCHEMA)
-  @IsOptional()
-  @IsBoolean()
-  snapshot?: boolean;
 }
 
 export class OntologyObjectIdsAndLinksDto {
