@@ -178,21 +178,31 @@ export async function runOnPool(pool: Pool, query: QueryConfig): Promise<unknown
 }
 
 /**
+ * Runs `query` on the DataSource: through its ReadRouter when it has replicas (`routed`), else on
+ * its pool (cancelled when the request's client goes away: runOnPool). With `label` and a
+ * statement observer (the metrics), its duration is observed under that name.
+ */
+async function runStatement<T>(dataSource: DataSource, query: QueryConfig, routed: boolean, label: string | undefined): Promise<T[]> {
+  const pool = pgPool(dataSource);
+  const router = routed ? routers.get(dataSource) : undefined;
+  const run = () => (router ? router.rows<T>(query) : (runOnPool(pool, query) as Promise<T[]>));
+  const observe = label === undefined ? undefined : statementObservers.get(pool);
+  if (!observe) return run();
+  const started = performance.now();
+  const rows = await run();
+  observe(label!, (performance.now() - started) / 1000);
+  return rows;
+}
+
+/**
  * One read statement on the pool (see pgPool); the rows. With replicas it runs where the
  * request's consistency allows (ReadRouter); without, on the primary, as it always did. Cancelled
  * when the request's client goes away (runOnPool). With `label`, a hot statement that is not
  * prepared (yet): its duration is observed under that name like preparedRows'.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function queryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = [], label?: string): Promise<T[]> {
-  const pool = pgPool(dataSource);
-  const router = routers.get(dataSource);
-  const observe = label === undefined ? undefined : statementObservers.get(pool);
-  if (!observe) return router ? router.rows<T>({ text: sql, values: params }) : ((await runOnPool(pool, { text: sql, values: params })) as T[]);
-  const started = performance.now();
-  const rows = router ? await router.rows<T>({ text: sql, values: params }) : ((await runOnPool(pool, { text: sql, values: params })) as T[]);
-  observe(label!, (performance.now() - started) / 1000);
-  return rows;
+export function queryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = [], label?: string): Promise<T[]> {
+  return runStatement<T>(dataSource, { text: sql, values: params }, true, label);
 }
 
 /**
@@ -201,14 +211,8 @@ export async function queryRows<T = any>(dataSource: DataSource, sql: string, pa
  * queryRows'.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function primaryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = [], label?: string): Promise<T[]> {
-  const pool = pgPool(dataSource);
-  const observe = label === undefined ? undefined : statementObservers.get(pool);
-  if (!observe) return (await runOnPool(pool, { text: sql, values: params })) as T[];
-  const started = performance.now();
-  const rows = await runOnPool(pool, { text: sql, values: params });
-  observe(label!, (performance.now() - started) / 1000);
-  return rows as T[];
+export function primaryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = [], label?: string): Promise<T[]> {
+  return runStatement<T>(dataSource, { text: sql, values: params }, false, label);
 }
 
 /**
@@ -220,13 +224,6 @@ export async function primaryRows<T = any>(dataSource: DataSource, sql: string, 
  * under `label` (by default the name; statements named by a hash pass a readable label).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function preparedRows<T = any>(dataSource: DataSource, name: string, sql: string, params: unknown[] = [], label = name): Promise<T[]> {
-  const pool = pgPool(dataSource);
-  const router = routers.get(dataSource);
-  const observe = statementObservers.get(pool);
-  if (!observe) return router ? router.rows<T>({ name, text: sql, values: params }) : ((await runOnPool(pool, { name, text: sql, values: params })) as T[]);
-  const started = performance.now();
-  const rows = router ? await router.rows<T>({ name, text: sql, values: params }) : ((await runOnPool(pool, { name, text: sql, values: params })) as T[]);
-  observe(label, (performance.now() - started) / 1000);
-  return rows;
+export function preparedRows<T = any>(dataSource: DataSource, name: string, sql: string, params: unknown[] = [], label = name): Promise<T[]> {
+  return runStatement<T>(dataSource, { name, text: sql, values: params }, true, label);
 }
