@@ -31,6 +31,19 @@ describe('ontology: GET /ontology, GET /ontology/versions/{n}, PUT /ontology', (
     expect(rows.map((r) => r.version)).toEqual([1, 2]);
   });
 
+  it('takes an optional field sent as null (displayName, multi) as absent: stored and answered without it', async () => {
+    const withNulls = {
+      ...ONTOLOGY,
+      objectTypes: [{ id: 'person', displayName: null, properties: [{ id: 'name', type: 'string', multi: null }] }, ONTOLOGY.objectTypes[1]],
+    };
+    const expected = { objectTypes: [{ id: 'person', properties: [{ id: 'name', type: 'string' }] }, ONTOLOGY.objectTypes[1]], linkTypes: ONTOLOGY.linkTypes };
+    const res = await t.http().put('/ontology').send(withNulls).expect(200);
+    expect(res.body).toEqual({ version: res.body.version, ...expected });
+    await t.http().get('/ontology').expect(200, { version: res.body.version, ...expected });
+    // Later tests publish their own; put the test ontology back as the active one.
+    await t.http().put('/ontology').send(ONTOLOGY).expect(200);
+  });
+
   it('answers an unknown version with 404 OntologyVersionNotFound and a malformed one with 400', async () => {
     const res = await t.http().get('/ontology/versions/99').expect(404);
     expect(res.body).toMatchObject({ errorCode: 'NOT_FOUND', errorName: 'OntologyVersionNotFound', parameters: { version: 99 } });

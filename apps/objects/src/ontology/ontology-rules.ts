@@ -37,8 +37,9 @@ export function checkOntology(def: OntologyDefinition): OntologyDefinition {
   return {
     objectTypes: def.objectTypes.map((t) => ({
       id: t.id,
-      ...(t.displayName !== undefined ? { displayName: t.displayName } : {}),
-      properties: t.properties.map((p) => ({ id: p.id, type: p.type, ...(p.multi !== undefined ? { multi: p.multi } : {}) })),
+      // An optional field sent as null has no value: stored and answered without it (API.md §1).
+      ...(t.displayName != null ? { displayName: t.displayName } : {}),
+      properties: t.properties.map((p) => ({ id: p.id, type: p.type, ...(p.multi != null ? { multi: p.multi } : {}) })),
     })),
     linkTypes: def.linkTypes.map((l) => ({ id: l.id, sourceType: l.sourceType, targetType: l.targetType })),
   };
