@@ -28,11 +28,17 @@ const { values: args } = parseArgs({
     'ingest-objects': { type: 'string', default: '50000' },
     // Skip the independent floor (bench/independent), which runs after the own-SQL floor otherwise.
     'no-independent': { type: 'boolean', default: false },
+    slices: { type: 'string' },
   },
 });
 const duration = Number(args.duration);
 /** Measured request runs alternate between product and floor in this many slices (see alternating). */
 const SLICES = 5;
+/**
+ * `--slices K` sets every scenario's slice count, the multi-second ones too (which default to one
+ * slice per side, product first: a run with several slices shows whether that order matters).
+ */
+const slicesOverride = args.slices === undefined ? undefined : Number(args.slices);
 const connections = Number(args.connections);
 const only = args.only ? new Set(args.only.split(',')) : undefined;
 const log = (m) => console.log(m);
@@ -151,7 +157,7 @@ async function runDataSet(n, { selectiveOnly }) {
           product: { pids: appPids, run: (seconds) => cannon(base, nextProduct, { ...opts, duration: seconds }) },
           floor: { pids: [floor.pid], run: (seconds) => cannon(floor.url, nextFloor, { ...opts, duration: seconds }) },
           duration,
-          slices: s.slices ?? SLICES,
+          slices: slicesOverride ?? s.slices ?? SLICES,
         }));
       }
       const r = { name: s.name, title: s.title, target: s.target, connections: s.loop ? 1 : opts.connections, sample: bytes, product, floor: floorResult };
