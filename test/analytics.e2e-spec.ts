@@ -1,30 +1,13 @@
 import { bearer, JWT_ENV, token } from './support/tokens';
 import { startBothApps, TestBothApps } from './support/apps';
+import { extendOntology } from './support/ontologies';
 
 /**
  * API.md §9 on real data, through both apps (JWT on, so visibility is exercised): ordered
  * search and its keyset paging, POST /objects/aggregate with every bucket and metric, and
  * POST /object-sets/{id}/aggregate for a set built from other sets.
  */
-const ONTOLOGY = {
-  objectTypes: [
-    {
-      id: 'person',
-      properties: [
-        { id: 'name', type: 'string' },
-        { id: 'age', type: 'long' },
-        { id: 'score', type: 'double' },
-        { id: 'active', type: 'boolean' },
-        { id: 'born', type: 'date' },
-        { id: 'seenAt', type: 'timestamp' },
-        { id: 'home', type: 'geopoint' },
-        { id: 'email', type: 'string', multi: true },
-      ],
-    },
-    { id: 'company', properties: [{ id: 'name', type: 'string' }, { id: 'employees', type: 'long' }] },
-  ],
-  linkTypes: [{ id: 'worksFor', sourceType: 'person', targetType: 'company' }],
-};
+const ONTOLOGY = extendOntology({ properties: { company: [{ id: 'employees', type: 'long' }] } });
 
 type Prop = [string, unknown];
 const obj = (environmentId: string, id: string, type: string, props: Prop[], firstSighting = '2026-01-01T00:00:00Z') => ({

@@ -46,6 +46,7 @@ describe('typed client (libs/client)', () => {
     sets = createObjectSetsClient({ baseUrl: `${t.objectSetsUrl}/`, userId: 'ada' });
     objects.use(checkAgainst('objects', faults));
     sets.use(checkAgainst('object-sets', faults));
+    // Not the shared test ontology: written inline, so the typed client's request types check it.
     const ontology = await unwrap(
       objects.PUT('/ontology', {
         body: {

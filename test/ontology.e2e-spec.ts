@@ -1,5 +1,6 @@
 import { startObjectsApp, TestObjectsApp } from './support/apps';
 
+// Not the shared test ontology: a small one with a displayName, so the round trip of every field shows.
 const ONTOLOGY = {
   objectTypes: [
     { id: 'person', displayName: 'Person', properties: [{ id: 'name', type: 'string' }, { id: 'nick', type: 'string', multi: true }] },

@@ -9,6 +9,7 @@ import { startObjectsApp, TestObjectsApp } from './support/apps';
  * 300,000 property values, 100,000 links within each environment), then ANALYZEd; each plan is read from EXPLAIN (FORMAT JSON).
  */
 const N = 50_000;
+// Not the shared test ontology: the plans are read on data generated in SQL for exactly these properties.
 const ONTOLOGY = {
   objectTypes: [
     {

@@ -1,7 +1,7 @@
 // Builds both apps into dist/ (`npm run build`, `npm test`) and tells `npm start` whether dist/
 // is still what the sources make. After a successful build, dist/.build-stamp records a hash of
 // everything the build reads (apps/, libs/, the root tsconfig*.json, nest-cli.json and
-// package-lock.json, which pins the compiler and the Swagger plugin); tests are not part of it.
+// package-lock.json, which pins the compiler and the Swagger plugin); tests and SQL snapshots are not part of it.
 // The hash is of contents, not times, so a checkout that touches files without changing them
 // does not cost a rebuild, and one that changes them always does.
 import { spawn } from 'node:child_process';
@@ -15,7 +15,8 @@ export const STAMP = join('dist', '.build-stamp');
 /** Held (created exclusively, holding the builder's pid) while a build runs. */
 const LOCK = join('dist', '.build-lock');
 const SOURCE_DIRS = ['apps', 'libs'];
-const NOT_BUILT = /\.(e2e-)?spec\.ts$/;
+/** Tests, and the SQL snapshots they compare with (queries/*.sql), are not part of the build. */
+const NOT_BUILT = /\.(e2e-)?spec\.ts$|\.sql$/;
 
 function rootInputs(root) {
   return readdirSync(root)

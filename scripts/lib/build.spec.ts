@@ -74,9 +74,10 @@ describe('npm start builds only when the sources changed', () => {
     }
   });
 
-  it('does not build again for files the build does not read: tests, docs, package.json scripts', () => {
+  it('does not build again for files the build does not read: tests, SQL snapshots, docs, package.json scripts', () => {
     built();
     write('apps/objects/src/objects/objects.service.spec.ts', 'another unit test');
+    write('apps/objects/src/objects/queries/reads.sql', 'SELECT 1;');
     write('README.md', 'more docs');
     write('package.json', '{"scripts": {}}');
     write('test/some.e2e-spec.ts', 'an e2e test');

@@ -1,4 +1,10 @@
-/** Ontologies shared by several e2e files. */
+import { OntologyIndex } from '@app/domain';
+
+/**
+ * The test ontology: one home for the person/company ontology that e2e files publish and unit
+ * files (the SQL snapshots) validate against. A file that needs more extends it with
+ * `extendOntology`; a file that declares its own says why in one line.
+ */
 export const WRITE_ONTOLOGY = {
   objectTypes: [
     {
@@ -21,3 +27,23 @@ export const WRITE_ONTOLOGY = {
     { id: 'knows', sourceType: 'person', targetType: 'person' },
   ],
 };
+
+type Ontology = typeof WRITE_ONTOLOGY;
+type ObjectType = Ontology['objectTypes'][number];
+type Property = ObjectType['properties'][number];
+
+/** The test ontology with more properties on its types, more object types and more link types. */
+export function extendOntology(extra: { properties?: Record<string, Property[]>; objectTypes?: ObjectType[]; linkTypes?: Ontology['linkTypes'] }): Ontology {
+  return {
+    objectTypes: [
+      ...WRITE_ONTOLOGY.objectTypes.map((t) => ({ ...t, properties: [...t.properties, ...(extra.properties?.[t.id] ?? [])] })),
+      ...(extra.objectTypes ?? []),
+    ],
+    linkTypes: [...WRITE_ONTOLOGY.linkTypes, ...(extra.linkTypes ?? [])],
+  };
+}
+
+/** The test ontology as the objects app holds it once published (version 1), for unit tests. */
+export function testOntologyIndex(ontology: Ontology = WRITE_ONTOLOGY): OntologyIndex {
+  return new OntologyIndex({ version: 1, ...ontology } as ConstructorParameters<typeof OntologyIndex>[0]);
+}

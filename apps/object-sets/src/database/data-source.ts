@@ -1,6 +1,5 @@
 import 'reflect-metadata';
-import { DataSource } from 'typeorm';
-import { postgresOptions } from '@app/domain';
+import { migrationCliDataSource, postgresOptions } from '@app/domain';
 import { OBJECT_SETS_MIGRATIONS } from './migrations';
 
 /** The object-sets app's data source, exported for the TypeORM CLI. */
@@ -10,4 +9,4 @@ export function objectSetsDataSourceOptions(url: string, poolSize?: number, stat
   return postgresOptions({ url, schema: OBJECT_SETS_SCHEMA, migrations: OBJECT_SETS_MIGRATIONS, poolSize, statementTimeoutMs, applicationName: 'object-sets' });
 }
 
-export default new DataSource(objectSetsDataSourceOptions(process.env.DATABASE_URL ?? 'postgres://localhost/postgres'));
+export default migrationCliDataSource(objectSetsDataSourceOptions(process.env.DATABASE_URL ?? 'postgres://localhost/postgres'));

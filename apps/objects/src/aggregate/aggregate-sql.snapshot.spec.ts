@@ -2,31 +2,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUCKET_TYPES, filterOf, METRIC_TYPES, OntologyIndex, validateAggregation, validateFilter } from '@app/domain';
 import { buildAggregateSql } from './aggregate-sql';
+import { testOntologyIndex } from '../../../../test/support/ontologies';
 
 /**
  * The statement aggregateObjects runs for a representative aggregation of each bucket and
  * metric, committed in queries/aggregate.sql so reviewers see every change to it.
  * Regenerate with: UPDATE_SQL_SNAPSHOT=1 npx jest --selectProjects unit --testPathPattern aggregate-sql
  */
-const ontology = new OntologyIndex({
-  version: 1,
-  objectTypes: [
-    {
-      id: 'person',
-      properties: [
-        { id: 'name', type: 'string' },
-        { id: 'email', type: 'string', multi: true },
-        { id: 'age', type: 'long' },
-        { id: 'rating', type: 'double' },
-        { id: 'active', type: 'boolean' },
-        { id: 'born', type: 'date' },
-        { id: 'lastLogin', type: 'timestamp' },
-        { id: 'home', type: 'geopoint' },
-      ],
-    },
-  ],
-  linkTypes: [],
-});
+const ontology = testOntologyIndex();
 
 const count = { type: 'count', count: {} };
 const person = filterOf('objectType', { types: ['person'] });
@@ -46,13 +29,13 @@ const EXAMPLES: Record<string, { filter: unknown; groupBy?: unknown[]; metrics: 
   'fixedWidth on a long over a selective filter': {
     filter: filterOf('propertyRange', { propertyId: 'age', gte: 20, lt: 30 }),
     groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'age', width: 5 } }],
-    metrics: [count, { type: 'avg', avg: { propertyId: 'rating' } }],
+    metrics: [count, { type: 'avg', avg: { propertyId: 'score' } }],
   },
-  'fixedWidth on a double': { filter: person, groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'rating', width: 0.5 } }], metrics: [count] },
+  'fixedWidth on a double': { filter: person, groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'score', width: 0.5 } }], metrics: [count] },
   'ranges on a timestamp, then duration on a date': {
     filter: person,
     groupBy: [
-      { type: 'ranges', ranges: { propertyId: 'lastLogin', ranges: [{ lt: '2026-01-01T00:00:00Z' }, { gte: '2026-01-01T00:00:00+01:00' }] } },
+      { type: 'ranges', ranges: { propertyId: 'seenAt', ranges: [{ lt: '2026-01-01T00:00:00Z' }, { gte: '2026-01-01T00:00:00+01:00' }] } },
       { type: 'duration', duration: { propertyId: 'born', unit: 'YEAR' } },
     ],
     metrics: [count],

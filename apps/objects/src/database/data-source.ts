@@ -1,6 +1,5 @@
 import 'reflect-metadata';
-import { DataSource } from 'typeorm';
-import { postgresOptions } from '@app/domain';
+import { migrationCliDataSource, postgresOptions } from '@app/domain';
 import { OBJECTS_MIGRATIONS } from './migrations';
 
 /** The objects app's data source, exported for the TypeORM CLI (`npm run typeorm:objects -- migration:run`). */
@@ -10,4 +9,4 @@ export function objectsDataSourceOptions(url: string, poolSize?: number, stateme
   return postgresOptions({ url, schema: OBJECTS_SCHEMA, migrations: OBJECTS_MIGRATIONS, poolSize, statementTimeoutMs, applicationName: 'objects' });
 }
 
-export default new DataSource(objectsDataSourceOptions(process.env.DATABASE_URL ?? 'postgres://localhost/postgres'));
+export default migrationCliDataSource(objectsDataSourceOptions(process.env.DATABASE_URL ?? 'postgres://localhost/postgres'));

@@ -2,33 +2,20 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { filterOf, OntologyIndex, validateFilter, validateOrderBy } from '@app/domain';
 import { buildOrderedSearchSql, OrderedPosition } from './ordered-search';
+import { testOntologyIndex } from '../../../../test/support/ontologies';
 
 /**
  * The statement searchObjects runs with `orderBy` for each kind of first key and page position,
  * committed in queries/ordered-search.sql so reviewers see every change to it.
  * Regenerate with: UPDATE_SQL_SNAPSHOT=1 npx jest --selectProjects unit --testPathPattern ordered-search-sql
  */
-const ontology = new OntologyIndex({
-  version: 1,
-  objectTypes: [
-    {
-      id: 'person',
-      properties: [
-        { id: 'name', type: 'string' },
-        { id: 'email', type: 'string', multi: true },
-        { id: 'age', type: 'long' },
-        { id: 'lastLogin', type: 'timestamp' },
-      ],
-    },
-  ],
-  linkTypes: [],
-});
+const ontology = testOntologyIndex();
 
 const filter = filterOf('objectType', { types: ['person'] });
 const EXAMPLES: Record<string, { orderBy: unknown[]; after?: OrderedPosition }> = {
-  'a timestamp property DESC, first page': { orderBy: [{ propertyId: 'lastLogin', direction: 'DESC' }] },
+  'a timestamp property DESC, first page': { orderBy: [{ propertyId: 'seenAt', direction: 'DESC' }] },
   'a timestamp property DESC, next page (one key: rest of the group, then later values)': {
-    orderBy: [{ propertyId: 'lastLogin', direction: 'DESC' }],
+    orderBy: [{ propertyId: 'seenAt', direction: 'DESC' }],
     after: { k: ['2026-01-01T08:00:00.000000Z'], env: 'prod', id: 'p-0999' },
   },
   'a multi-valued string ASC, then a long DESC, next page': {

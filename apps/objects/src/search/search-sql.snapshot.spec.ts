@@ -6,35 +6,14 @@ import { ObjectTypeKeyIndex1764500000000 } from '../database/migrations/17645000
 import { CoveringValueIndexes1764700000000 } from '../database/migrations/1764700000000-CoveringValueIndexes';
 import { buildSearchSql } from './search.repository';
 import { SearchIndexes1764100000000 } from '../database/migrations/1764100000000-SearchIndexes';
+import { testOntologyIndex } from '../../../../test/support/ontologies';
 
 /**
  * The SQL the compiler emits for a representative filter of each variant, committed in
  * queries/search.sql (like immich's queries/*.sql) so reviewers see every change to it.
  * Regenerate with: UPDATE_SQL_SNAPSHOT=1 npx jest --selectProjects unit --testPathPattern search-sql
  */
-const ontology = new OntologyIndex({
-  version: 1,
-  objectTypes: [
-    {
-      id: 'person',
-      properties: [
-        { id: 'name', type: 'string' },
-        { id: 'email', type: 'string', multi: true },
-        { id: 'age', type: 'long' },
-        { id: 'rating', type: 'double' },
-        { id: 'active', type: 'boolean' },
-        { id: 'born', type: 'date' },
-        { id: 'lastLogin', type: 'timestamp' },
-        { id: 'home', type: 'geopoint' },
-      ],
-    },
-    { id: 'company', properties: [{ id: 'name', type: 'string' }] },
-  ],
-  linkTypes: [
-    { id: 'worksFor', sourceType: 'person', targetType: 'company' },
-    { id: 'knows', sourceType: 'person', targetType: 'person' },
-  ],
-});
+const ontology = testOntologyIndex();
 
 const person = filterOf('objectType', { types: ['person'] });
 const EXAMPLES: Record<string, ObjectSearchFilter> = {
@@ -51,10 +30,10 @@ const EXAMPLES: Record<string, ObjectSearchFilter> = {
   'propertyEquals string': filterOf('propertyEquals', { propertyId: 'name', value: 'Ada Lovelace' }),
   'propertyEquals long': filterOf('propertyEquals', { propertyId: 'age', value: 36 }),
   'propertyEquals boolean': filterOf('propertyEquals', { propertyId: 'active', value: true }),
-  'propertyEquals timestamp': filterOf('propertyEquals', { propertyId: 'lastLogin', value: '2026-01-01T09:00:00+01:00' }),
+  'propertyEquals timestamp': filterOf('propertyEquals', { propertyId: 'seenAt', value: '2026-01-01T09:00:00+01:00' }),
   'propertyEquals geopoint': filterOf('propertyEquals', { propertyId: 'home', value: { lat: 51.5, lon: -0.12 } }),
   propertyIn: filterOf('propertyIn', { propertyId: 'email', values: ['a@example.com', 'b@example.com'] }),
-  'propertyRange number': filterOf('propertyRange', { propertyId: 'rating', gte: 2.5, lt: 4 }),
+  'propertyRange number': filterOf('propertyRange', { propertyId: 'score', gte: 2.5, lt: 4 }),
   'propertyRange date': filterOf('propertyRange', { propertyId: 'born', gt: '1950-01-01', lte: '1960-12-31' }),
   'propertyRange string': filterOf('propertyRange', { propertyId: 'name', gte: 'A', lt: 'B' }),
   propertyPrefix: filterOf('propertyPrefix', { propertyId: 'name', prefix: 'Ada_%' }),

@@ -71,6 +71,24 @@ export async function runMigrationsWithLock(dataSource: DataSource, schema: stri
   }
 }
 
+/**
+ * The data source an app exports for the TypeORM CLI (`npm run typeorm:objects -- migration:show`).
+ * Like runMigrationsWithLock, it creates the app's schema first (TypeORM keeps its `migrations`
+ * table in that schema, so on an empty database every CLI command would fail) and runs without a
+ * statement timeout (a migration may rewrite a large table).
+ */
+export function migrationCliDataSource(options: DataSourceOptions & { schema?: string }): DataSource {
+  const extra = { ...(options as { extra?: Record<string, unknown> }).extra, statement_timeout: 0 };
+  const dataSource = new DataSource({ ...options, extra } as DataSourceOptions);
+  const initialize = dataSource.initialize.bind(dataSource);
+  dataSource.initialize = async () => {
+    await initialize();
+    if (options.schema) await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+    return dataSource;
+  };
+  return dataSource;
+}
+
 const RETRYABLE = new Set(['40001', '40P01', '23505']);
 
 /** Serialization failures, deadlocks and lost insert races: the transaction can simply run again. */

@@ -79,8 +79,8 @@ SELECT json_build_object('key', json_build_object($10::text, c.k0, $11::text, c.
  LIMIT $16;
 
 -- fixedWidth on a long over a selective filter
--- body: {"groupBy":[{"type":"fixedWidth","fixedWidth":{"propertyId":"age","width":5}}],"metrics":[{"type":"count","count":{}},{"type":"avg","avg":{"propertyId":"rating"}}]}
--- params: ["age",5,"rating",["prod"],"age",20,30,["rating"],"age","count","avg.rating",10001]
+-- body: {"groupBy":[{"type":"fixedWidth","fixedWidth":{"propertyId":"age","width":5}}],"metrics":[{"type":"count","count":{}},{"type":"avg","avg":{"propertyId":"score"}}]}
+-- params: ["age",5,"score",["prod"],"age",20,30,["score"],"age","count","avg.score",10001]
 WITH g AS (
   SELECT o.environment_id AS env, o.id AS oid, (b0.value_number::bigint - mod(mod(b0.value_number::bigint, $2::bigint) + $2::bigint, $2::bigint)) AS k0
     FROM objects.object o
@@ -98,8 +98,8 @@ SELECT json_build_object('key', json_build_object($9::text, c.k0), 'metrics', js
  LIMIT $12;
 
 -- fixedWidth on a double
--- body: {"groupBy":[{"type":"fixedWidth","fixedWidth":{"propertyId":"rating","width":0.5}}],"metrics":[{"type":"count","count":{}}]}
--- params: ["rating",0.5,["prod"],["person"],"rating","count",10001]
+-- body: {"groupBy":[{"type":"fixedWidth","fixedWidth":{"propertyId":"score","width":0.5}}],"metrics":[{"type":"count","count":{}}]}
+-- params: ["score",0.5,["prod"],["person"],"score","count",10001]
 WITH g AS (
   SELECT o.environment_id AS env, o.id AS oid, floor(b0.value_number / $2::float8) * $2::float8 AS k0
     FROM objects.object o
@@ -115,8 +115,8 @@ SELECT json_build_object('key', json_build_object($5::text, c.k0), 'metrics', js
  LIMIT $7;
 
 -- ranges on a timestamp, then duration on a date
--- body: {"groupBy":[{"type":"ranges","ranges":{"propertyId":"lastLogin","ranges":[{"lt":"2026-01-01T00:00:00Z"},{"gte":"2026-01-01T00:00:00+01:00"}]}},{"type":"duration","duration":{"propertyId":"born","unit":"YEAR"}}],"metrics":[{"type":"count","count":{}}]}
--- params: ["lastLogin","[{\"lt\":\"2026-01-01T00:00:00Z\"},{\"gte\":\"2026-01-01T00:00:00+01:00\"}]",[null,"2025-12-31T23:00:00.000Z"],["2026-01-01T00:00:00.000Z",null],"born","year",["prod"],["person"],"lastLogin","born","count",10001]
+-- body: {"groupBy":[{"type":"ranges","ranges":{"propertyId":"seenAt","ranges":[{"lt":"2026-01-01T00:00:00Z"},{"gte":"2026-01-01T00:00:00+01:00"}]}},{"type":"duration","duration":{"propertyId":"born","unit":"YEAR"}}],"metrics":[{"type":"count","count":{}}]}
+-- params: ["seenAt","[{\"lt\":\"2026-01-01T00:00:00Z\"},{\"gte\":\"2026-01-01T00:00:00+01:00\"}]",[null,"2025-12-31T23:00:00.000Z"],["2026-01-01T00:00:00.000Z",null],"born","year",["prod"],["person"],"seenAt","born","count",10001]
 WITH g AS (
   SELECT DISTINCT o.environment_id AS env, o.id AS oid, r0.rank AS k0, date_trunc($6::text, b1.value_date::timestamp)::date AS k1
     FROM objects.object o

@@ -3,8 +3,8 @@
 -- UPDATE_SQL_SNAPSHOT=1 npx jest --selectProjects unit --testPathPattern ordered-search-sql
 
 -- a timestamp property DESC, first page
--- orderBy: [{"propertyId":"lastLogin","direction":"DESC"}]
--- params: [1001,["prod"],["person"],"lastLogin","lastLogin",["person"],["person"]]
+-- orderBy: [{"propertyId":"seenAt","direction":"DESC"}]
+-- params: [1001,["prod"],["person"],"seenAt","seenAt",["person"],["person"]]
 WITH t AS (SELECT greatest(10 * $1::bigint, sqrt($1::float8 * greatest(c.reltuples, 0)))::bigint AS threshold
          FROM pg_class c WHERE c.oid = 'objects.object'::regclass),
 m AS MATERIALIZED (
@@ -50,8 +50,8 @@ SELECT p.env, p.id, p.json::text AS json, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY
  LIMIT $1;
 
 -- a timestamp property DESC, next page (one key: rest of the group, then later values)
--- orderBy: [{"propertyId":"lastLogin","direction":"DESC"}]
--- params: [1001,["prod"],["person"],"lastLogin","prod","p-0999","2026-01-01T08:00:00.000000Z","lastLogin","2026-01-01T08:00:00.000000Z","prod","p-0999",["person"],["person"],["person"]]
+-- orderBy: [{"propertyId":"seenAt","direction":"DESC"}]
+-- params: [1001,["prod"],["person"],"seenAt","prod","p-0999","2026-01-01T08:00:00.000000Z","seenAt","2026-01-01T08:00:00.000000Z","prod","p-0999",["person"],["person"],["person"]]
 WITH t AS (SELECT greatest(10 * $1::bigint, sqrt($1::float8 * greatest(c.reltuples, 0)))::bigint AS threshold
          FROM pg_class c WHERE c.oid = 'objects.object'::regclass),
 m AS MATERIALIZED (

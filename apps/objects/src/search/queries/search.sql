@@ -135,8 +135,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
  LIMIT $6;
 
 -- propertyEquals timestamp
--- filter: {"type":"propertyEquals","propertyEquals":{"propertyId":"lastLogin","value":"2026-01-01T09:00:00+01:00"}}
--- params: [["prod"],"prod","p-0999","lastLogin","2026-01-01T08:00:00.000Z",1001]
+-- filter: {"type":"propertyEquals","propertyEquals":{"propertyId":"seenAt","value":"2026-01-01T09:00:00+01:00"}}
+-- params: [["prod"],"prod","p-0999","seenAt","2026-01-01T08:00:00.000Z",1001]
 SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
@@ -171,8 +171,8 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
  LIMIT $6;
 
 -- propertyRange number
--- filter: {"type":"propertyRange","propertyRange":{"propertyId":"rating","gte":2.5,"lt":4}}
--- params: [["prod"],"prod","p-0999","rating",2.5,4,1001]
+-- filter: {"type":"propertyRange","propertyRange":{"propertyId":"score","gte":2.5,"lt":4}}
+-- params: [["prod"],"prod","p-0999","score",2.5,4,1001]
 SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
