@@ -90,8 +90,9 @@ export function buildScenarios(ctx) {
     broadNext: { sql: broadNext.sql, shape: 'page', keyset: ['env', 'id'], prepared: true },
     history: { sql: sql.OBJECT_READ_SQL.history, shape: 'page', keyset: ['version'], prepared: true },
     asOf: { sql: sql.OBJECT_READ_SQL.atTimestamp, shape: 'row', prepared: true },
-    orderedFirst: { sql: ordered().sql, shape: 'page', keyset: ['k0', 'env', 'id'], prepared: true },
-    orderedNext: { sql: orderedNext.sql, shape: 'page', keyset: ['k0', 'env', 'id'], prepared: true },
+    // Unnamed, as the product runs ordered pages (planned for their values each time).
+    orderedFirst: { sql: ordered().sql, shape: 'page', keyset: ['k0', 'env', 'id'], prepared: false },
+    orderedNext: { sql: orderedNext.sql, shape: 'page', keyset: ['k0', 'env', 'id'], prepared: false },
     countByTypeAndEnvironment: { sql: aggregate(ALL, AGGREGATIONS.countByTypeAndEnvironment).sql, shape: 'groups', prepared: true },
     serialHistogram: { sql: aggregate(selectiveFilter(0), AGGREGATIONS.serialHistogram).sql, shape: 'groups', prepared: true },
     topNames: { sql: aggregate(PERSONS, AGGREGATIONS.topNames).sql, shape: 'groups', prepared: true },

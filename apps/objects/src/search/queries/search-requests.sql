@@ -13,7 +13,7 @@ LIMIT $3;
 
 -- ===== searchObjects, orderBy a property DESC: 1 statement
 
--- objects (prepared as search.uplVFr0ovJdKHSkqt8Cc0H)
+-- objects
 WITH t AS (SELECT greatest(10 * $1::bigint, sqrt($1::float8 * greatest(c.reltuples, 0)))::bigint AS threshold
          FROM pg_class c WHERE c.oid = 'objects.object'::regclass),
 m AS MATERIALIZED (
