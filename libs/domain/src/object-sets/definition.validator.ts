@@ -1,5 +1,5 @@
 import { InvalidArgument, InvalidObjectSetDefinition } from '../errors';
-import { environmentIdFault, identifierFault } from '../ids';
+import { environmentIdFault, identifierFault, objectKey } from '../ids';
 import { ObjectSearchFilter } from '../filter';
 import { isPlainObject } from '../validation/json-shape';
 import { DefinitionType, ObjectSetDefinition } from './definition.types';
@@ -61,7 +61,7 @@ export function validateDefinition(input: unknown, path = 'definition'): ObjectS
       // Duplicates are one member; keep the first occurrence's order.
       const seen = new Set<string>();
       const unique = out.filter((o) => {
-        const k = `${o.environmentId}\u0000${o.id}`;
+        const k = objectKey(o.environmentId, o.id);
         return seen.has(k) ? false : (seen.add(k), true);
       });
       return { type: 'stable', stable: { objects: unique } };
