@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, checkSetIdParam, InvalidArgument, NO_LATER_BOUND, parseAsOf, queryString, sendJsonText } from '@app/domain';
+import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, checkSetIdParam, CompiledFilterResponse, InvalidArgument, NO_LATER_BOUND, OBJECT_SET_FILTER_ROUTE, parseAsOf, queryString, sendJsonText } from '@app/domain';
 import { AggregateObjectSetRequestDto, CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetDiffDto, ObjectSetMetadataDto,
   ObjectSetMetadataReadDto, UpdateObjectSetDto } from './dto/object-set.dto';
 import { Consistency, ObjectSetsService } from './object-sets.service';
@@ -105,9 +105,9 @@ export class ObjectSetsController {
   }
 
   /** Internal (the objects app, for searchObjects' startingSet): the set's membership as one ObjectSearchFilter. Not part of the public API. */
-  @Get('internal/:id/filter')
+  @Get(OBJECT_SET_FILTER_ROUTE)
   @ApiExcludeEndpoint()
-  async compiledFilter(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown): Promise<{ filter: unknown }> {
+  async compiledFilter(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown): Promise<CompiledFilterResponse> {
     checkSetIdParam(id);
     return { filter: await this.sets.compiledFilter(caller, id, undefined, parseAsOf(queryString('asOf', asOf), 'asOf', NO_LATER_BOUND)) };
   }
