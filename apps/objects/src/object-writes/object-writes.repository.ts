@@ -45,9 +45,10 @@ const rowsWithJson = (columns: string) =>
 /**
  * Object writes. One transaction per request (a PUT, a DELETE or a whole ingest batch): lock
  * the current rows (FOR UPDATE, in key order so batches cannot deadlock), decide in Node what
- * changes (`planWrite`, write-plan.ts), then write every table with one set-based statement each. A lost insert race
- * (two writers creating one object) surfaces as a unique violation and the transaction runs
- * again, now seeing the other writer's row; so no update is lost and no version number repeats.
+ * changes (`planWrite`, write-plan.ts), then write every table with one set-based statement
+ * each. A lost insert race (two writers creating one object) surfaces as a unique violation and
+ * the transaction runs again, now seeing the other writer's row; so no update is lost and no
+ * version number repeats.
  */
 @Injectable()
 export class ObjectWritesRepository {
