@@ -1,7 +1,7 @@
 import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { CallerContext, DependencyUnavailable, InternalAggregateRequest, InvalidFilter, ObjectSearchFilter } from '@app/domain';
-import { MembersResult, ObjectsCallTimeouts, ObjectsClient } from '../apps/object-sets/src/objects-client/objects.client';
+import { MembersResult, ObjectsCallTimeouts, ObjectsClient } from '../apps/object-sets/src/clients/objects.client';
 import { startObjectSetsApp, TestObjectSetsApp } from './support/apps';
 import { bearer, JWT_ENV, token } from './support/tokens';
 
@@ -147,7 +147,7 @@ describe('object-sets app alone: ObjectsClient replaced by a test double', () =>
 });
 
 type Seen = { method: string; url: string; headers: IncomingHttpHeaders; body: string };
-type Behaviour = 'answer' | 'stall' | 'fail' | 'reject' | 'cut' | 'garbage';
+type Behaviour = 'answer' | 'stall' | 'fail' | 'reject' | 'cut' | 'garbage' | 'tooLarge';
 
 /**
  * A stand-in for the objects app's HTTP API as the object-sets app calls it: records each
@@ -178,6 +178,10 @@ async function startStubObjectsService(): Promise<{ url: string; seen: Seen[]; b
           return void setTimeout(() => res.socket?.destroy(), 20);
         }
         if (behaviour === 'garbage') return send(200, '<html>proxy error page</html>');
+        // The contract's "too large" answer (internal-api.contract.ts).
+        if (behaviour === 'tooLarge') {
+          return send(413, JSON.stringify({ errorCode: 'REQUEST_ENTITY_TOO_LARGE', errorName: 'MembersTooLarge', errorInstanceId: 'x', parameters: { limit: 100_000 } }));
+        }
         return send(200, MEMBERS);
       }
       send(404, '{}');
@@ -278,6 +282,16 @@ describe('object-sets app alone: HttpObjectsClient against a stub objects servic
     stub.behave('answer');
     expect((await t.http().get(`/object-sets/${set}/members`).set(auth).expect(200)).text).toBe(MEMBERS);
     expect(await cached()).toBe(1);
+  });
+
+  it("answers the objects service's 413 MembersTooLarge as 413 ObjectSetTooLarge naming the set, and caches nothing", async () => {
+    const set = (await t.http().post('/object-sets').set(auth).send({ title: 'big', definition: filterSet(tag('vip')) }).expect(201)).body.id;
+    stub.behave('tooLarge');
+    for (const consistency of ['STRONG', 'EVENTUALLY']) {
+      const res = await t.http().get(`/object-sets/${set}/members?consistency=${consistency}`).set(auth).expect(413);
+      expect(res.body).toMatchObject({ errorCode: 'REQUEST_ENTITY_TOO_LARGE', errorName: 'ObjectSetTooLarge', parameters: { objectSetId: set, limit: 100_000 } });
+    }
+    expect((await t.db.query('SELECT count(*)::int AS n FROM object_sets.members_cache WHERE set_id = $1', [set])).rows[0].n).toBe(0);
   });
 
   it("passes a Conjure 4xx of the objects service on as the caller's error", async () => {

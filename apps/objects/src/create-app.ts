@@ -1,6 +1,6 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { ApiDocsOptions, COMPILED_FILTER_BODY_DEPTH, configureApp, createExpressApp, openApiDocumentOf, HttpOptions, INTERNAL_AGGREGATE_PATH } from '@app/domain';
+import { ApiDocsOptions, COMPILED_FILTER_BODY_DEPTH, configureApp, createExpressApp, openApiDocumentOf, HttpOptions, INTERNAL_AGGREGATE_PATH, OBJECTS_INTERNAL_PATHS } from '@app/domain';
 import { AppModule } from './app.module';
 import { OBJECTS_ERRORS, OBJECTS_REQUEST_EXAMPLES, OBJECTS_SCHEMA_NAMES } from './docs/api-docs';
 
@@ -20,7 +20,7 @@ const API_DOCS: ApiDocsOptions = {
  * they take LARGE_BODY_LIMIT (docker/nginx/default.conf.template routes the same operations).
  */
 const HTTP_OPTIONS: HttpOptions = {
-  deeperBodyRoutes: { '/objects/internal/members': COMPILED_FILTER_BODY_DEPTH, [INTERNAL_AGGREGATE_PATH]: COMPILED_FILTER_BODY_DEPTH },
+  deeperBodyRoutes: { [OBJECTS_INTERNAL_PATHS.members]: COMPILED_FILTER_BODY_DEPTH, [INTERNAL_AGGREGATE_PATH]: COMPILED_FILTER_BODY_DEPTH },
   largeBodyRoutes: [
     { method: 'POST', path: /^\/objects\/ingest$/ },
     { method: 'POST', path: /^\/objects\/bulk$/ },

@@ -13,3 +13,4 @@ export * from './ontology';
 export * from './analytics';
 export * from './replicas';
 export * from './metrics';
+export * from './internal-api';

@@ -1,17 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, InvalidArgument, NO_LATER_BOUND, parseAsOf, sendJsonText } from '@app/domain';
+import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, checkSetIdParam, CompiledFilterResponse, InvalidArgument, NO_LATER_BOUND, OBJECT_SET_FILTER_ROUTE, parseAsOf, queryString, sendJsonText } from '@app/domain';
 import { AggregateObjectSetRequestDto, CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetDiffDto, ObjectSetMetadataDto,
   ObjectSetMetadataReadDto, UpdateObjectSetDto } from './dto/object-set.dto';
 import { Consistency, ObjectSetsService } from './object-sets.service';
-
-/** A query value given at most once, as a string. */
-function queryString(field: string, value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new InvalidArgument(field, `${field} must be given once, as a string`);
-  return value;
-}
 
 const AS_OF_QUERY = {
   name: 'asOf',
@@ -20,10 +13,6 @@ const AS_OF_QUERY = {
   description:
     'Read as of this instant (RFC 3339 with an offset): the definitions (this set\'s and every set it referenced) and the objects as they were then; a set that did not exist then is 404; in the future: 400. The answer carries asOf.',
 };
-
-function checkSetId(id: string): void {
-  if (id.length === 0 || id.length > 256) throw new InvalidArgument('id', 'must be an object set id');
-}
 
 @ApiTags('object-sets')
 @ApiExtraModels(...ANALYTICS_MODELS)
@@ -44,7 +33,7 @@ export class ObjectSetsController {
   @ApiBody({ type: UpdateObjectSetDto })
   @ApiOkResponse({ type: ObjectSetMetadataDto })
   async update(@Caller() caller: CallerContext, @Param('id') id: string, @Body() body: UpdateObjectSetDto, @Res() res: Response): Promise<void> {
-    checkSetId(id);
+    checkSetIdParam(id);
     sendJsonText(res, await this.sets.update(caller, id, body));
   }
 
@@ -53,7 +42,7 @@ export class ObjectSetsController {
   @ApiOperation({ operationId: 'deleteObjectSet', summary: 'Deletes a set (creator only; 409 while another set references it)' })
   @ApiNoContentResponse()
   async delete(@Caller() caller: CallerContext, @Param('id') id: string): Promise<void> {
-    checkSetId(id);
+    checkSetIdParam(id);
     await this.sets.delete(caller, id);
   }
 
@@ -62,7 +51,7 @@ export class ObjectSetsController {
   @ApiQuery(AS_OF_QUERY)
   @ApiOkResponse({ type: ObjectSetMetadataReadDto })
   async metadata(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown, @Res() res: Response): Promise<void> {
-    checkSetId(id);
+    checkSetIdParam(id);
     sendJsonText(res, await this.sets.metadata(caller, id, parseAsOf(queryString('asOf', asOf))));
   }
 
@@ -75,7 +64,7 @@ export class ObjectSetsController {
   @ApiQuery(AS_OF_QUERY)
   @ApiOkResponse({ type: GetObjectSetMembersResultDto })
   async members(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
-    checkSetId(id);
+    checkSetIdParam(id);
     const consistency = query.consistency;
     if (consistency !== undefined && consistency !== 'STRONG' && consistency !== 'EVENTUALLY') {
       throw new InvalidArgument('consistency', 'must be STRONG or EVENTUALLY');
@@ -93,7 +82,7 @@ export class ObjectSetsController {
   @ApiQuery({ name: 'to', required: false, type: String, description: 'RFC 3339 datetime with an offset; default now; not in the future' })
   @ApiOkResponse({ type: ObjectSetDiffDto })
   async diff(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
-    checkSetId(id);
+    checkSetIdParam(id);
     const now = new Date();
     const from = parseAsOf(queryString('from', query.from), 'from', now);
     if (!from) throw new InvalidArgument('from', 'from is required');
@@ -111,15 +100,15 @@ export class ObjectSetsController {
   @ApiBody({ type: AggregateObjectSetRequestDto })
   @ApiOkResponse({ type: AggregateResponseDto })
   async aggregate(@Caller() caller: CallerContext, @Param('id') id: string, @Body() body: AggregateObjectSetRequestDto, @Res() res: Response): Promise<void> {
-    checkSetId(id);
+    checkSetIdParam(id);
     sendJsonText(res, await this.sets.aggregate(caller, id, body));
   }
 
   /** Internal (the objects app, for searchObjects' startingSet): the set's membership as one ObjectSearchFilter. Not part of the public API. */
-  @Get('internal/:id/filter')
+  @Get(OBJECT_SET_FILTER_ROUTE)
   @ApiExcludeEndpoint()
-  async compiledFilter(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown): Promise<{ filter: unknown }> {
-    checkSetId(id);
+  async compiledFilter(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown): Promise<CompiledFilterResponse> {
+    checkSetIdParam(id);
     return { filter: await this.sets.compiledFilter(caller, id, undefined, parseAsOf(queryString('asOf', asOf), 'asOf', NO_LATER_BOUND)) };
   }
 }

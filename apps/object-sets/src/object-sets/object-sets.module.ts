@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { HttpObjectsClient, ObjectsCallTimeouts, ObjectsClient } from '../objects-client/objects.client';
+import { HttpObjectsClient, ObjectsCallTimeouts, ObjectsClient } from '../clients/objects.client';
 import { ObjectSetsController } from './object-sets.controller';
 import { ObjectSetsRepository } from './object-sets.repository';
 import { ObjectSetsService } from './object-sets.service';

@@ -26,7 +26,7 @@ import {
   validateDefinition,
   visibleEnvironmentsParam,
 } from '@app/domain';
-import { ObjectsClient } from '../objects-client/objects.client';
+import { ObjectsClient } from '../clients/objects.client';
 import { ObjectSetsRepository, SetRow } from './object-sets.repository';
 
 export type Consistency = 'STRONG' | 'EVENTUALLY';

@@ -16,7 +16,7 @@ import {
   visibleEnvironmentsParam,
 } from '@app/domain';
 import { OntologyService } from '../ontology/ontology.service';
-import { ObjectSetsClient } from '../search/object-sets.client';
+import { ObjectSetsClient } from '../clients/object-sets.client';
 import { AggregateRepository } from './aggregate.repository';
 import { AggregateRow } from './aggregate-sql';
 

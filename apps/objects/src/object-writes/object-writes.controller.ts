@@ -1,22 +1,11 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext, checkEnvironmentIdParam, checkIdentifierParam, InvalidArgument } from '@app/domain';
+import { Caller, CallerContext, checkObjectPathIds, expectedVersionParam } from '@app/domain';
 import { IngestRequestDto, IngestResponseDto, WriteObjectDto } from './dto/write-object.dto';
 import { OntologyObjectWithVersionDto } from '../objects/dto/object-reads.dto';
 import { checkIngestBody, checkWriteObjectBody } from './object-shape';
 import { ObjectWritesService } from './object-writes.service';
-
-function pathIds(environmentId: string, id: string): void {
-  checkEnvironmentIdParam(environmentId);
-  checkIdentifierParam('id', id);
-}
-
-function parseExpectedVersion(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^\d{1,15}$/.test(raw)) throw new InvalidArgument('expectedVersion', 'must be a non-negative integer (0: the object must not exist)');
-  return Number(raw);
-}
 
 @ApiTags('objects')
 @Controller('objects')
@@ -36,14 +25,14 @@ export class ObjectWritesController {
     @Caller() caller: CallerContext,
     @Param('environmentId') environmentId: string,
     @Param('id') id: string,
-    @Query('expectedVersion') expectedVersion: string | undefined,
+    @Query('expectedVersion') expectedVersion: unknown,
     @Body() body: unknown,
     @Res({ passthrough: true }) res: Response,
   ) {
     // The body is checked first, as the validation pipe did before the handler ran.
     const write = checkWriteObjectBody(body);
-    pathIds(environmentId, id);
-    const { created, result } = await this.writes.put(caller, environmentId, id, write, parseExpectedVersion(expectedVersion));
+    checkObjectPathIds(environmentId, id);
+    const { created, result } = await this.writes.put(caller, environmentId, id, write, expectedVersionParam(expectedVersion));
     res.status(created ? 201 : 200);
     return result;
   }
@@ -57,10 +46,10 @@ export class ObjectWritesController {
     @Caller() caller: CallerContext,
     @Param('environmentId') environmentId: string,
     @Param('id') id: string,
-    @Query('expectedVersion') expectedVersion: string | undefined,
+    @Query('expectedVersion') expectedVersion: unknown,
   ): Promise<void> {
-    pathIds(environmentId, id);
-    await this.writes.delete(caller, environmentId, id, parseExpectedVersion(expectedVersion));
+    checkObjectPathIds(environmentId, id);
+    await this.writes.delete(caller, environmentId, id, expectedVersionParam(expectedVersion));
   }
 
   @Post('ingest')

@@ -1,99 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isRetryableTransactionError, jsonEqual, ObjectNotFound, PropertyType, VersionConflict } from '@app/domain';
-import { renderObjectJson } from '../objects/object-json';
-import { StoredProperty, ValidatedObject } from './object-validator';
-
-/** What one write did to one object. */
-export interface WriteOutcome {
-  object: ValidatedObject;
-  version: number;
-  /** A new version was made. */
-  changed: boolean;
-  /** The object did not exist (or was deleted) before. */
-  created: boolean;
-  validFrom: Date;
-  firstSighting: Date;
-  lastSighting: Date;
-}
-
-/** The active ontology's version and property types: where each value's typed column is. */
-export interface PropertyTypes {
-  version: number;
-  of(o: ValidatedObject, propertyId: string): PropertyType | undefined;
-}
-
-interface CurrentRow {
-  values_ontology_version: number;
-  environment_id: string;
-  id: string;
-  version: number;
-  valid_from: Date;
-  type: string;
-  properties: StoredProperty[];
-  links: Record<string, string[]>;
-  tags: string[];
-  first_sighting: Date;
-  last_sighting: Date;
-}
+import { isRetryableTransactionError, ObjectNotFound, VersionConflict } from '@app/domain';
+import { ValidatedObject } from './object-validator';
+import { CurrentRow, ObjectRow, PastRow, planWrite, PropertyTypes, RESPONSE_JSON, withoutCurrentRow, WritePlan, WriteOutcome } from './write-plan';
 
 const MS = 1;
-const key = (environmentId: string, id: string) => `${environmentId}\u0000${id}`;
-const later = (a: Date, b: Date) => (a.getTime() >= b.getTime() ? a : b);
-const earlier = (a: Date, b: Date) => (a.getTime() <= b.getTime() ? a : b);
-/** Equal property values (primitives, or geopoints compared as JSON data). */
-const sameValue = (a: unknown, b: unknown) => a === b || (typeof a === 'object' && typeof b === 'object' && jsonEqual(a, b));
-/** The same content (a new version is made only when it differs); compared without serialising either. */
-const sameContent = (a: ObjectContent, b: ObjectContent) =>
-  a.type === b.type && jsonEqual(a.tags, b.tags) && jsonEqual(a.links, b.links) && jsonEqual(a.properties, b.properties);
-type ObjectContent = { type: string; properties: unknown; links: unknown; tags: unknown };
-
-/**
- * Property value rows as one array per column (bound with unnest: a batch of any size is one
- * statement, and arrays bind faster than a jsonb document). Each value goes in the column of its
- * type, so filters can use a btree on that column.
- */
-class ValueRows {
-  readonly columns: [string[], string[], string[], number[], string[], (string | null)[], (number | null)[], (boolean | null)[], (string | null)[], (string | null)[], (string | null)[]] =
-    [[], [], [], [], [], [], [], [], [], [], []];
-
-  get length(): number {
-    return this.columns[0].length;
-  }
-
-  add(environmentId: string, objectId: string, ordinal: number, p: StoredProperty, type: PropertyType | undefined): void {
-    const [env, obj, prop, ord, origin, str, num, bool, date, ts, geo] = this.columns;
-    env.push(environmentId);
-    obj.push(objectId);
-    prop.push(p.id);
-    ord.push(ordinal);
-    origin.push(p.origin);
-    const v = p.value;
-    str.push(type === 'string' ? (v as string) : null);
-    num.push(type === 'long' || type === 'double' ? (v as number) : null);
-    bool.push(type === 'boolean' ? (v as boolean) : null);
-    date.push(type === 'date' ? (v as string) : null);
-    ts.push(type === 'timestamp' ? (v as string) : null);
-    geo.push(type === 'geopoint' ? `(${(v as { lon: number }).lon},${(v as { lat: number }).lat})` : null);
-  }
-}
-
-/** link rows (environment_id, source_id, link_id, target_id) as one array per column. */
-type LinkRows = [string[], string[], string[], string[]];
-
-/** Adds the links of `links` that `except` does not hold, as rows of object `o`. */
-function addLinkRows(rows: LinkRows, o: ValidatedObject, links: Record<string, string[]>, except: Record<string, string[]> | undefined): void {
-  for (const [linkId, targets] of Object.entries(links)) {
-    const skip = new Set(except?.[linkId] ?? []);
-    for (const t of targets) {
-      if (skip.has(t)) continue;
-      rows[0].push(o.environmentId);
-      rows[1].push(o.id);
-      rows[2].push(linkId);
-      rows[3].push(t);
-    }
-  }
-}
 
 const INSERT_VALUES = `INSERT INTO objects.property_value AS p
          (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
@@ -130,16 +41,14 @@ const OBJECT_COLUMNS = `${VERSION_COLUMNS}, values_ontology_version int`;
  */
 const rowsWithJson = (columns: string) =>
   `ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (${columns})) AS x(json)`;
-/** The response JSON of a row, kept out of the row's own JSON (JSON.stringify skips symbol keys). */
-const RESPONSE_JSON = Symbol('response JSON');
-type WriteRow = ReturnType<ObjectWritesRepository['row']>;
 
 /**
  * Object writes. One transaction per request (a PUT, a DELETE or a whole ingest batch): lock
  * the current rows (FOR UPDATE, in key order so batches cannot deadlock), decide in Node what
- * changes, then write every table with one set-based statement each. A lost insert race
- * (two writers creating one object) surfaces as a unique violation and the transaction runs
- * again, now seeing the other writer's row; so no update is lost and no version number repeats.
+ * changes (`planWrite`, write-plan.ts), then write every table with one set-based statement
+ * each. A lost insert race (two writers creating one object) surfaces as a unique violation and
+ * the transaction runs again, now seeing the other writer's row; so no update is lost and no
+ * version number repeats.
  */
 @Injectable()
 export class ObjectWritesRepository {
@@ -200,10 +109,8 @@ export class ObjectWritesRepository {
     }
   }
 
+  /** Reads and locks the current rows, plans the write (`planWrite`) and runs the plan's statements. */
   private async writeInTransaction(m: EntityManager, objects: ValidatedObject[], types: PropertyTypes, expectedVersion?: number): Promise<WriteOutcome[]> {
-    const envs = objects.map((o) => o.environmentId);
-    const ids = objects.map((o) => o.id);
-
     // PK of objects.object; ORDER BY keeps lock order stable across concurrent batches.
     const current: CurrentRow[] = await m.query(
       `SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.properties, o.links, o.tags, o.first_sighting, o.last_sighting,
@@ -213,16 +120,15 @@ export class ObjectWritesRepository {
            ON o.environment_id = k.environment_id COLLATE "C" AND o.id = k.id COLLATE "C"
         ORDER BY o.environment_id, o.id
           FOR UPDATE OF o`,
-      [envs, ids],
+      [objects.map((o) => o.environmentId), objects.map((o) => o.id)],
     );
-    const currentByKey = new Map(current.map((r) => [key(r.environment_id, r.id), r]));
 
     // For objects with no current row: the highest version ever (deleted objects continue
     // their numbering) and when it ended. object_version PK range per key.
-    const missing = objects.filter((o) => !currentByKey.has(key(o.environmentId, o.id)));
-    const past = new Map<string, { version: number; last_time: Date }>();
+    const missing = withoutCurrentRow(objects, current);
+    let past: PastRow[] = [];
     if (missing.length) {
-      const rows: { environment_id: string; id: string; version: number; last_time: Date }[] = await m.query(
+      past = await m.query(
         `SELECT v.environment_id, v.id, max(v.version) AS version, max(coalesce(v.valid_to, v.valid_from)) AS last_time
            FROM objects.object_version v
            JOIN unnest($1::text[], $2::text[]) AS k(environment_id, id)
@@ -230,66 +136,24 @@ export class ObjectWritesRepository {
           GROUP BY v.environment_id, v.id`,
         [missing.map((o) => o.environmentId), missing.map((o) => o.id)],
       );
-      for (const r of rows) past.set(key(r.environment_id, r.id), r);
     }
 
     // The commit time, taken after the locks: later than any committed version of these objects.
     const [{ now }]: { now: Date }[] = await m.query(`SELECT date_trunc('milliseconds', clock_timestamp()) AS now`);
 
-    const outcomes: WriteOutcome[] = [];
-    const inserts: WriteRow[] = [];
-    const updates: WriteRow[] = [];
-    const replaced: ValidatedObject[] = [];
-    const newValues: ValidatedObject[] = [];
-    const closeVersions: { environment_id: string; id: string; version: number; valid_to: string }[] = [];
-    const newVersions: WriteRow[] = [];
-    const widenVersions: WriteRow[] = [];
+    const plan = planWrite({ objects, expectedVersion, current, past, now, types });
+    if (plan.conflicts.length) throw new VersionConflict({ ...plan.conflicts[0] });
+    await this.execute(m, plan);
+    return plan.outcomes;
+  }
 
-    for (const o of objects) {
-      const cur = currentByKey.get(key(o.environmentId, o.id));
-      const actual = cur?.version ?? 0;
-      if (expectedVersion !== undefined && expectedVersion !== actual) {
-        throw new VersionConflict({ objectId: o.id, environmentId: o.environmentId, expectedVersion, actualVersion: actual });
-      }
-      const seenFirst = o.sightings?.first ?? now;
-      const seenLast = o.sightings?.last ?? now;
-      if (!cur) {
-        const prev = past.get(key(o.environmentId, o.id));
-        const validFrom = prev ? later(now, new Date(prev.last_time.getTime() + 0)) : now;
-        const row = this.row(o, (prev?.version ?? 0) + 1, validFrom, seenFirst, seenLast, types.version);
-        inserts.push(row);
-        newVersions.push(row);
-        newValues.push(o);
-        outcomes.push({ object: o, version: row.version, changed: true, created: true, validFrom, firstSighting: seenFirst, lastSighting: seenLast });
-        continue;
-      }
-      const first = earlier(cur.first_sighting, seenFirst);
-      const last = later(cur.last_sighting, seenLast);
-      const changed = !sameContent(cur, o);
-      if (changed) {
-        const validFrom = later(now, new Date(cur.valid_from.getTime() + MS));
-        const row = this.row(o, cur.version + 1, validFrom, first, last, types.version);
-        updates.push(row);
-        newVersions.push(row);
-        replaced.push(o);
-        newValues.push(o);
-        closeVersions.push({ environment_id: o.environmentId, id: o.id, version: cur.version, valid_to: validFrom.toISOString() });
-        outcomes.push({ object: o, version: row.version, changed: true, created: false, validFrom, firstSighting: first, lastSighting: last });
-      } else {
-        const same = { ...o, properties: cur.properties, links: cur.links, tags: cur.tags };
-        if (first.getTime() !== cur.first_sighting.getTime() || last.getTime() !== cur.last_sighting.getTime()) {
-          const row = this.row(same, cur.version, cur.valid_from, first, last, cur.values_ontology_version);
-          updates.push(row);
-          widenVersions.push(row);
-        }
-        outcomes.push({ object: same, version: cur.version, changed: false, created: false, validFrom: cur.valid_from, firstSighting: first, lastSighting: last });
-      }
-    }
-
+  /** Runs the statements of a plan: one per table and kind of change, each skipped when it has no rows. */
+  private async execute(m: EntityManager, plan: WritePlan): Promise<void> {
+    const { insertObjects, updateObjects, staleValues, staleLinks, createdValues, rewrittenValues, newLinks, closeVersions, widenVersions, newVersions } = plan;
     // A new version's row goes to objects.object and objects.object_version alike: each row is
     // serialised once and its JSON reused by both statements.
     const rowJson = new Map<object, string>();
-    const jsonRows = (rows: WriteRow[]): [string, string] => [
+    const jsonRows = (rows: ObjectRow[]): [string, string] => [
       `[${rows
         .map((r) => {
           let json = rowJson.get(r);
@@ -299,7 +163,7 @@ export class ObjectWritesRepository {
         .join(',')}]`,
       rows.map((r) => r[RESPONSE_JSON]).join('\n'),
     ];
-    if (inserts.length) {
+    if (insertObjects.length) {
       // New keys in key order, as the locks above: two batches creating the same objects in
       // different orders would otherwise each hold a key the other waits for (a deadlock). In
       // key order the second waits for the first, then retries on the unique violation.
@@ -308,10 +172,10 @@ export class ObjectWritesRepository {
          SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, x.json
            FROM ${rowsWithJson(OBJECT_COLUMNS)}
           ORDER BY x.environment_id, x.id`,
-        jsonRows(inserts),
+        jsonRows(insertObjects),
       );
     }
-    if (updates.length) {
+    if (updateObjects.length) {
       // PK of objects.object.
       await m.query(
         `UPDATE objects.object o
@@ -320,26 +184,8 @@ export class ObjectWritesRepository {
                 values_ontology_version = x.values_ontology_version, json = x.json
            FROM ${rowsWithJson(OBJECT_COLUMNS)}
           WHERE o.environment_id = x.environment_id AND o.id = x.id`,
-        jsonRows(updates),
+        jsonRows(updateObjects),
       );
-    }
-    // Property values and links of changed objects are rewritten by difference, so a new version
-    // that changes one value writes one row (and its index entries), not all of them.
-    const staleValues: [string[], string[], string[], number[]] = [[], [], [], []];
-    const staleLinks: LinkRows = [[], [], [], []];
-    for (const o of replaced) {
-      const cur = currentByKey.get(key(o.environmentId, o.id))!;
-      // Rows mirror the stored list: ordinal k holds properties[k]. Where the property id at k
-      // changes, or the list got shorter, the old row goes; every other row is upserted below.
-      cur.properties.forEach((p, ordinal) => {
-        if (o.properties[ordinal]?.id !== p.id) {
-          staleValues[0].push(o.environmentId);
-          staleValues[1].push(o.id);
-          staleValues[2].push(p.id);
-          staleValues[3].push(ordinal);
-        }
-      });
-      addLinkRows(staleLinks, o, cur.links, o.links);
     }
     if (staleValues[0].length) {
       // property_value PK.
@@ -370,58 +216,40 @@ export class ObjectWritesRepository {
         staleLinks,
       );
     }
-    if (newValues.length) {
-      const created = new ValueRows();
-      const rewritten = new ValueRows();
-      const links: LinkRows = [[], [], [], []];
-      for (const o of newValues) {
-        const cur = currentByKey.get(key(o.environmentId, o.id));
-        // Rows typed by this same ontology version: a value equal to the stored one at the same
-        // ordinal has exactly the stored row, so it is skipped. Rows typed by another version
-        // are all offered, and PostgreSQL rewrites those whose stored columns differ.
-        const stored = cur?.values_ontology_version === types.version ? cur.properties : [];
-        o.properties.forEach((p, ordinal) => {
-          const old = stored[ordinal];
-          if (old && old.id === p.id && old.origin === p.origin && sameValue(old.value, p.value)) return;
-          (cur ? rewritten : created).add(o.environmentId, o.id, ordinal, p, types.of(o, p.id));
-        });
-        addLinkRows(links, o, o.links, cur?.links);
-      }
-      if (created.length) await m.query(`WITH w AS (${INSERT_VALUES} RETURNING ${VALUE_COLUMNS}) ${OPEN_VALUE_HISTORY}`, created.columns);
-      if (rewritten.length) {
-        // An unchanged row (same key, same stored columns) is left alone: ON CONFLICT ... WHERE
-        // compares the typed columns PostgreSQL holds, so a value keeps no stale column even if
-        // the ontology changed its type.
-        // Rows inserted or changed come back (RETURNING skips those the WHERE left alone): their
-        // open history rows close and new ones open, at the object's new version.
-        await m.query(
-          `WITH w AS (${INSERT_VALUES}
-           ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
-              SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
-                  value_boolean = EXCLUDED.value_boolean, value_date = EXCLUDED.value_date,
-                  value_timestamp = EXCLUDED.value_timestamp, value_geo = EXCLUDED.value_geo
-            WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
-                  IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
-                                    EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)
-           RETURNING ${VALUE_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')}),
-           closed AS (${CLOSE_VALUE_HISTORY('o.valid_from')} AND h.valid_from < o.valid_from)
-           ${OPEN_VALUE_HISTORY}`,
-          rewritten.columns,
-        );
-      }
-      if (links[0].length) {
-        // link PK: new links only (those kept by a rewrite are already there).
-        await m.query(
-          `WITH w AS (
-             INSERT INTO objects.link (environment_id, source_id, link_id, target_id)
-             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-             RETURNING environment_id, source_id, link_id, target_id)
-           INSERT INTO objects.link_history (environment_id, source_id, link_id, target_id, valid_from)
-           SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
-             FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id`,
-          links,
-        );
-      }
+    if (createdValues.length) await m.query(`WITH w AS (${INSERT_VALUES} RETURNING ${VALUE_COLUMNS}) ${OPEN_VALUE_HISTORY}`, createdValues.columns);
+    if (rewrittenValues.length) {
+      // An unchanged row (same key, same stored columns) is left alone: ON CONFLICT ... WHERE
+      // compares the typed columns PostgreSQL holds, so a value keeps no stale column even if
+      // the ontology changed its type.
+      // Rows inserted or changed come back (RETURNING skips those the WHERE left alone): their
+      // open history rows close and new ones open, at the object's new version.
+      await m.query(
+        `WITH w AS (${INSERT_VALUES}
+         ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
+            SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
+                value_boolean = EXCLUDED.value_boolean, value_date = EXCLUDED.value_date,
+                value_timestamp = EXCLUDED.value_timestamp, value_geo = EXCLUDED.value_geo
+          WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
+                IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
+                                  EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)
+         RETURNING ${VALUE_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')}),
+         closed AS (${CLOSE_VALUE_HISTORY('o.valid_from')} AND h.valid_from < o.valid_from)
+         ${OPEN_VALUE_HISTORY}`,
+        rewrittenValues.columns,
+      );
+    }
+    if (newLinks[0].length) {
+      // link PK: new links only (those kept by a rewrite are already there).
+      await m.query(
+        `WITH w AS (
+           INSERT INTO objects.link (environment_id, source_id, link_id, target_id)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+           RETURNING environment_id, source_id, link_id, target_id)
+         INSERT INTO objects.link_history (environment_id, source_id, link_id, target_id, valid_from)
+         SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
+           FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id`,
+        newLinks,
+      );
     }
     if (closeVersions.length) {
       // object_version PK.
@@ -449,26 +277,5 @@ export class ObjectWritesRepository {
         jsonRows(newVersions),
       );
     }
-    return outcomes;
-  }
-
-  /** A row for objects.object and objects.object_version, with the response JSON it stores. */
-  private row(o: ValidatedObject, version: number, validFrom: Date, first: Date, last: Date, valuesOntologyVersion: number) {
-    const firstSighting = first.toISOString();
-    const lastSighting = last.toISOString();
-    return {
-      values_ontology_version: valuesOntologyVersion,
-      environment_id: o.environmentId,
-      id: o.id,
-      type: o.type,
-      version,
-      valid_from: validFrom.toISOString(),
-      first_sighting: firstSighting,
-      last_sighting: lastSighting,
-      tags: o.tags,
-      properties: o.properties,
-      links: o.links,
-      [RESPONSE_JSON]: renderObjectJson({ ...o, firstSighting, lastSighting }),
-    };
   }
 }

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AppMetrics, CallerContext, canSeeEnvironment, InvalidArgument, OntologyIndex, PermissionDenied } from '@app/domain';
+import { AppMetrics, CallerContext, canSeeEnvironment, InvalidArgument, objectKey, OntologyIndex, PermissionDenied } from '@app/domain';
 import { OntologyService } from '../ontology/ontology.service';
 import { IngestResultDto } from './dto/write-object.dto';
-import { ObjectWritesRepository, PropertyTypes, WriteOutcome } from './object-writes.repository';
+import { ObjectWritesRepository } from './object-writes.repository';
+import type { PropertyTypes, WriteOutcome } from './write-plan';
 import type { ObjectWriteBody } from './object-shape';
 import { ObjectWriteInput, validateObject, ValidatedObject } from './object-validator';
 
@@ -49,7 +50,7 @@ export class ObjectWritesService {
     const seen = new Map<string, number>();
     objects.forEach((o, i) => {
       this.assertWritable(caller, o.environmentId);
-      const k = `${o.environmentId}\u0000${o.id}`;
+      const k = objectKey(o.environmentId, o.id);
       if (seen.has(k)) {
         throw new InvalidArgument(`objects[${i}]`, `object (${o.environmentId}, ${o.id}) appears twice in the batch (also objects[${seen.get(k)}])`);
       }

@@ -6,10 +6,13 @@ import {
   CallerContext,
   checkEnvironmentIdParam,
   checkIdentifierParam,
+  checkObjectPathIds,
   InvalidArgument,
   PAGE_LIMITS,
   parseAsOf,
-  parseDatetime,
+  pagingTokenParam,
+  queryString,
+  requiredDatetime,
   resolvePageSize,
   sendJsonText,
 } from '@app/domain';
@@ -22,21 +25,8 @@ import {
 } from './dto/object-reads.dto';
 import { ObjectsService } from './objects.service';
 
-function optionalString(field: string, value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new InvalidArgument(field, `${field} must be given once, as a string`);
-  return value;
-}
-
 const AS_OF_QUERY_DESCRIPTION =
   'Read the object as of this instant (RFC 3339 with an offset): its version valid then; absent: now; deleted or not yet written then: 404; in the future: 400. The answer carries asOf.';
-
-function requiredDatetime(field: string, value: unknown): Date {
-  if (value === undefined || value === '') throw new InvalidArgument(field, `${field} is required`);
-  const parsed = parseDatetime(value);
-  if (!parsed.ok) throw new InvalidArgument(field, `${field} ${parsed.reason}`);
-  return parsed.value;
-}
 
 /**
  * The object reads. Query values are taken as one `@Query()` object and checked here: Nest runs
@@ -66,7 +56,7 @@ export class ObjectsController {
   ): Promise<void> {
     const size = resolvePageSize(query.pageSize, PAGE_LIMITS.bulk);
     const at = { asOf: parseAsOf(body.asOf), snapshot: body.snapshot === true };
-    sendJsonText(res, await this.objects.bulk(caller, body.objectIds, size, optionalString('pagingToken', query.pagingToken), at));
+    sendJsonText(res, await this.objects.bulk(caller, body.objectIds, size, pagingTokenParam(query.pagingToken), at));
   }
 
   @Get('versioned/:environmentId/:id')
@@ -84,10 +74,9 @@ export class ObjectsController {
     @Query() query: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
-    checkEnvironmentIdParam(environmentId);
-    checkIdentifierParam('id', id);
-    const version = optionalString('version', query.version);
-    const timestamp = optionalString('timestamp', query.timestamp);
+    checkObjectPathIds(environmentId, id);
+    const version = queryString('version', query.version);
+    const timestamp = queryString('timestamp', query.timestamp);
     if ((version === undefined) === (timestamp === undefined)) {
       throw new InvalidArgument('version', 'give exactly one of version or timestamp');
     }
@@ -120,13 +109,12 @@ export class ObjectsController {
     @Query() query: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
-    checkEnvironmentIdParam(environmentId);
-    checkIdentifierParam('id', id);
-    const startTime = requiredDatetime('startTime', optionalString('startTime', query.startTime));
-    const endTime = requiredDatetime('endTime', optionalString('endTime', query.endTime));
+    checkObjectPathIds(environmentId, id);
+    const startTime = requiredDatetime('startTime', query.startTime);
+    const endTime = requiredDatetime('endTime', query.endTime);
     if (startTime.getTime() > endTime.getTime()) throw new InvalidArgument('startTime', 'startTime must not be after endTime');
     const size = resolvePageSize(query.pageSize, PAGE_LIMITS.history);
-    const token = optionalString('pagingToken', query.pagingToken);
+    const token = pagingTokenParam(query.pagingToken);
     sendJsonText(res, await this.objects.history(caller, environmentId, id, { startTime, endTime }, size, token));
   }
 
@@ -145,9 +133,9 @@ export class ObjectsController {
     @Res() res: Response,
   ): Promise<void> {
     checkIdentifierParam('id', id);
-    const environmentId = optionalString('environmentId', query.environmentId);
+    const environmentId = queryString('environmentId', query.environmentId);
     if (environmentId !== undefined) checkEnvironmentIdParam(environmentId);
-    const asOf = parseAsOf(optionalString('asOf', query.asOf));
+    const asOf = parseAsOf(queryString('asOf', query.asOf));
     sendJsonText(res, await this.objects.load(caller, id, environmentId, asOf));
   }
 }

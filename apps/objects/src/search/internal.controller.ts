@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiExcludeController, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AppConfig, Caller, CallerContext, sendJsonText } from '@app/domain';
+import { AppConfig, Caller, CallerContext, OBJECTS_INTERNAL_ROUTES, sendJsonText, ValidateFilterResponse } from '@app/domain';
 import { checkDiffRequest, checkMembersRequest, MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
 import { SearchService } from './search.service';
 
@@ -11,46 +11,46 @@ import { SearchService } from './search.service';
  * are not part of the public API, so they are left out of its OpenAPI document.
  */
 @ApiExcludeController()
-@Controller('objects/internal')
+@Controller(OBJECTS_INTERNAL_ROUTES.controller)
 export class InternalController {
   constructor(
     private readonly search: SearchService,
     private readonly config: AppConfig,
   ) {}
 
-  @Post('validate-filter')
+  @Post(OBJECTS_INTERNAL_ROUTES.validateFilter)
   @HttpCode(200)
   @ApiOperation({
     operationId: 'internalValidateFilter',
     summary: 'Internal (object set service): checks a filter against the active ontology; 400 InvalidFilter with the path',
   })
   @ApiOkResponse({ description: '{"valid": true}' })
-  async validate(@Body() body: ValidateFilterRequestDto): Promise<{ valid: true }> {
+  async validate(@Body() body: ValidateFilterRequestDto): Promise<ValidateFilterResponse> {
     await this.search.validate(body.filter, body.path ?? 'filter');
     return { valid: true };
   }
 
-  @Post('members')
+  @Post(OBJECTS_INTERNAL_ROUTES.members)
   @HttpCode(200)
   @ApiOperation({
     operationId: 'internalObjectSetMembers',
     summary:
-      'Internal (object set service): every visible object matching a compiled set filter, grouped by environment, with the links among them, in one response; {"tooLarge": true} past the limit',
+      'Internal (object set service): every visible object matching a compiled set filter, grouped by environment, with the links among them, in one response; 413 MembersTooLarge past the limit',
   })
   @ApiBody({ type: MembersRequestDto })
-  @ApiOkResponse({ description: '{"members": {env: [ids]}, "links": [...]} or {"tooLarge": true, "limit": n}' })
+  @ApiOkResponse({ description: '{"members": {env: [ids]}, "links": [...]} (MembersResponse); 413 MembersTooLarge past the limit' })
   async members(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
     const { filter, limit, asOf } = checkMembersRequest(body, this.config.objectSetMemberLimit);
     sendJsonText(res, await this.search.members(caller, filter, limit, asOf));
   }
 
-  @Post('diff')
+  @Post(OBJECTS_INTERNAL_ROUTES.diff)
   @HttpCode(200)
   @ApiOperation({
     operationId: 'internalObjectSetDiff',
     summary: 'Internal (object set service): the members added and removed between two instants, each side a compiled set filter as of its instant, in one statement',
   })
-  @ApiOkResponse({ description: '{"added": {env: [ids]}, "removed": {env: [ids]}} or {"tooLarge": true, "limit": n}' })
+  @ApiOkResponse({ description: '{"added": {env: [ids]}, "removed": {env: [ids]}} (DiffResponse); 413 MembersTooLarge past the limit' })
   async diff(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
     sendJsonText(res, await this.search.diff(caller, checkDiffRequest(body, this.config.objectSetMemberLimit)));
   }

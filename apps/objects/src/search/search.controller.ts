@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ANALYTICS_MODELS, Caller, CallerContext, InvalidArgument, PAGE_LIMITS, resolvePageSize, sendJsonText } from '@app/domain';
+import { ANALYTICS_MODELS, Caller, CallerContext, PAGE_LIMITS, pagingTokenParam, resolvePageSize, sendJsonText } from '@app/domain';
 import { ObjectIdsAndLinksPageDto, ObjectSearchRequestDto } from './dto/search.dto';
 import { SearchService } from './search.service';
 
@@ -27,9 +27,7 @@ export class SearchController {
     @Query() query: Record<string, unknown>,
     @Res() res: Response,
   ): Promise<void> {
-    const { pageSize, pagingToken } = query;
-    const size = resolvePageSize(pageSize, PAGE_LIMITS.search);
-    if (pagingToken !== undefined && typeof pagingToken !== 'string') throw new InvalidArgument('pagingToken', 'pagingToken must be given once');
-    sendJsonText(res, await this.search.search(caller, body, size, pagingToken));
+    const size = resolvePageSize(query.pageSize, PAGE_LIMITS.search);
+    sendJsonText(res, await this.search.search(caller, body, size, pagingTokenParam(query.pagingToken)));
   }
 }

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ObjectsModule } from '../objects/objects.module';
 import { OntologyModule } from '../ontology/ontology.module';
-import { ObjectSetsClient } from './object-sets.client';
+import { ObjectSetsClient } from '../clients/object-sets.client';
 import { InternalController } from './internal.controller';
 import { SearchController } from './search.controller';
 import { SearchRepository } from './search.repository';

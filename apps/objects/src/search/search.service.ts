@@ -5,19 +5,20 @@ import {
   filterOf,
   InvalidFilter,
   InvalidPagingToken,
-  ObjectSearchFilter,
   isRecord,
   isText,
+  MembersTooLarge,
+  ObjectSearchFilter,
   PagingTokenCodec,
-  validateOrderBy,
   parseAsOf,
   requireReplayedUpTo,
   validateFilter,
+  validateOrderBy,
   visibleEnvironmentsParam,
 } from '@app/domain';
 import { OntologyService } from '../ontology/ontology.service';
 import { instantBinding, pageInstant, pageJson } from '../objects/objects.service';
-import { ObjectSetsClient } from './object-sets.client';
+import { ObjectSetsClient } from '../clients/object-sets.client';
 import { OrderedPosition } from './ordered-search';
 import { SearchPosition, SearchRepository } from './search.repository';
 
@@ -120,14 +121,15 @@ export class SearchService {
       const value = await this.repository.members(filter, ontology, { visible: visibleEnvironmentsParam(caller), limit, asOf });
       return { value, activeVersion: value.activeOntologyVersion };
     });
-    return count > limit || json === null ? JSON.stringify({ tooLarge: true, limit }) : json;
+    if (count > limit || json === null) throw new MembersTooLarge(limit);
+    return json;
   }
 
   /**
    * The difference of a set's members between two instants: each side is the set's compiled
    * filter (as the object set service compiled it from the definitions valid then) as of its
-   * instant; one statement (see buildDiffSql). `{"tooLarge": true, "side", "limit"}` when a side
-   * has more than `limit` members.
+   * instant; one statement (see buildDiffSql). 413 MembersTooLarge when a side has more than
+   * `limit` members.
    */
   async diff(caller: CallerContext, input: { from: { filter: unknown; asOf: Date }; to: { filter: unknown; asOf?: Date }; limit: number }): Promise<string> {
     // Every commit up to `to` (absent: now, which the object-sets app asks as STRONG).
@@ -141,7 +143,7 @@ export class SearchService {
       });
       return { value, activeVersion: value.activeOntologyVersion };
     });
-    if (result.fromCount > input.limit || result.toCount > input.limit || result.json === null) return JSON.stringify({ tooLarge: true, limit: input.limit });
+    if (result.fromCount > input.limit || result.toCount > input.limit || result.json === null) throw new MembersTooLarge(input.limit);
     return result.json;
   }
 }

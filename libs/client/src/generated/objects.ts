@@ -364,11 +364,11 @@ export interface components {
              *     ]
              */
             tags?: string[];
+            properties: components["schemas"]["WriteProperty"][];
             /** @example prod */
             environmentId: string;
             /** @example p-1 */
             id: string;
-            properties: components["schemas"]["WriteProperty"][];
             /** @description Sightings to widen the object's [firstSighting, lastSighting] with; absent means "now". */
             metadata?: components["schemas"]["Sightings"];
         };

@@ -7,9 +7,8 @@
  */
 import { ObjectSearchFilter } from '../filter/filter.types';
 
-/** Controller prefix and route of the internal endpoint (`POST /objects/internal/aggregate`). */
-export const INTERNAL_AGGREGATE_ROUTE = { controller: 'objects/internal', path: 'aggregate' } as const;
-export const INTERNAL_AGGREGATE_PATH = `/${INTERNAL_AGGREGATE_ROUTE.controller}/${INTERNAL_AGGREGATE_ROUTE.path}`;
+// Its route and path (INTERNAL_AGGREGATE_ROUTE, INTERNAL_AGGREGATE_PATH) are in the contract
+// between the apps, internal-api/internal-api.contract.ts.
 
 /** The body of `POST /objects/internal/aggregate`. */
 export interface InternalAggregateRequest {

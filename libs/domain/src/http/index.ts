@@ -5,6 +5,7 @@ export * from './body-guard';
 export * from './logging.module';
 export * from './health.controller';
 export * from './send-json';
+export * from './request-params';
 export * from './service-call';
 export * from './request-id';
 export * from './express-adapter';

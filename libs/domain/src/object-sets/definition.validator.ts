@@ -1,8 +1,9 @@
 import { InvalidArgument, InvalidObjectSetDefinition } from '../errors';
-import { environmentIdFault, identifierFault } from '../ids';
+import { environmentIdFault, identifierFault, objectKey } from '../ids';
 import { ObjectSearchFilter } from '../filter';
 import { isPlainObject } from '../validation/json-shape';
 import { DefinitionType, ObjectSetDefinition } from './definition.types';
+import { isObjectSetId } from './object-set-id';
 
 export const MAX_STABLE_OBJECTS = 100_000;
 export const MAX_OPERATION_OPERANDS = 1_000;
@@ -16,7 +17,7 @@ function onlyKeys(payload: Record<string, unknown>, allowed: string[], path: str
 }
 
 function setId(v: unknown, path: string): string {
-  if (typeof v !== 'string' || v.length === 0 || v.length > 256) throw new InvalidArgument(path, 'must be an object set id (a non-empty string)');
+  if (!isObjectSetId(v)) throw new InvalidArgument(path, 'must be an object set id (a non-empty string)');
   return v;
 }
 
@@ -61,7 +62,7 @@ export function validateDefinition(input: unknown, path = 'definition'): ObjectS
       // Duplicates are one member; keep the first occurrence's order.
       const seen = new Set<string>();
       const unique = out.filter((o) => {
-        const k = `${o.environmentId}\u0000${o.id}`;
+        const k = objectKey(o.environmentId, o.id);
         return seen.has(k) ? false : (seen.add(k), true);
       });
       return { type: 'stable', stable: { objects: unique } };

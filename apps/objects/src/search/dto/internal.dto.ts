@@ -41,7 +41,7 @@ export class MembersRequestDto {
   @Allow()
   filter: unknown;
 
-  @ApiProperty({ description: 'Most members to return; more is reported as tooLarge', example: 100000 })
+  @ApiProperty({ description: 'Most members to return; more is 413 MembersTooLarge', example: 100000 })
   @IsInt()
   @Min(1)
   @Max(MAX_MEMBERS_LIMIT)

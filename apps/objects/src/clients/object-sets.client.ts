@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig, callService, CallerContext, DependencyUnavailable, DomainError, ObjectSetNotFound } from '@app/domain';
+import { AppConfig, callService, CallerContext, CompiledFilterResponse, DependencyUnavailable, DomainError, ObjectSetNotFound, objectSetFilterPath } from '@app/domain';
 
 const TIMEOUT_MS = 10_000;
 
 /**
- * The objects app's view of the object set service: resolves a `startingSet` to its compiled
+ * The objects app's view of the object set service (the contract: internal-api.contract.ts): resolves a `startingSet` to its compiled
  * membership filter through the internal endpoint `GET /object-sets/internal/{id}/filter`
  * (as of an instant with `?asOf`: the definitions as they were then, API.md §10),
  * on behalf of the caller (see callService).
@@ -22,7 +22,7 @@ export class ObjectSetsClient {
         dependency: 'object-sets',
         baseUrl: this.config.objectSetsUrl,
         method: 'GET',
-        path: `/object-sets/internal/${encodeURIComponent(objectSetId)}/filter${asOf ? `?asOf=${encodeURIComponent(asOf.toISOString())}` : ''}`,
+        path: objectSetFilterPath(objectSetId, asOf),
         caller,
         timeoutMs: TIMEOUT_MS,
         logger: this.logger,
@@ -34,7 +34,7 @@ export class ObjectSetsClient {
     }
     const body = (() => {
       try {
-        return JSON.parse(text) as { filter?: unknown };
+        return JSON.parse(text) as Partial<CompiledFilterResponse>;
       } catch {
         return undefined;
       }

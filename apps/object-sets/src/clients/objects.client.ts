@@ -1,6 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createObjectsClient, ObjectsClient as ObjectsApi, unwrap } from '@app/client';
-import { AppConfig, callService, CallerContext, INTERNAL_AGGREGATE_PATH, InternalAggregateRequest, ObjectSearchFilter } from '@app/domain';
+import {
+  AppConfig,
+  callService,
+  CallerContext,
+  DiffRequest,
+  InternalAggregateRequest,
+  isMembersTooLarge,
+  MembersRequest,
+  OBJECTS_INTERNAL_PATHS,
+  ObjectSearchFilter,
+  ValidateFilterRequest,
+} from '@app/domain';
 
 export type MembersResult = { tooLarge: true } | { tooLarge: false; json: string };
 
@@ -9,8 +20,8 @@ export interface DiffSide {
   filter: ObjectSearchFilter;
   asOf?: Date;
 }
-/** PostgreSQL's json_build_object writes `{"members" : …}`, JSON.stringify `{"tooLarge":…}`. */
-const MEMBERS_ANSWER_START = /^\{\s*"(members|tooLarge)"\s*:/;
+/** PostgreSQL's json_build_object writes `{"members" : …}`. */
+const MEMBERS_ANSWER_START = /^\{\s*"members"\s*:/;
 const isMembersAnswer = (text: string) => MEMBERS_ANSWER_START.test(text.slice(0, 32)) && text.trimEnd().endsWith('}');
 const parsesAsJson = (text: string) => {
   try {
@@ -47,7 +58,7 @@ export class ObjectsCallTimeouts {
 }
 
 /**
- * ObjectsClient over HTTP (callService): keep-alive, the caller's credentials forwarded on every
+ * ObjectsClient over HTTP (callService), by the contract between the apps (internal-api.contract.ts): keep-alive, the caller's credentials forwarded on every
  * call so visibility holds end to end, timeouts, 503 DependencyUnavailable when unreachable.
  */
 @Injectable()
@@ -62,7 +73,8 @@ export class HttpObjectsClient extends ObjectsClient {
   }
 
   async validateFilter(caller: CallerContext, filter: unknown, path: string): Promise<void> {
-    await this.call(caller, 'POST', '/objects/internal/validate-filter', { filter, path }, this.timeouts.shortMs);
+    const body: ValidateFilterRequest = { filter, path };
+    await this.call(caller, 'POST', OBJECTS_INTERNAL_PATHS.validateFilter, body, this.timeouts.shortMs);
   }
 
   async linkTypeIds(caller: CallerContext): Promise<Set<string>> {
@@ -89,25 +101,31 @@ export class HttpObjectsClient extends ObjectsClient {
   }
 
   async members(caller: CallerContext, filter: ObjectSearchFilter, limit: number, asOf?: Date): Promise<MembersResult> {
-    const body = asOf ? { filter, limit, asOf: asOf.toISOString() } : { filter, limit };
+    const body: MembersRequest = asOf ? { filter, limit, asOf: asOf.toISOString() } : { filter, limit };
     // Passed on (and cached) as text, so not parsed: a complete JSON object that starts as a
-    // members answer does ({"members": …} or {"tooLarge": …}); a body that broke off never gets here.
-    const text = await this.call(caller, 'POST', '/objects/internal/members', body, this.timeouts.membersMs, isMembersAnswer);
-    // The large answer is passed on as text; only the small "too large" answer is recognised.
-    if (/^\{\s*"tooLarge"/.test(text.slice(0, 16))) return { tooLarge: true };
-    return { tooLarge: false, json: text };
+    // members answer does ({"members": …}); a body that broke off never gets here.
+    return this.tooLargeOr(this.call(caller, 'POST', OBJECTS_INTERNAL_PATHS.members, body, this.timeouts.membersMs, isMembersAnswer));
   }
 
   async diff(caller: CallerContext, from: DiffSide, to: DiffSide, limit: number): Promise<MembersResult> {
     const side = (s: DiffSide) => (s.asOf ? { filter: s.filter, asOf: s.asOf.toISOString() } : { filter: s.filter });
-    const text = await this.call(caller, 'POST', '/objects/internal/diff', { from: side(from), to: side(to), limit }, this.timeouts.membersMs, parsesAsJson);
-    if (/^\{\s*"tooLarge"/.test(text.slice(0, 16))) return { tooLarge: true };
-    return { tooLarge: false, json: text };
+    const body: DiffRequest = { from: side(from), to: side(to), limit };
+    return this.tooLargeOr(this.call(caller, 'POST', OBJECTS_INTERNAL_PATHS.diff, body, this.timeouts.membersMs, parsesAsJson));
   }
 
   aggregate(caller: CallerContext, request: InternalAggregateRequest): Promise<string> {
     // Passed on as text: it is already the response (InvalidArgument faults come back as errors).
-    return this.call(caller, 'POST', INTERNAL_AGGREGATE_PATH, request, this.timeouts.membersMs, (text) => text.startsWith('{') && text.endsWith('}'));
+    return this.call(caller, 'POST', OBJECTS_INTERNAL_PATHS.aggregate, request, this.timeouts.membersMs, (text) => text.startsWith('{') && text.endsWith('}'));
+  }
+
+  /** The answer text, or tooLarge when the objects app answered 413 MembersTooLarge. */
+  private async tooLargeOr(answer: Promise<string>): Promise<MembersResult> {
+    try {
+      return { tooLarge: false, json: await answer };
+    } catch (e) {
+      if (isMembersTooLarge(e)) return { tooLarge: true };
+      throw e;
+    }
   }
 
   private call(caller: CallerContext, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, expect?: (text: string) => boolean): Promise<string> {

@@ -1,0 +1,61 @@
+import { InvalidArgument } from '../errors/domain-error';
+import { environmentIdFault, identifierFault } from '../ids/identifier';
+import { isObjectSetId } from '../object-sets/object-set-id';
+import { parseDatetime } from '../time/datetime';
+
+/**
+ * The checks of path and query parameters, shared by every controller of both apps: each
+ * returns the value in its type or throws 400 InvalidArgument naming the parameter. Query
+ * values arrive as Express parsed them (a repeated parameter is an array), so each check takes
+ * `unknown`.
+ */
+
+/** An identifier from a path or query parameter; else 400 InvalidArgument naming `field`. */
+export function checkIdentifierParam(field: string, value: unknown): void {
+  const fault = identifierFault(value);
+  if (fault) throw new InvalidArgument(field, `${field} ${fault}`);
+}
+
+/** An environment id from a path or query parameter (`versioned` is reserved); else 400 InvalidArgument. */
+export function checkEnvironmentIdParam(value: unknown): void {
+  const fault = environmentIdFault(value);
+  if (fault) throw new InvalidArgument('environmentId', `environmentId ${fault}`);
+}
+
+/** The environment id and object id of a path `/{environmentId}/{id}`. */
+export function checkObjectPathIds(environmentId: string, id: string): void {
+  checkEnvironmentIdParam(environmentId);
+  checkIdentifierParam('id', id);
+}
+
+/** An object set id from the path (`isObjectSetId`). */
+export function checkSetIdParam(id: string): void {
+  if (!isObjectSetId(id)) throw new InvalidArgument('id', 'must be an object set id');
+}
+
+/** A query value given at most once, as a string; undefined when absent. */
+export function queryString(field: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new InvalidArgument(field, `${field} must be given once, as a string`);
+  return value;
+}
+
+/** A required datetime (RFC 3339 with an offset) from a query value. */
+export function requiredDatetime(field: string, value: unknown): Date {
+  const raw = queryString(field, value);
+  if (raw === undefined || raw === '') throw new InvalidArgument(field, `${field} is required`);
+  const parsed = parseDatetime(raw);
+  if (!parsed.ok) throw new InvalidArgument(field, `${field} ${parsed.reason}`);
+  return parsed.value;
+}
+
+/** `expectedVersion` of a write: the version the object must have now (0: it must not exist). */
+export function expectedVersionParam(value: unknown): number | undefined {
+  const raw = queryString('expectedVersion', value);
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(raw)) throw new InvalidArgument('expectedVersion', 'must be a non-negative integer (0: the object must not exist)');
+  return Number(raw);
+}
+
+/** `pagingToken`: the opaque token of the page before (decoded and checked by the service). */
+export const pagingTokenParam = (value: unknown): string | undefined => queryString('pagingToken', value);

@@ -1,0 +1,108 @@
+/**
+ * The contract between the two apps, in one place: the routes each app serves to the other,
+ * their bodies and answers, and how "too large" is told. Both sides use it: the controllers
+ * that serve these routes and the clients that call them (apps/<app>/src/clients/). The routes
+ * are internal (left out of the OpenAPI documents, refused by the gateways); every call carries
+ * the caller's credentials, so visibility holds end to end (callService).
+ *
+ * objects app, for the object set service (`/objects/internal/…`):
+ * - `POST validate-filter` ValidateFilterRequest → `{"valid": true}`, or 400 InvalidFilter (with the path);
+ * - `POST members` MembersRequest → MembersResponse, or 413 MembersTooLarge;
+ * - `POST diff` DiffRequest → DiffResponse, or 413 MembersTooLarge;
+ * - `POST aggregate` InternalAggregateRequest → AggregateResponse (analytics/aggregate.contract.ts).
+ * The object set service also reads the public `GET /ontology` (through the typed client).
+ *
+ * object-sets app, for the objects app (searchObjects' startingSet):
+ * - `GET /object-sets/internal/{id}/filter?asOf=` → CompiledFilterResponse, or 404 ObjectSetNotFound.
+ */
+import { DomainError } from '../errors/domain-error';
+import { ObjectSearchFilter } from '../filter/filter.types';
+
+/** The objects app's internal controller prefix and its routes (Nest `@Controller` / `@Post` arguments). */
+export const OBJECTS_INTERNAL_ROUTES = {
+  controller: 'objects/internal',
+  validateFilter: 'validate-filter',
+  members: 'members',
+  diff: 'diff',
+  aggregate: 'aggregate',
+} as const;
+
+const objectsInternal = (route: string) => `/${OBJECTS_INTERNAL_ROUTES.controller}/${route}`;
+/** The request paths of the objects app's internal routes. */
+export const OBJECTS_INTERNAL_PATHS = {
+  validateFilter: objectsInternal(OBJECTS_INTERNAL_ROUTES.validateFilter),
+  members: objectsInternal(OBJECTS_INTERNAL_ROUTES.members),
+  diff: objectsInternal(OBJECTS_INTERNAL_ROUTES.diff),
+  aggregate: objectsInternal(OBJECTS_INTERNAL_ROUTES.aggregate),
+} as const;
+
+/** Controller prefix and route of the internal aggregate endpoint (`POST /objects/internal/aggregate`). */
+export const INTERNAL_AGGREGATE_ROUTE = { controller: OBJECTS_INTERNAL_ROUTES.controller, path: OBJECTS_INTERNAL_ROUTES.aggregate } as const;
+export const INTERNAL_AGGREGATE_PATH = OBJECTS_INTERNAL_PATHS.aggregate;
+
+/** The object-sets app's internal route, under its `object-sets` controller. */
+export const OBJECT_SET_FILTER_ROUTE = 'internal/:id/filter';
+/** The path of `GET /object-sets/internal/{id}/filter`, as of `asOf` when given. */
+export const objectSetFilterPath = (objectSetId: string, asOf?: Date): string =>
+  `/object-sets/internal/${encodeURIComponent(objectSetId)}/filter${asOf ? `?asOf=${encodeURIComponent(asOf.toISOString())}` : ''}`;
+
+/** The body of `POST /objects/internal/validate-filter`. */
+export interface ValidateFilterRequest {
+  filter: unknown;
+  /** Path prefix of the fault locations (e.g. `definition.filter.filter`); default `filter`. */
+  path?: string;
+}
+export interface ValidateFilterResponse {
+  valid: true;
+}
+
+/** The body of `POST /objects/internal/members`. */
+export interface MembersRequest {
+  /** A compiled object set filter (checked with the larger bounds of compiled filters). */
+  filter: ObjectSearchFilter;
+  /** Most members to return; more is 413 MembersTooLarge. */
+  limit: number;
+  /** The members as of this instant (RFC 3339). */
+  asOf?: string;
+}
+/** The answer of `POST /objects/internal/members` (passed on as text by the object set service). */
+export interface MembersResponse {
+  /** Environment id → visible member ids. */
+  members: Record<string, string[]>;
+  links: { linkId: string; sourceObjectId: string; targetObjectId: string; environmentId: string }[];
+}
+
+/** One side of `POST /objects/internal/diff`: a compiled filter, as of an instant (absent: now). */
+export interface DiffSideRequest {
+  filter: ObjectSearchFilter;
+  asOf?: string;
+}
+export interface DiffRequest {
+  from: DiffSideRequest;
+  to: DiffSideRequest;
+  limit: number;
+}
+/** The answer of `POST /objects/internal/diff`. */
+export interface DiffResponse {
+  added: Record<string, string[]>;
+  removed: Record<string, string[]>;
+}
+
+/** The answer of `GET /object-sets/internal/{id}/filter`: the set's membership as one filter. */
+export interface CompiledFilterResponse {
+  filter: ObjectSearchFilter;
+}
+
+/**
+ * A members or diff read past its `limit`: 413 with this error name (internal only; the object
+ * set service answers its caller ObjectSetTooLarge, naming the set).
+ */
+export class MembersTooLarge extends DomainError {
+  static readonly errorName = 'MembersTooLarge';
+  constructor(limit: number) {
+    super('REQUEST_ENTITY_TOO_LARGE', MembersTooLarge.errorName, { limit });
+  }
+}
+
+/** Whether an error from a call to the objects app is its "too large" answer. */
+export const isMembersTooLarge = (e: unknown): boolean => e instanceof DomainError && e.status === 413 && e.errorName === MembersTooLarge.errorName;
