@@ -146,19 +146,19 @@ first_sighting timestamptz, last_sighting timestamptz, tags text[], properties j
 WITH w AS (INSERT INTO objects.property_value AS p
        (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
-         ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
-            SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
-                value_boolean = EXCLUDED.value_boolean, value_date = EXCLUDED.value_date,
-                value_timestamp = EXCLUDED.value_timestamp, value_geo = EXCLUDED.value_geo
-          WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
-                IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
-                                  EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)
-         RETURNING p.environment_id, p.object_id, p.property_id, p.ordinal, p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo),
-         closed AS (UPDATE objects.property_value_history h SET valid_to = o.valid_from
+       ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
+          SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
+              value_boolean = EXCLUDED.value_boolean, value_date = EXCLUDED.value_date,
+              value_timestamp = EXCLUDED.value_timestamp, value_geo = EXCLUDED.value_geo
+        WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
+              IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
+                                EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)
+       RETURNING p.environment_id, p.object_id, p.property_id, p.ordinal, p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo),
+       closed AS (UPDATE objects.property_value_history h SET valid_to = o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
  WHERE h.environment_id = w.environment_id AND h.object_id = w.object_id AND h.property_id = w.property_id AND h.ordinal = w.ordinal
    AND h.valid_to = 'infinity' AND h.valid_from < o.valid_from)
-         INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
+       INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
 
@@ -236,19 +236,19 @@ SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.valu
 WITH w AS (INSERT INTO objects.property_value AS p
        (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
-         ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
-            SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
-                value_boolean = EXCLUDED.value_boolean, value_date = EXCLUDED.value_date,
-                value_timestamp = EXCLUDED.value_timestamp, value_geo = EXCLUDED.value_geo
-          WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
-                IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
-                                  EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)
-         RETURNING p.environment_id, p.object_id, p.property_id, p.ordinal, p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo),
-         closed AS (UPDATE objects.property_value_history h SET valid_to = o.valid_from
+       ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
+          SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
+              value_boolean = EXCLUDED.value_boolean, value_date = EXCLUDED.value_date,
+              value_timestamp = EXCLUDED.value_timestamp, value_geo = EXCLUDED.value_geo
+        WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
+              IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
+                                EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)
+       RETURNING p.environment_id, p.object_id, p.property_id, p.ordinal, p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo),
+       closed AS (UPDATE objects.property_value_history h SET valid_to = o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
  WHERE h.environment_id = w.environment_id AND h.object_id = w.object_id AND h.property_id = w.property_id AND h.ordinal = w.ordinal
    AND h.valid_to = 'infinity' AND h.valid_from < o.valid_from)
-         INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
+       INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
 
@@ -314,19 +314,19 @@ first_sighting timestamptz, last_sighting timestamptz, tags text[], properties j
 WITH w AS (INSERT INTO objects.property_value AS p
        (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
-         ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
-            SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
-                value_boolean = EXCLUDED.value_boolean, value_date = EXCLUDED.value_date,
-                value_timestamp = EXCLUDED.value_timestamp, value_geo = EXCLUDED.value_geo
-          WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
-                IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
-                                  EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)
-         RETURNING p.environment_id, p.object_id, p.property_id, p.ordinal, p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo),
-         closed AS (UPDATE objects.property_value_history h SET valid_to = o.valid_from
+       ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
+          SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
+              value_boolean = EXCLUDED.value_boolean, value_date = EXCLUDED.value_date,
+              value_timestamp = EXCLUDED.value_timestamp, value_geo = EXCLUDED.value_geo
+        WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
+              IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
+                                EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)
+       RETURNING p.environment_id, p.object_id, p.property_id, p.ordinal, p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo),
+       closed AS (UPDATE objects.property_value_history h SET valid_to = o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
  WHERE h.environment_id = w.environment_id AND h.object_id = w.object_id AND h.property_id = w.property_id AND h.ordinal = w.ordinal
    AND h.valid_to = 'infinity' AND h.valid_from < o.valid_from)
-         INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
+       INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
 
