@@ -1,7 +1,8 @@
 import { InvalidFilter } from '../errors/domain-error';
 import { OntologyIndex } from '../ontology/ontology.types';
 import { filterOf as F, ObjectSearchFilter } from './filter.types';
-import { MAX_FILTER_DEPTH, propertyValueFault, validateFilter } from './filter.validator';
+import { MAX_FILTER_DEPTH } from './filter-limits';
+import { propertyValueFault, validateFilter } from './filter.validator';
 
 const ontology = new OntologyIndex({
   version: 3,

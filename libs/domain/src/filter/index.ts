@@ -1,2 +1,3 @@
 export * from './filter.types';
+export * from './filter-limits';
 export * from './filter.validator';
