@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { runMigrationsWithLock } from '@app/domain';
+import { runMigrationsWithLock } from '@app/platform';
 import { startObjectsApp, TestObjectsApp, withEnv } from './support/apps';
 import { createTestDatabase } from './support/database';
 import { createObjectsApp } from '../apps/objects/src/create-app';

@@ -16,7 +16,9 @@ export function productSql() {
   const { buildSearchSql, buildMembersSql, buildDiffSql } = dist('apps/objects/apps/objects/src/search/search.repository.js');
   const { buildOrderedSearchSql } = dist('apps/objects/apps/objects/src/search/ordered-search.js');
   const { buildAggregateSql } = dist('apps/objects/apps/objects/src/aggregate/aggregate-sql.js');
-  const { OntologyIndex, validateFilter, validateOrderBy, validateAggregation, COMPILED_SET_FILTER_LIMITS, ANALYTICS_LIMITS } = dist('apps/objects/libs/domain/src/index.js');
+  const { OntologyIndex, COMPILED_SET_FILTER_LIMITS, ANALYTICS_LIMITS } = dist('apps/objects/libs/domain/src/index.js');
+  const { validateFilter } = dist('apps/objects/apps/objects/src/validation/filter.validator.js');
+  const { validateOrderBy, validateAggregation } = dist('apps/objects/apps/objects/src/validation/analytics.validator.js');
   const { CACHED_MEMBERS_SQL } = dist('apps/object-sets/apps/object-sets/src/object-sets/object-sets.repository.js');
   return {
     OBJECT_READ_SQL,

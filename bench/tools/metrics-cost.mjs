@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 
 const require = createRequire(import.meta.url);
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const { AppMetrics } = require(join(root, 'dist/apps/objects/libs/domain/src/metrics/app-metrics.js'));
+const { AppMetrics } = require(join(root, 'dist/apps/objects/libs/platform/src/metrics/app-metrics.js'));
 const { values } = parseArgs({ options: { iterations: { type: 'string', default: '2000000' } } });
 const n = Number(values.iterations);
 

@@ -1,6 +1,6 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { ApiDocsOptions, configureApp, createExpressApp, HttpOptions, openApiDocumentOf } from '@app/domain';
+import { ApiDocsOptions, configureApp, createExpressApp, HttpOptions, openApiDocumentOf } from '@app/platform';
 import { AppModule } from './app.module';
 import { OBJECT_SETS_ERRORS, OBJECT_SETS_REQUEST_EXAMPLES, OBJECT_SETS_SCHEMA_NAMES } from './docs/api-docs';
 

@@ -1,6 +1,7 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { ApiDocsOptions, COMPILED_FILTER_BODY_DEPTH, configureApp, createExpressApp, openApiDocumentOf, HttpOptions, INTERNAL_AGGREGATE_PATH, OBJECTS_INTERNAL_PATHS } from '@app/domain';
+import { ApiDocsOptions, configureApp, createExpressApp, openApiDocumentOf, HttpOptions } from '@app/platform';
+import { COMPILED_FILTER_BODY_DEPTH, INTERNAL_AGGREGATE_PATH, OBJECTS_INTERNAL_PATHS } from '@app/domain';
 import { AppModule } from './app.module';
 import { OBJECTS_ERRORS, OBJECTS_REQUEST_EXAMPLES, OBJECTS_SCHEMA_NAMES } from './docs/api-docs';
 

@@ -1,6 +1,6 @@
 // First: tracing (when configured) must be set up before anything it instruments loads.
 import './tracing';
-import { acceptGatewayConnections, AppConfig, ConfigError, loadConfig, stopWithParent } from '@app/domain';
+import { acceptGatewayConnections, AppConfig, ConfigError, loadConfig, stopWithParent } from '@app/platform';
 import { createObjectsApp } from './create-app';
 
 async function main(): Promise<void> {

@@ -1,7 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AppConfig, readRouterProvider, ReadRouter, runMigrationsWithLock, useWriteStatementTimeout } from '@app/domain';
+import { AppConfig, readRouterProvider, ReadRouter, runMigrationsWithLock, useWriteStatementTimeout } from '@app/platform';
 import { objectSetsDataSourceOptions, OBJECT_SETS_SCHEMA } from './data-source';
 
 /** Connects to PostgreSQL and brings schema `object_sets` up to date before the app serves. */

@@ -1,7 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, checkSetIdParam, CompiledFilterResponse, InvalidArgument, NO_LATER_BOUND, OBJECT_SET_FILTER_ROUTE, parseAsOf, queryString, sendJsonText } from '@app/domain';
+import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, sendJsonText } from '@app/platform';
+import {
+  checkSetIdParam,
+  CompiledFilterResponse,
+  InvalidArgument,
+  NO_LATER_BOUND,
+  OBJECT_SET_FILTER_ROUTE,
+  parseAsOf,
+  queryString,
+} from '@app/domain';
 import { AggregateObjectSetRequestDto, CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetDiffDto, ObjectSetMetadataDto,
   ObjectSetMetadataReadDto, UpdateObjectSetDto } from './dto/object-set.dto';
 import { Consistency, ObjectSetsService } from './object-sets.service';

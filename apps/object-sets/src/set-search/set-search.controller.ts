@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext, sendJsonText } from '@app/domain';
+import { Caller, CallerContext, sendJsonText } from '@app/platform';
 import { OBJECT_SET_FILTER_MODELS, SearchObjectSetsRequestDto, SearchObjectSetsResponseDto } from './dto/search-object-sets.dto';
 import { SetSearchService } from './set-search.service';
 

@@ -1,6 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUCKET_TYPES, filterOf, METRIC_TYPES, OntologyIndex, validateAggregation, validateFilter } from '@app/domain';
+import { BUCKET_TYPES, filterOf, METRIC_TYPES, OntologyIndex } from '@app/domain';
+import { validateAggregation } from '../validation/analytics.validator';
+import { validateFilter } from '../validation/filter.validator';
 import { buildAggregateSql } from './aggregate-sql';
 import { testOntologyIndex } from '../../../../test/support/ontologies';
 

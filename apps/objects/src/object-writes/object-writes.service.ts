@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppMetrics, CallerContext, canSeeEnvironment, InvalidArgument, objectKey, OntologyIndex, PermissionDenied } from '@app/domain';
+import { AppMetrics, CallerContext, canSeeEnvironment } from '@app/platform';
+import { InvalidArgument, objectKey, OntologyIndex, PermissionDenied } from '@app/domain';
 import { OntologyService } from '../ontology/ontology.service';
 import { IngestResultDto } from './dto/write-object.dto';
 import { ObjectWritesRepository } from './object-writes.repository';

@@ -1,9 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { Caller, CallerContext, sendJsonText } from '@app/platform';
 import {
-  Caller,
-  CallerContext,
   checkEnvironmentIdParam,
   checkIdentifierParam,
   checkObjectPathIds,
@@ -14,7 +13,6 @@ import {
   queryString,
   requiredDatetime,
   resolvePageSize,
-  sendJsonText,
 } from '@app/domain';
 import {
   BulkLoadObjectRequestDto,

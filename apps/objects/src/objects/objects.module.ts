@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { AppConfig, PagingTokenCodec } from '@app/domain';
+import { AppConfig } from '@app/platform';
+import { PagingTokenCodec } from '@app/domain';
 import { ObjectsController } from './objects.controller';
 import { ObjectsRepository } from './objects.repository';
 import { ObjectsService } from './objects.service';

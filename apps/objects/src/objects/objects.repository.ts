@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { preparedRows, SNAPSHOT_INSTANT_SQL } from '@app/domain';
+import { preparedRows } from '@app/platform';
+import { SNAPSHOT_INSTANT_SQL } from '@app/domain';
 import { objectWithVersionJsonSql } from './object-json.sql';
 
 /** A bulk-load keyset position: the index in the deduplicated request and the environment. */

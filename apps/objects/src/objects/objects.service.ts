@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { CallerContext, canSeeEnvironment, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
 import {
-  CallerContext,
-  canSeeEnvironment,
   ObjectIdAmbiguous,
   ObjectNotFound,
   ObjectVersionNotFound,
@@ -12,8 +11,6 @@ import {
   PagingTokenCodec,
   asOfJson,
   InvalidPagingToken,
-  requireReplayedUpTo,
-  visibleEnvironmentsParam,
 } from '@app/domain';
 import { BulkPosition, ObjectsRepository } from './objects.repository';
 

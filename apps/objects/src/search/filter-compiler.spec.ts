@@ -1,4 +1,5 @@
-import { filterOf as F, ObjectSearchFilter, OntologyIndex, validateFilter } from '@app/domain';
+import { filterOf as F, ObjectSearchFilter, OntologyIndex } from '@app/domain';
+import { validateFilter } from '../validation/filter.validator';
 import { compileFilter, CompileFilterOptions, escapeLike, leftChars, SEARCH_INDEX_DDL, SqlParams, STRING_INDEX_CHARS } from './filter-compiler';
 
 const ontology = new OntologyIndex({

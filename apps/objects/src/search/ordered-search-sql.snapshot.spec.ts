@@ -1,6 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { filterOf, OntologyIndex, validateFilter, validateOrderBy } from '@app/domain';
+import { filterOf, OntologyIndex } from '@app/domain';
+import { validateFilter } from '../validation/filter.validator';
+import { validateOrderBy } from '../validation/analytics.validator';
 import { buildOrderedSearchSql, OrderedPosition } from './ordered-search';
 import { testOntologyIndex } from '../../../../test/support/ontologies';
 

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { filterOf, ObjectSearchFilter, OntologyIndex, validateFilter } from '@app/domain';
+import { filterOf, ObjectSearchFilter, OntologyIndex } from '@app/domain';
+import { validateFilter } from '../validation/filter.validator';
 import { SEARCH_INDEX_DDL } from './filter-compiler';
 import { ObjectTypeKeyIndex1764500000000 } from '../database/migrations/1764500000000-ObjectTypeKeyIndex';
 import { CoveringValueIndexes1764700000000 } from '../database/migrations/1764700000000-CoveringValueIndexes';

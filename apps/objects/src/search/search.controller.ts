@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ANALYTICS_MODELS, Caller, CallerContext, PAGE_LIMITS, pagingTokenParam, resolvePageSize, sendJsonText } from '@app/domain';
+import { ANALYTICS_MODELS, Caller, CallerContext, sendJsonText } from '@app/platform';
+import { PAGE_LIMITS, pagingTokenParam, resolvePageSize } from '@app/domain';
 import { ObjectIdsAndLinksPageDto, ObjectSearchRequestDto } from './dto/search.dto';
 import { SearchService } from './search.service';
 

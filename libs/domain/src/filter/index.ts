@@ -1,3 +1,2 @@
 export * from './filter.types';
 export * from './filter-limits';
-export * from './filter.validator';

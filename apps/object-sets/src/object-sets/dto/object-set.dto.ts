@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
-import { apiSchemaRef, AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, GROUP_BY_SCHEMA, IsEnvironmentId, METRICS_SCHEMA } from '@app/domain';
+import { apiSchemaRef, GROUP_BY_SCHEMA, IsEnvironmentId, METRICS_SCHEMA } from '@app/platform';
+import { AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA } from '@app/domain';
 
 const DEFINITION_EXAMPLE = {
   type: 'filter',

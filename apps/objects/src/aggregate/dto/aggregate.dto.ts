@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsOptional, IsString, MaxLength } from 'class-validator';
-import { apiSchemaRef, AS_OF_BODY_SCHEMA, GROUP_BY_SCHEMA, hasOwn, InternalAggregateRequest, InvalidArgument, isPlainObject, kindOf, METRICS_SCHEMA } from '@app/domain';
+import { apiSchemaRef, GROUP_BY_SCHEMA, METRICS_SCHEMA } from '@app/platform';
+import { AS_OF_BODY_SCHEMA, hasOwn, InternalAggregateRequest, InvalidArgument, isPlainObject, kindOf } from '@app/domain';
 
 /**
  * AggregateObjectsRequest (API.md §9). `filter` is checked by the filter validator (400

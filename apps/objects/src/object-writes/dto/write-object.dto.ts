@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
-import { ApiEnvironmentId, ApiIdentifier, apiSchemaRef } from '@app/domain';
+import { ApiEnvironmentId, ApiIdentifier, apiSchemaRef } from '@app/platform';
 import { MAX_INGEST_OBJECTS, MAX_PROPERTY_VALUES, MAX_TAGS, MAX_TEXT_LENGTH } from '../object-shape';
 
 // The write bodies (WriteObjectDto, IngestRequestDto) are checked by ../object-shape.ts, not by

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsOptional, IsString } from 'class-validator';
-import { AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, IsIdentifier, SNAPSHOT_BODY_SCHEMA } from '@app/domain';
+import { AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, SNAPSHOT_BODY_SCHEMA } from '@app/domain';
+import { IsIdentifier } from '@app/platform';
 import { PROPERTY_VALUE_SCHEMA } from '../../object-writes/dto/write-object.dto';
 
 export const MAX_BULK_IDS = 10_000;
