@@ -43,7 +43,7 @@ export class PropertyValueDto {
   origin: string;
 
   /** What made the latest change, e.g. `import-42`. */
-  @ApiPropertyOptional({ nullable: true, maxLength: 1024, description: 'What made the latest change, e.g. `import-42`; null is kept as null' })
+  @ApiPropertyOptional({ nullable: true, maxLength: 1024, description: 'What made the latest change, e.g. `import-42`; null is taken as none (answers omit it)' })
   @IsOptional()
   @IsString()
   @MaxLength(1024)
