@@ -16,8 +16,10 @@ RUN npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
 COPY libs ./libs
-# npm run build is scripts/build.mjs (it writes the build stamp that npm start reads).
-COPY scripts ./scripts
+# npm run build is scripts/build.mjs (it writes the build stamp that npm start reads); it loads
+# scripts/lib/build.mjs and scripts/lib/apps.mjs (.dockerignore lets exactly these three in).
+COPY scripts/build.mjs ./scripts/
+COPY scripts/lib/build.mjs scripts/lib/apps.mjs ./scripts/lib/
 RUN npm run build
 
 # The production dependencies alone, installed from the same lock file.
