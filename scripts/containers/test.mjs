@@ -136,6 +136,7 @@ async function main() {
     await checkReplicasServed(containers);
     await checkMigrationsRanOnce(dc, containers);
     await checkMetricsInside(containers);
+    await checkAppDown(dc);
 
     // The replica profile, added to the running stack as a user would: the apps are recreated
     // with DATABASE_REPLICA_URLS, and the gateway restarted to resolve their new addresses.
@@ -413,6 +414,22 @@ async function checkMetricsInside(containers) {
   // The session ingested 4 objects (the over-the-limit body never reached an app).
   assert.equal(ingested, 4, 'objects_ingested_total over the objects replicas');
   log('each app answers GET /metrics on its own port (the gateway refuses it)');
+}
+
+/**
+ * The object-sets app stopped (every replica): the gateway answers its paths 503
+ * DependencyUnavailable with Retry-After, as the apps answer a dependency they cannot reach,
+ * and still serves the objects app. The replica profile's `up` starts it again.
+ */
+async function checkAppDown(dc) {
+  await dc(['stop', 'object-sets']);
+  const res = await expectStatus(503, 'POST', '/object-sets/search', { body: { filter: { type: 'title', title: { title: 'vips' } } }, headers: { 'x-request-id': 'smoke-test-0004' } });
+  assert.deepEqual(res.json, { errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', errorInstanceId: res.json?.errorInstanceId, parameters: { dependency: 'object-sets' } });
+  assert.match(res.json.errorInstanceId, UUID);
+  assert.equal(res.headers.get('retry-after'), '5');
+  assert.equal(res.headers.get('x-request-id'), 'smoke-test-0004');
+  await expectStatus(200, 'GET', '/objects/p-4?environmentId=prod');
+  log('object-sets stopped: the gateway answers its paths 503 DependencyUnavailable and still serves the objects app');
 }
 
 /** Whether every app container reports the standby up in its /health/ready. */
