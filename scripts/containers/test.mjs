@@ -423,6 +423,7 @@ async function checkMetricsInside(containers) {
  */
 async function checkAppDown(dc) {
   await dc(['stop', 'object-sets']);
+  log('object-sets stopped');
   const res = await expectStatus(503, 'POST', '/object-sets/search', { body: { filter: { type: 'title', title: { title: 'vips' } } }, headers: { 'x-request-id': 'smoke-test-0004' } });
   assert.deepEqual(res.json, { errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', errorInstanceId: res.json?.errorInstanceId, parameters: { dependency: 'object-sets' } });
   assert.match(res.json.errorInstanceId, UUID);
