@@ -8,14 +8,14 @@ import type { NextFunction, Request, Response } from 'express';
 import { TokenVerifier } from '../caller/token-verifier';
 import { AppConfig } from '../config';
 import { AppMetrics } from '../metrics';
-import { withRequestSignal } from '../database/postgres';
 import { ConjureExceptionFilter, PayloadTooLarge } from '../errors';
 import { createValidationPipe } from '../validation';
 import { applyRequestExamples, documentConsistencyToken, OperationErrors, refineApiDocument, RequestExamples, useApiSchemaNames } from './api-docs';
 import { authenticateFirst } from './authenticate-first';
 import { bodyGuard, JSON_MEDIA_TYPES, noteUnicodeEscapes } from './body-guard';
 import { requestIdMiddleware } from './request-id';
-import { consistencyMiddleware, ReadRouter } from '../replicas';
+import { ReadRouter } from '../replicas';
+import { requestScopeMiddleware } from './request-scope';
 
 export interface ApiDocsOptions {
   title: string;
@@ -78,17 +78,10 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
   );
   // Right after the parser, before routing: no pipe ever sees a body it cannot handle.
   app.use(bodyGuard({ deeperRoutes: http.deeperBodyRoutes }));
-  // After the body parser (whose stream callbacks would lose it): the request's AbortSignal, which
-  // cancels its statements in PostgreSQL and its calls to the other app when its client goes away.
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const controller = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) controller.abort();
-    });
-    withRequestSignal(controller.signal, next);
-  });
-  // After the parser: the request's read context (API.md §11) then holds until the handler.
-  app.use(consistencyMiddleware(app.get(ReadRouter, { strict: false })));
+  // After the body parser (whose stream callbacks would lose it): the request's scope, which holds
+  // its read context (API.md §11) and cancels its statements in PostgreSQL and its calls to the
+  // other app when its client goes away, until the handler.
+  app.use(requestScopeMiddleware(app.get(ReadRouter, { strict: false })));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ConjureExceptionFilter());
   app.set('etag', false);
