@@ -138,7 +138,7 @@ export function useWriteStatementTimeout(dataSource: DataSource, writeTimeoutMs:
 export class RequestScope {
   /** Its client went away before the answer was sent: nothing more is done for it. */
   abandoned = false;
-  private running: RunningStatement[] | undefined = undefined;
+  private running: RunningStatement | RunningStatement[] | undefined = undefined;
   private controller: AbortController | undefined = undefined;
 
   constructor(
@@ -162,18 +162,25 @@ export class RequestScope {
     this.controller?.abort();
     const running = this.running;
     this.running = undefined;
-    if (running) for (const statement of running) statement.cancel();
+    if (running instanceof RunningStatement) running.cancel();
+    else if (running) for (const statement of running) statement.cancel();
   }
 
+  /** A statement starts for the request (most requests run one at a time: no array for it). */
   track(statement: RunningStatement): void {
-    (this.running ??= []).push(statement);
+    const running = this.running;
+    if (running === undefined) this.running = statement;
+    else if (running instanceof RunningStatement) this.running = [running, statement];
+    else running.push(statement);
   }
 
   untrack(statement: RunningStatement): void {
     const running = this.running;
-    if (!running) return;
-    const i = running.indexOf(statement);
-    if (i >= 0) running.splice(i, 1);
+    if (running === statement) this.running = undefined;
+    else if (Array.isArray(running)) {
+      const i = running.indexOf(statement);
+      if (i >= 0) running.splice(i, 1);
+    }
   }
 }
 
@@ -221,17 +228,26 @@ class RunningStatement {
  * One statement on the pool. Outside a request as pool.query; for a request, on a connection
  * checked out for it, cancelled in PostgreSQL (pg_cancel_backend on another pooled connection)
  * when the request's client goes away while it runs, and its connection then closed rather than
- * reused, so a cancel can never reach the next statement on it.
+ * reused, so a cancel can never reach the next statement on it. With `observe`, the statement's
+ * duration (from asking the pool for a connection to its rows) is observed under `label`, here
+ * rather than in a wrapper around it (one promise fewer per statement).
  */
-export async function runOnPool(pool: Pool, query: QueryConfig, scope: RequestScope | undefined): Promise<unknown[]> {
-  if (!scope) return (await pool.query(query)).rows;
+export async function runOnPool(pool: Pool, query: QueryConfig, scope: RequestScope | undefined, observe?: StatementObserver, label?: string): Promise<unknown[]> {
+  const started = observe ? performance.now() : 0;
+  if (!scope) {
+    const { rows } = await pool.query(query);
+    if (observe) observe(label!, (performance.now() - started) / 1000);
+    return rows;
+  }
   if (scope.abandoned) throw new Error('the request was abandoned by its client');
   const statement = new RunningStatement(pool, await pool.connect());
   const client = statement.client;
   scope.track(statement);
   client.on('error', statement.lost);
   try {
-    return (await client.query(query)).rows;
+    const { rows } = await client.query(query);
+    if (observe) observe(label!, (performance.now() - started) / 1000);
+    return rows;
   } catch (e) {
     statement.discard ||= isDatabaseUnavailable(e);
     throw e;
@@ -251,16 +267,8 @@ function runStatement<T>(dataSource: DataSource, query: QueryConfig, routed: boo
   const pool = pgPool(dataSource);
   const router = routed ? routers.get(dataSource) : undefined;
   const observe = label === undefined ? undefined : statementObservers.get(pool);
-  const started = observe ? performance.now() : 0;
   const scope = requestScopes.getStore();
-  const rows = (router ? router.rows<T>(query, scope) : runOnPool(pool, query, scope)) as Promise<T[]>;
-  return observe ? timed(rows, observe, label!, started) : rows;
-}
-
-async function timed<T>(rows: Promise<T[]>, observe: StatementObserver, label: string, started: number): Promise<T[]> {
-  const result = await rows;
-  observe(label, (performance.now() - started) / 1000);
-  return result;
+  return (router ? router.rows<T>(query, scope, observe, label) : runOnPool(pool, query, scope, observe, label)) as Promise<T[]>;
 }
 
 /**
