@@ -1,10 +1,12 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { createServer, Socket } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { freePort, startBothApps, TestBothApps } from './support/apps';
 import { createTestDatabase } from './support/database';
 import { WRITE_ONTOLOGY } from './support/ontologies';
-import { exchange, parseResponses, rawRequest } from './support/raw-http';
+import { answerToCheck, checkedGatewayFetch, gatewayResponseFault } from './support/openapi-responses';
+import { exchange, parseResponses, RawResponse, rawRequest } from './support/raw-http';
 
 /**
  * The `npm start` gateway (scripts/lib/gateway.mjs), run as `npm start` runs it (a plain Node ES
@@ -12,11 +14,14 @@ import { exchange, parseResponses, rawRequest } from './support/raw-http';
  * headers and bodies through unchanged, how it frames pipelined and odd requests, and what it
  * answers when an app cannot be reached. The apps here are not its children, so it relays every
  * request; the last block runs `npm start` itself, where it hands connections over to the apps.
+ * Every answer to an API path that came through the gateway, whether an app or the gateway
+ * itself gave it, is checked against the OpenAPI document of the app the path belongs to
+ * (checkedGatewayFetch, expectDocumented), as the e2e tests check the apps' own answers.
  */
-async function startGateway(objectsUrl: string, objectSetsUrl: string): Promise<{ url: string; child: ChildProcess }> {
+async function startGateway(objectsUrl: string, objectSetsUrl: string, options: { proxyTimeoutMs?: number } = {}): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const module = pathToFileURL(join(__dirname, '../scripts/lib/gateway.mjs')).href;
-  const opts = JSON.stringify({ port, host: '127.0.0.1', objectsUrl, objectSetsUrl });
+  const opts = JSON.stringify({ port, host: '127.0.0.1', objectsUrl, objectSetsUrl, ...options });
   const child = spawn(process.execPath, ['--input-type=module', '-e', `import { startGateway } from '${module}'; await startGateway(${opts});`], {
     stdio: 'inherit',
   });
@@ -27,6 +32,15 @@ async function startGateway(objectsUrl: string, objectSetsUrl: string): Promise<
   }
   child.kill();
   throw new Error('gateway did not start');
+}
+
+/** Fails unless each of `responses` (to `requests`, "METHOD /path" each) is as the OpenAPI documents say. */
+function expectDocumented(requests: string[], responses: RawResponse[]): void {
+  const faults = responses.map((r, i) => {
+    const [method, path] = requests[i].split(' ');
+    return gatewayResponseFault(method, path, answerToCheck(r.status, r.headers, r.body));
+  });
+  expect(faults.filter(Boolean)).toEqual([]);
 }
 
 describe('npm start gateway', () => {
@@ -41,8 +55,9 @@ describe('npm start gateway', () => {
     await t?.close();
   });
 
+  /** A request through the gateway, its answer checked against the OpenAPI documents. */
   const call = (path: string, init: RequestInit = {}) =>
-    fetch(`${gw.url}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+    checkedGatewayFetch(gw.url, path, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
 
   it('routes /ontology and /objects to the objects app, with status, headers and body unchanged', async () => {
     expect((await call('/ontology', { method: 'PUT', body: JSON.stringify(WRITE_ONTOLOGY) })).status).toBe(200);
@@ -131,6 +146,7 @@ describe('npm start gateway', () => {
     ]);
     const responses = parseResponses(bytes, ['GET', 'POST', 'GET', 'GET', 'GET']);
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 404, 200]);
+    expectDocumented(['GET /objects/g-1', 'POST /object-sets/search', 'GET /health/live', 'GET /objects/nobody', 'GET /ontology'], responses);
     expect(JSON.parse(responses[0].body)).toMatchObject({ id: 'g-1', environmentId: 'prod' });
     expect(JSON.parse(responses[1].body)).toHaveProperty('objectSets');
     expect(JSON.parse(responses[2].body)).toEqual({ status: 'ok' });
@@ -154,6 +170,7 @@ describe('npm start gateway', () => {
     const pieces = [wire.slice(0, 10), wire.slice(10, head.length + 3), wire.slice(head.length + 3, head.length + 30), wire.slice(head.length + 30)];
     const [ingest, after] = parseResponses(await exchange(port(), pieces, { gapMs: 20 }), ['POST', 'HEAD']);
     expect(ingest.status).toBe(200);
+    expectDocumented(['POST /objects/ingest'], [ingest]);
     expect(JSON.parse(ingest.body).results[0]).toMatchObject({ id: 'chunked-1', changed: true });
     expect(after.status).toBe(200);
     const read = await call('/objects/chunked-1');
@@ -174,6 +191,7 @@ describe('npm start gateway', () => {
     );
     const responses = parseResponses(bytes, ['HEAD', 'DELETE', 'PUT', 'GET']);
     expect(responses.map((r) => r.status)).toEqual([200, 204, 100, 201, 200]);
+    expectDocumented(['HEAD /objects/g-1', 'DELETE /objects/prod/to-delete', 'PUT /objects/prod/continued', 'PUT /objects/prod/continued', 'GET /objects/g-1'], responses);
     expect(responses[0].body).toBe('');
     expect(JSON.parse(responses[3].body).object.id).toBe('continued');
     expect(JSON.parse(responses[4].body).id).toBe('g-1');
@@ -230,13 +248,45 @@ describe('npm start gateway', () => {
     // Port 9 (discard) on loopback: nothing listens there.
     const down = await startGateway('http://127.0.0.1:9', t.objectSetsUrl);
     try {
-      const res = await fetch(`${down.url}/objects/g-1`);
-      expect(res.status).toBe(503);
-      expect(res.headers.get('retry-after')).toBe('5');
-      expect(await res.json()).toMatchObject({ errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', parameters: { dependency: 'objects' } });
+      for (const [method, path] of [
+        ['GET', '/objects/g-1'],
+        ['POST', '/objects/search'],
+        ['PUT', '/ontology'],
+      ]) {
+        const res = await checkedGatewayFetch(down.url, path, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toBe('5');
+        expect(await res.json()).toMatchObject({ errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', parameters: { dependency: 'objects' } });
+      }
       expect((await fetch(`${down.url}/health/ready`)).status).toBe(503);
     } finally {
       down.child.kill();
+    }
+  });
+
+  it('answers 503 DependencyUnavailable, as documented, when an app accepts a request and sends no answer in time', async () => {
+    // An "app" that reads requests and never answers.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.resume();
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    const slow = await startGateway(t.objectsUrl, silentUrl, { proxyTimeoutMs: 1500 });
+    try {
+      const t0 = Date.now();
+      const res = await checkedGatewayFetch(slow.url, '/object-sets/ri.object-set.main.object-set.x/members');
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(1400);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(await res.json()).toMatchObject({ errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', parameters: { dependency: 'object-sets' } });
+      // The other app is still served.
+      expect((await checkedGatewayFetch(slow.url, '/objects/g-1')).status).toBe(200);
+    } finally {
+      slow.child.kill();
+      for (const s of sockets) s.destroy();
+      silent.close();
     }
   });
 });
@@ -273,8 +323,8 @@ describe('npm start gateway handing connections to the apps', () => {
       if ((await fetch(`${base}/health/ready`).catch(() => undefined))?.ok) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    expect((await fetch(`${base}/ontology`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(WRITE_ONTOLOGY) })).status).toBe(200);
-    const put = await fetch(`${base}/objects/prod/h-1`, {
+    expect((await checkedGatewayFetch(base, '/ontology', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(WRITE_ONTOLOGY) })).status).toBe(200);
+    const put = await checkedGatewayFetch(base, '/objects/prod/h-1', {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ type: 'person', properties: [{ id: 'name', value: 'Handed', origin: 'crm' }] }),
@@ -293,12 +343,70 @@ describe('npm start gateway handing connections to the apps', () => {
   const stats = async () => (await (await fetch(`${base}/health/gateway`)).json()) as { connectionsHandedOver: number; requestsRelayed: number };
   const gatewayPort = () => Number(new URL(base).port);
 
+  it('answers a session through npm start (successes and errors of both apps) as the OpenAPI documents say', async () => {
+    const call = async (method: string, path: string, body?: unknown) =>
+      checkedGatewayFetch(base, path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const vip = { type: 'tag', tag: { tags: ['vip'] } };
+    const statuses: [string, number][] = [];
+    const step = async (method: string, path: string, body?: unknown) => {
+      const res = await call(method, path, body);
+      statuses.push([`${method} ${path.split('?')[0]}`, res.status]);
+      return res.status === 204 ? undefined : await res.json();
+    };
+    await step('PUT', '/objects/prod/s-1', { type: 'person', properties: [{ id: 'name', value: 'Sam', origin: 'crm' }], tags: ['vip'] });
+    await step('POST', '/objects/ingest', { objects: [{ environmentId: 'prod', id: 's-2', type: 'person', properties: [{ id: 'age', value: 41, origin: 'hr' }], tags: ['vip'] }] });
+    await step('GET', '/objects/s-1');
+    await step('GET', '/objects/s-1?environmentId=prod');
+    await step('POST', '/objects/bulk', { objectIds: ['s-1', 's-2', 'nobody'] });
+    await step('POST', '/objects/search', { filter: vip, loadLinks: true });
+    await step('GET', '/objects/prod/s-1/history?startTime=2000-01-01T00:00:00Z&endTime=2100-01-01T00:00:00Z');
+    await step('GET', '/objects/versioned/prod/s-1?version=1');
+    await step('POST', '/objects/aggregate', { filter: vip, metrics: [{ type: 'count', count: {} }] });
+    await step('GET', '/ontology');
+    const set = await step('POST', '/object-sets', { title: 'vips', definition: { type: 'filter', filter: { filter: vip } } });
+    await step('GET', `/object-sets/${set.id}/metadata`);
+    await step('GET', `/object-sets/${set.id}/members`);
+    await step('POST', '/object-sets/search', { filter: { type: 'title', title: { title: 'vips' } } });
+    // Errors, from both apps.
+    await step('GET', '/objects/nobody');
+    await step('PUT', '/objects/prod/s-3', { type: 'person', properties: [{ id: 'nope', value: 1, origin: 'crm' }] });
+    await step('POST', '/objects/search', { filter: { type: 'nonsense' } });
+    await step('GET', '/objects/versioned/prod/s-1?version=9');
+    await step('GET', '/object-sets/ri.object-set.main.object-set.00000000-0000-0000-0000-000000000000/members');
+    await step('POST', '/object-sets', { title: 'bad', definition: { type: 'nonsense' } });
+    await step('DELETE', '/objects/prod/s-2');
+    expect(statuses).toEqual([
+      ['PUT /objects/prod/s-1', 201],
+      ['POST /objects/ingest', 200],
+      ['GET /objects/s-1', 200],
+      ['GET /objects/s-1', 200],
+      ['POST /objects/bulk', 200],
+      ['POST /objects/search', 200],
+      ['GET /objects/prod/s-1/history', 200],
+      ['GET /objects/versioned/prod/s-1', 200],
+      ['POST /objects/aggregate', 200],
+      ['GET /ontology', 200],
+      ['POST /object-sets', 201],
+      [`GET /object-sets/${set.id}/metadata`, 200],
+      [`GET /object-sets/${set.id}/members`, 200],
+      ['POST /object-sets/search', 200],
+      ['GET /objects/nobody', 404],
+      ['PUT /objects/prod/s-3', 400],
+      ['POST /objects/search', 400],
+      ['GET /objects/versioned/prod/s-1', 404],
+      ['GET /object-sets/ri.object-set.main.object-set.00000000-0000-0000-0000-000000000000/members', 404],
+      ['POST /object-sets', 400],
+      ['DELETE /objects/prod/s-2', 204],
+    ]);
+  });
+
   it('hands a connection to the objects app, which serves every request on it without the gateway', async () => {
     const before = await stats();
     const reads = Array.from({ length: 20 }, () => rawRequest('GET', '/objects/h-1')).join('');
     const bytes = await exchange(gatewayPort(), [reads + rawRequest('GET', '/objects/h-1', { headers: { connection: 'close' } })]);
     const responses = parseResponses(bytes, Array(21).fill('GET'));
     expect(responses.map((r) => r.status)).toEqual(Array(21).fill(200));
+    expectDocumented(Array(21).fill('GET /objects/h-1'), responses);
     for (const r of responses) expect(JSON.parse(r.body).properties[0].value).toBe('Handed');
     const after = await stats();
     // One connection handed over (the stats reads themselves are relayed: they are the gateway's own).
@@ -317,7 +425,9 @@ describe('npm start gateway handing connections to the apps', () => {
         rawRequest('GET', '/nowhere') +
         rawRequest('GET', '/objects/h-1', { headers: { connection: 'close' } }),
     ]);
-    const [object, sets, ready, docs, nowhere, again] = parseResponses(bytes, Array(6).fill('GET'));
+    const answers = parseResponses(bytes, Array(6).fill('GET'));
+    expectDocumented(['GET /objects/h-1', 'POST /object-sets/search', 'GET /health/ready', 'GET /docs', 'GET /nowhere', 'GET /objects/h-1'], answers);
+    const [object, sets, ready, docs, nowhere, again] = answers;
     expect(JSON.parse(object.body).id).toBe('h-1');
     expect(sets.status).toBe(200);
     expect(JSON.parse(sets.body)).toHaveProperty('objectSets');
@@ -358,8 +468,9 @@ describe('npm start gateway handing connections to the apps', () => {
     for (let i = 300; i < wire.length; i += 64 * 1024) pieces.push(wire.subarray(i, i + 64 * 1024));
     const [res] = parseResponses(await exchange(gatewayPort(), pieces, { gapMs: 5 }), ['POST']);
     expect(res.status).toBe(200);
+    expectDocumented(['POST /objects/ingest'], [res]);
     expect(JSON.parse(res.body).results).toHaveLength(2000);
-    const last = await fetch(`${base}/objects/big-1999`);
+    const last = await checkedGatewayFetch(base, '/objects/big-1999');
     expect((await last.json()).properties[0].value).toBe(`Person 1999 ${'y'.repeat(200)}`);
   });
 
@@ -384,6 +495,7 @@ describe('npm start gateway handing connections to the apps', () => {
     const wire = rawRequest('POST', '/object-sets/search', { headers: { 'content-type': 'application/json', connection: 'close' }, body });
     const [res] = parseResponses(await exchange(gatewayPort(), [wire]), ['POST']);
     expect(res.status).toBe(200);
+    expectDocumented(['POST /object-sets/search'], [res]);
     expect(JSON.parse(res.body)).toHaveProperty('objectSets');
     expect((await stats()).connectionsHandedOver - before.connectionsHandedOver).toBe(1);
   });

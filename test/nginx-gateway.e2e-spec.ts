@@ -4,12 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startBothApps, TestBothApps } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
+import { checkedGatewayFetch } from './support/openapi-responses';
 
 /**
  * The nginx gateway of docker-compose (docker/nginx/default.conf.template), rendered as the nginx
  * image renders it (10-body-limit.envsh, then envsubst of the variables it exports) and run in
  * front of both apps when an `nginx` binary is installed (Debian: apt-get install nginx-light);
- * without one, only the static checks of the template run.
+ * without one, only the static checks of the template run. Every answer to an API path through it
+ * is checked against the OpenAPI document of the app the path belongs to (checkedGatewayFetch),
+ * the answers nginx gives itself (404, 413, 503) included.
  */
 const ROOT = join(__dirname, '..');
 const TEMPLATE = readFileSync(join(ROOT, 'docker/nginx/default.conf.template'), 'utf8');
@@ -51,52 +54,105 @@ describe('the nginx gateway template', () => {
   });
 });
 
-(hasNginx ? describe : describe.skip)('the nginx gateway, running in front of both apps', () => {
-  let t: TestBothApps;
-  let nginx: ChildProcess;
-  let dir: string;
-  let base: string;
-  const limits = { BODY_LIMIT: '1kb', LARGE_BODY_LIMIT: '4kb' };
+interface RunningNginx {
+  base: string;
+  dir: string;
+  stop: () => Promise<void>;
+}
 
-  beforeAll(async () => {
-    t = await startBothApps(limits);
-    dir = mkdtempSync(join(tmpdir(), 'nginx-gateway-'));
-    for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, d));
-    const listen = await freePort();
-    const site = render(limits, { objects: Number(new URL(t.objectsUrl).port), objectSets: Number(new URL(t.objectSetsUrl).port), listen }, dir);
-    writeFileSync(join(dir, 'default.conf'), site);
-    writeFileSync(
-      join(dir, 'nginx.conf'),
-      `daemon off; master_process off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
+/** nginx with the template, in front of the apps on the given ports, in a directory of its own. */
+async function startNginx(limits: { BODY_LIMIT: string; LARGE_BODY_LIMIT: string }, ports: { objects: number; objectSets: number }): Promise<RunningNginx> {
+  const dir = mkdtempSync(join(tmpdir(), 'nginx-gateway-'));
+  for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, d));
+  const listen = await freePort();
+  const site = render(limits, { ...ports, listen }, dir);
+  writeFileSync(join(dir, 'default.conf'), site);
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `daemon off; master_process off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
 events { worker_connections 64; }
 http {
   client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
   include ${dir}/default.conf;
 }
 `,
-    );
-    const check = spawnSync('nginx', ['-t', '-c', join(dir, 'nginx.conf'), '-p', dir], { encoding: 'utf8' });
-    expect(check.stderr).toContain('syntax is ok');
-    nginx = spawn('nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'inherit' });
-    base = `http://127.0.0.1:${listen}`;
-    for (let i = 0; i < 100; i++) {
-      if ((await fetch(`${base}/health/live`).catch(() => undefined))?.ok) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect((await fetch(`${base}/ontology`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(WRITE_ONTOLOGY) })).status).toBe(200);
+  );
+  const check = spawnSync('nginx', ['-t', '-c', join(dir, 'nginx.conf'), '-p', dir], { encoding: 'utf8' });
+  expect(check.stderr).toContain('syntax is ok');
+  const nginx: ChildProcess = spawn('nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'inherit' });
+  const base = `http://127.0.0.1:${listen}`;
+  for (let i = 0; i < 100; i++) {
+    if ((await fetch(`${base}/health/live`).catch(() => undefined))?.ok) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    base,
+    dir,
+    stop: async () => {
+      if (nginx.exitCode === null) {
+        const exited = new Promise((r) => nginx.once('exit', r));
+        nginx.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+(hasNginx ? describe : describe.skip)('the nginx gateway, running in front of both apps', () => {
+  let t: TestBothApps;
+  let gw: RunningNginx;
+  let dir: string;
+  const limits = { BODY_LIMIT: '1kb', LARGE_BODY_LIMIT: '4kb' };
+  const portOf = (url: string) => Number(new URL(url).port);
+
+  beforeAll(async () => {
+    t = await startBothApps(limits);
+    gw = await startNginx(limits, { objects: portOf(t.objectsUrl), objectSets: portOf(t.objectSetsUrl) });
+    dir = gw.dir;
+    expect((await call('/ontology', { method: 'PUT', body: JSON.stringify(WRITE_ONTOLOGY) })).status).toBe(200);
   });
   afterAll(async () => {
-    if (nginx && nginx.exitCode === null) {
-      const exited = new Promise((r) => nginx.once('exit', r));
-      nginx.kill('SIGTERM');
-      await exited;
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await gw?.stop();
     await t?.close();
   });
 
+  /** A request through nginx, its answer checked against the OpenAPI documents. */
   const call = (path: string, init: RequestInit = {}) =>
-    fetch(`${base}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+    checkedGatewayFetch(gw.base, path, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+
+  it('answers reads and errors of both apps as the OpenAPI documents say', async () => {
+    expect((await call('/objects/prod/n-1', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [{ id: 'name', value: 'Nina', origin: 'crm' }], tags: ['vip'] }) })).status).toBe(201);
+    expect((await call('/objects/n-1')).status).toBe(200);
+    expect((await call('/objects/search', { method: 'POST', body: JSON.stringify({ filter: { type: 'tag', tag: { tags: ['vip'] } } }) })).status).toBe(200);
+    expect((await call('/objects/nobody')).status).toBe(404);
+    expect((await call('/objects/prod/n-2', { method: 'PUT', body: JSON.stringify({ type: 'ghost', properties: [] }) })).status).toBe(400);
+    expect((await call('/object-sets/search', { method: 'POST', body: JSON.stringify({ filter: { type: 'title', title: { title: 'x' } } }) })).status).toBe(200);
+    expect((await call('/object-sets/ri.object-set.main.object-set.00000000-0000-0000-0000-000000000000/metadata')).status).toBe(404);
+  });
+
+  it('answers 503 DependencyUnavailable with Retry-After, as documented, when an app cannot be reached', async () => {
+    // The object-sets app on a port where nothing listens.
+    const down = await startNginx(limits, { objects: portOf(t.objectsUrl), objectSets: await freePort() });
+    try {
+      const res = await checkedGatewayFetch(down.base, '/object-sets/search', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'nginx-down-1' },
+        body: JSON.stringify({ filter: { type: 'title', title: { title: 'x' } } }),
+      });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(res.headers.get('x-request-id')).toBe('nginx-down-1');
+      expect(res.headers.get('content-type')).toBe('application/json');
+      const body = await res.json();
+      expect(body).toEqual({ errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', errorInstanceId: body.errorInstanceId, parameters: { dependency: 'object-sets' } });
+      expect(body.errorInstanceId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      // The other app is served as before.
+      expect((await checkedGatewayFetch(down.base, '/objects/n-1')).status).toBe(200);
+    } finally {
+      await down.stop();
+    }
+  });
 
   it("answers 404 for the apps' internal endpoints, in any case, and passes an environment named internal on", async () => {
     const filter = JSON.stringify({ filter: { type: 'all', all: {} }, limit: 10 });

@@ -3,6 +3,8 @@ import { connect, createServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunningNpmStart, startNpmStart } from './support/npm-start';
+import { checkedGatewayFetch } from './support/openapi-responses';
+import { WRITE_ONTOLOGY } from './support/ontologies';
 
 /**
  * `npm start` as a user and a process manager handle it: started with npm itself, it answers on
@@ -125,6 +127,26 @@ describe('npm start: binding, building and stopping', () => {
         for (const port of [s.app.ports.gateway, s.app.ports.objects, s.app.ports.objectSets]) expect({ host, port, open: await connects(host, port) }).toEqual({ host, port, open: false });
       }
       expect((await fetch(`${s.app.base}/health/ready`)).status).toBe(200);
+    } finally {
+      s.app.child.kill('SIGTERM');
+      await expectAllStopped(s);
+    }
+  }, 120_000);
+
+  it('answers through its gateway as the OpenAPI documents say (successes and errors of both apps)', async () => {
+    const s = await start();
+    try {
+      // Each answer is checked against openapi/objects.json or openapi/object-sets.json (a mismatch throws).
+      const call = async (method: string, path: string, body?: unknown) =>
+        (await checkedGatewayFetch(s.app.base, path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).status;
+      expect(await call('PUT', '/ontology', WRITE_ONTOLOGY)).toBe(200);
+      expect(await call('PUT', '/objects/prod/n-1', { type: 'person', properties: [{ id: 'name', value: 'Nina', origin: 'crm' }], tags: ['vip'] })).toBe(201);
+      expect(await call('GET', '/objects/n-1')).toBe(200);
+      expect(await call('POST', '/objects/search', { filter: { type: 'tag', tag: { tags: ['vip'] } } })).toBe(200);
+      expect(await call('GET', '/objects/nobody')).toBe(404);
+      expect(await call('PUT', '/objects/prod/n-2', { type: 'ghost', properties: [] })).toBe(400);
+      expect(await call('POST', '/object-sets', { title: 'vips', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['vip'] } } } } })).toBe(201);
+      expect(await call('GET', '/object-sets/ri.object-set.main.object-set.00000000-0000-0000-0000-000000000000/metadata')).toBe(404);
     } finally {
       s.app.child.kill('SIGTERM');
       await expectAllStopped(s);

@@ -5,7 +5,10 @@ const { IncomingMessage, ServerResponse } = require('node:http');
 const { Socket } = require('node:net');
 const m = require('../../dist/apps/objects/libs/platform/src/replicas/consistency.middleware.js');
 const router = { replicas: [], clusterId: '7712075479452430323', primaryLsn: 0x3001120n };
-const mw = m.consistencyMiddleware(router);
+const mw = (req, res, next) => {
+  m.attachReadContext(req, res, router);
+  next();
+};
 class Res extends ServerResponse {
   writeHead(...a) { m.consistencyWriteHead(this, a[0]); return this; }
 }

@@ -17,11 +17,10 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { freePort } from '../../scripts/lib/embedded-postgres.mjs';
 import { startGateway } from '../../scripts/lib/gateway.mjs';
 import { alternating, cannon, prng } from '../lib/measure.mjs';
 import { buildScenarios, productSql } from '../lib/scenarios.mjs';
-import { benchDataDir, manifestOf, startBenchDatabase, startStack } from '../lib/stack.mjs';
+import { BENCH_PG_SETTINGS, benchDataDir, benchPort, manifestOf, startBenchDatabase, startStack } from '../lib/stack.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -83,8 +82,11 @@ async function startStandby(primaryUrl, primaryDir) {
     `primary_conninfo = 'host=127.0.0.1 port=${primaryPort} user=postgres password=${password}'\nprimary_slot_name = 'bench_standby'\nhot_standby = on\n`,
   );
   chownTree(base, ids);
-  const port = await freePort();
-  const child = spawn(join(BIN, 'postgres'), ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'shared_buffers=1GB', '-c', 'max_connections=300'], {
+  const port = await benchPort();
+  // The primary's server settings (BENCH_PG_SETTINGS: shared buffers, work_mem, random_page_cost, …),
+  // so both sides plan and cache alike.
+  const settings = Object.entries({ ...BENCH_PG_SETTINGS, max_connections: '300' }).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+  const child = spawn(join(BIN, 'postgres'), ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...settings], {
     stdio: ['ignore', 'ignore', 'pipe'],
     ...(ids ?? {}),
   });
@@ -113,6 +115,12 @@ async function startStandby(primaryUrl, primaryDir) {
   };
 }
 
+/** The indexes and current objects into shared buffers (as bench/run.mjs does), on a primary or a hot standby. */
+async function prewarm(url) {
+  const relations = `FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname IN ('objects', 'object_sets')`;
+  await query(url, `SELECT sum(pg_prewarm(c.oid, 'buffer'))::bigint ${relations} AND (c.relkind = 'i' OR (s.nspname, c.relname) = ('objects', 'object'))`);
+}
+
 const fmt = (m) =>
   `${Math.round(m.requestsPerSecond).toString().padStart(6)} req/s p50 ${m.p50.toFixed(2).padStart(7)} ms p99 ${m.p99.toFixed(1).padStart(7)} ms` +
   (m.cpuUsPerRequest == null ? '' : ` apps' CPU ${Math.round(m.cpuUsPerRequest).toString().padStart(5)} µs/req`);
@@ -122,12 +130,15 @@ async function main() {
   const database = await startBenchDatabase(n);
   const stops = [];
   try {
+    await query(database.url, 'CREATE EXTENSION IF NOT EXISTS pg_prewarm');
     const standby = await startStandby(database.url, join(benchDataDir(n), 'pg'));
     stops.push(standby.stop);
+    // Both clusters read the data set into shared buffers first, so neither side pays the other's cold cache.
+    for (const url of [database.url, standby.url]) await prewarm(url);
     const stackOf = async (env) => {
       const stack = await startStack({ objects: n, databaseUrl: database.url, env, log: () => undefined });
       stops.unshift(stack.stop);
-      const gateway = await startGateway({ port: await freePort(), objectsUrl: stack.objectsUrl, objectSetsUrl: stack.objectSetsUrl });
+      const gateway = await startGateway({ port: await benchPort(), objectsUrl: stack.objectsUrl, objectSetsUrl: stack.objectSetsUrl });
       stops.unshift(async () => gateway.close());
       return { url: `http://127.0.0.1:${gateway.address().port}`, pids: stack.children.map((c) => c.pid) };
     };

@@ -20,8 +20,9 @@
 // answers it as above.
 // Health, the Swagger UI of both APIs at /docs and 404s come from a small Express app on a
 // loopback port, reached the same way; /docs/objects and /docs/object-sets are the apps' own
-// Swagger UIs, as behind the nginx gateway of docker-compose. An app that cannot be reached is a 503 DependencyUnavailable (504 after PROXY_TIMEOUT_MS
-// without a response), in the error shape of the API.
+// Swagger UIs, as behind the nginx gateway of docker-compose. An app that cannot be reached, or
+// sends no response within PROXY_TIMEOUT_MS, is a 503 DependencyUnavailable with Retry-After, in
+// the error shape of API.md §2 (the answer its OpenAPI documents give every operation).
 import express from 'express';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer, connect } from 'node:net';
@@ -46,7 +47,10 @@ window.ui = SwaggerUIBundle({
 });
 </script></body></html>`;
 
-/** Longest a request may wait for the first byte of its response (the apps' own statement timeout is 120 s). */
+/**
+ * Longest a request may wait for the first byte of its response (the apps' own statement timeout
+ * is 120 s); `proxyTimeoutMs` of startGateway changes it.
+ */
 const PROXY_TIMEOUT_MS = 120_000;
 /**
  * An idle connection to an app is closed after this long, before the app's own keep-alive
@@ -204,14 +208,13 @@ class Upstream {
       return this.client.responseDone(true);
     }
     if (this.started) return this.client.socket.destroy();
-    this.client.fail(this.app, this.timedOut);
+    this.client.fail(this.app);
   }
 
   /** Called once a second: closes an idle connection, and gives up on a response that takes too long. */
-  sweep(now) {
+  sweep(now, proxyTimeoutMs) {
     if (this.owed.length === 0 && now - this.since > UPSTREAM_IDLE_MS) this.socket.destroy();
-    else if (this.owed.length > 0 && !this.started && now - this.since > PROXY_TIMEOUT_MS) {
-      this.timedOut = true;
+    else if (this.owed.length > 0 && !this.started && now - this.since > proxyTimeoutMs) {
       this.socket.destroy();
     }
   }
@@ -389,15 +392,17 @@ class ClientConnection {
     if (!up.socket.destroyed && up.owed.length === 0) up.socket.destroy();
   }
 
-  /** The app could not answer at all: a 503 (504 on a timeout), then this connection closes. */
-  fail(app, timedOut) {
+  /**
+   * The app could not answer at all (refused, closed, or no response within the proxy timeout):
+   * 503 DependencyUnavailable with Retry-After, as the apps answer when the other app or the
+   * database cannot be reached (API.md §2 has no timeout error of its own), then this connection
+   * closes.
+   */
+  fail(app) {
     this.buf = EMPTY;
     this.lastRequest = true;
     if (this.socket.writableEnded) return;
-    const response = timedOut
-      ? closingResponse(504, 'Gateway Timeout', errorBody('TIMEOUT', 'GatewayTimeout', { dependency: app.name, timeoutSeconds: PROXY_TIMEOUT_MS / 1000 }))
-      : closingResponse(503, 'Service Unavailable', errorBody('UNAVAILABLE', 'DependencyUnavailable', { dependency: app.name }), 'retry-after: 5\r\n');
-    this.socket.end(response);
+    this.socket.end(closingResponse(503, 'Service Unavailable', errorBody('UNAVAILABLE', 'DependencyUnavailable', { dependency: app.name }), 'retry-after: 5\r\n'));
   }
 
   /**
@@ -489,7 +494,8 @@ const appAt = (url, name) => {
  * `opts.children` (`{ objects, 'object-sets' }`, child processes started with an IPC channel)
  * lets it hand connections over to them. Resolves to an object with `close()` (stops listening
  * and closes every connection), `address()` and `stats` (connections handed over, requests relayed).
- * @param {{ port: number, host?: string, objectsUrl: string, objectSetsUrl: string, children?: Record<string, import('node:child_process').ChildProcess> }} opts
+ * `opts.proxyTimeoutMs` (default PROXY_TIMEOUT_MS): how long a request waits for its response to start.
+ * @param {{ port: number, host?: string, objectsUrl: string, objectSetsUrl: string, children?: Record<string, import('node:child_process').ChildProcess>, proxyTimeoutMs?: number }} opts
  */
 export async function startGateway(opts) {
   const stats = { connectionsHandedOver: 0, requestsRelayed: 0 };
@@ -516,7 +522,7 @@ export async function startGateway(opts) {
   gateway.relayUrl = `http://127.0.0.1:${relay.address().port}`;
   const sweeper = setInterval(() => {
     const now = Date.now();
-    for (const up of gateway.upstreams) up.sweep(now);
+    for (const up of gateway.upstreams) up.sweep(now, opts.proxyTimeoutMs ?? PROXY_TIMEOUT_MS);
     for (const c of gateway.clients) if (c.owed === 0 && !c.tunnel && now - c.since > CLIENT_IDLE_MS) c.socket.destroy();
   }, 1000);
   sweeper.unref();

@@ -2,7 +2,7 @@ import Ajv, { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Response } from 'superagent';
+import type { Response as SuperagentResponse } from 'superagent';
 import type { Test } from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 
@@ -94,7 +94,7 @@ class ResponseChecker {
   }
 
   /** What is wrong with `res` as the answer to `method url`, or undefined when it is as documented. */
-  check(method: string, url: string, res: Response): string | undefined {
+  check(method: string, url: string, res: AnswerToCheck): string | undefined {
     const path = new URL(url, 'http://localhost').pathname;
     const route = this.routes.find((r) => r.method === method.toUpperCase() && r.pattern.test(path));
     if (!route) return undefined;
@@ -120,6 +120,15 @@ class ResponseChecker {
   }
 }
 
+/** What the checker reads of a response: superagent's Response has these, and answerToCheck makes them. */
+export interface AnswerToCheck {
+  status: number;
+  headers: Record<string, string | undefined>;
+  /** The parsed JSON body (what the schema is checked against). */
+  body: unknown;
+  text?: string;
+}
+
 const checkers = new Map<ApiName, ResponseChecker>();
 
 function checker(name: ApiName): ResponseChecker {
@@ -132,8 +141,57 @@ function checker(name: ApiName): ResponseChecker {
 }
 
 /** What is wrong with `res` as the `name` app's answer to `method url` (undefined: as documented). */
-export function responseFault(name: ApiName, method: string, url: string, res: Response): string | undefined {
+export function responseFault(name: ApiName, method: string, url: string, res: AnswerToCheck): string | undefined {
   return checker(name).check(method, url, res);
+}
+
+/**
+ * The API a gateway serves `path` of: `/object-sets...` the object-sets app's, `/objects...` and
+ * `/ontology...` the objects app's; undefined for the gateway's own paths (health, docs, 404s).
+ */
+export function apiOfGatewayPath(path: string): ApiName | undefined {
+  const pathname = new URL(path, 'http://localhost').pathname;
+  if (/^\/object-sets(\/|$)/.test(pathname)) return 'object-sets';
+  if (/^\/(objects|ontology)(\/|$)/.test(pathname)) return 'objects';
+  return undefined;
+}
+
+/** An answer read off the wire (fetch, or a raw HTTP exchange) in the form the checker reads. */
+export function answerToCheck(status: number, headers: Record<string, string | undefined>, text: string): AnswerToCheck {
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])), body, text };
+}
+
+/**
+ * What is wrong with an answer a gateway (`npm start`'s or nginx) gave to `method path`, checked
+ * against the OpenAPI document of the app the path belongs to, whether the app answered it or the
+ * gateway itself did (its 404, 503 and 413 answers for API paths). Interim (1xx) answers and
+ * paths of no API are not checked.
+ */
+export function gatewayResponseFault(method: string, path: string, res: AnswerToCheck): string | undefined {
+  const api = apiOfGatewayPath(path);
+  if (!api || res.status < 200) return undefined;
+  return responseFault(api, method, path, res);
+}
+
+/**
+ * fetch through a gateway at `baseUrl`, every answer checked as gatewayResponseFault says: a
+ * mismatch throws. Returns a Response whose body can still be read.
+ */
+export async function checkedGatewayFetch(baseUrl: string, path: string, init: RequestInit = {}): Promise<Response> {
+  const res = await fetch(`${baseUrl}${path}`, init);
+  const text = await res.text();
+  const headers: Record<string, string> = {};
+  res.headers.forEach((v, k) => (headers[k] = v));
+  const fault = gatewayResponseFault(init.method ?? 'GET', path, answerToCheck(res.status, headers, text));
+  if (fault) throw new Error(`through the gateway: ${fault}`);
+  const bodiless = res.status === 204 || res.status === 304 || (init.method ?? 'GET').toUpperCase() === 'HEAD';
+  return new Response(bodiless ? null : text, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch', 'head', 'options'] as const;
@@ -149,8 +207,8 @@ export function checkedAgent(agent: TestAgent, name: ApiName): TestAgent {
     (agent as unknown as Record<string, (url: string) => Test>)[method] = (url: string) => {
       const test = original(url);
       const end = test.end.bind(test);
-      test.end = (callback?: (err: unknown, res: Response) => void) =>
-        end((err: unknown, res: Response) => {
+      test.end = (callback?: (err: unknown, res: SuperagentResponse) => void) =>
+        end((err: unknown, res: SuperagentResponse) => {
           const fault = res ? responseFault(name, method, url, res) : undefined;
           callback?.(fault ? Object.assign(new Error(fault), { response: res }) : err, res);
         });

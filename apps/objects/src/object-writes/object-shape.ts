@@ -144,8 +144,8 @@ function checkIdentifier(value: unknown, at: string, key: string): string {
 
 /**
  * `properties`: an array of `{id, value, origin, trigger?}`. The items are returned as given;
- * `value` may be any JSON but must be present, and a null `trigger` is kept (as @IsOptional()
- * allowed).
+ * `value` may be any JSON but must be present, and a null `trigger` is accepted (as @IsOptional()
+ * allowed; the object validator stores it as no trigger).
  */
 function checkProperties(properties: unknown, path: string): ObjectWriteInput['properties'] {
   if (!Array.isArray(properties)) {

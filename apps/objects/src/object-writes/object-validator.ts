@@ -36,7 +36,7 @@ export interface ObjectWriteInput {
   environmentId: string;
   id: string;
   type: string;
-  /** A null `trigger` is accepted and stored as sent (the API has always taken it so). */
+  /** A null `trigger` is accepted (the API has always taken it) and stored as no trigger. */
   properties: { id: string; value: unknown; origin: string; trigger?: string | null }[];
   links?: Record<string, unknown>;
   tags?: string[];
@@ -102,7 +102,8 @@ export function validateObject(input: ObjectWriteInput, ontology: OntologyIndex,
     const normalized = normalizeValue(def.type, p.value);
     if ('reason' in normalized) throw fail(`properties[${i}].value`, `property '${p.id}' is of type ${def.type}: ${normalized.reason}`);
     const stored: StoredProperty = { id: p.id, value: normalized.value, origin: p.origin };
-    if (p.trigger !== undefined) stored.trigger = p.trigger as string; // a null trigger is kept as sent
+    // A null trigger is no trigger: optional fields are omitted, never null (API.md §1).
+    if (p.trigger !== undefined && p.trigger !== null) stored.trigger = p.trigger;
     return stored;
   });
   // Canonical order (by property id, then by value): the same content in any order compares

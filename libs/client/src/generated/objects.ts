@@ -235,7 +235,7 @@ export interface components {
              * @example Ada
              */
             value: components["schemas"]["PropertyValue"];
-            /** @description What made the latest change, e.g. `import-42`; null is kept as null */
+            /** @description What made the latest change, e.g. `import-42`; null is taken as none (answers omit it) */
             trigger?: string | null;
             /** @description The source of this value, e.g. `crm`. */
             origin: string;
@@ -297,10 +297,10 @@ export interface components {
             /** @example crm */
             origin: string;
             /**
-             * @description What made the latest change; null when it was written as null
+             * @description What made the latest change; omitted when the value has none
              * @example import-42
              */
-            trigger?: string | null;
+            trigger?: string;
         };
         OntologyObject: {
             /** @example p-1 */

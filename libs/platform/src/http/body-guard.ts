@@ -175,28 +175,31 @@ function carriesBody(req: Request): boolean {
 }
 
 /**
- * Express middleware that runs after the JSON body parser and before routing, so before every
- * Nest pipe: a URL holding %00 is refused, a POST or PUT body the parser did not read (not sent
- * as JSON) is refused rather than seen as absent, and a parsed body must pass findBodyFault. Faults are 400
- * InvalidArgument with `path` and `reason`, through the global exception filter.
+ * What the body guard refuses in a request, after the JSON body parser and before routing, so
+ * before every Nest pipe: a URL holding %00, a POST or PUT body the parser did not read (not
+ * sent as JSON; it is refused rather than seen as absent), and a parsed body that fails
+ * findBodyFault. Faults are 400 InvalidArgument with `path` and `reason`; undefined: none.
  */
+export function bodyGuardFault(req: Request, maxDepth: number, deeper: ReadonlyMap<string, number>): InvalidArgument | undefined {
+  // A path or query value with U+0000 would reach a text parameter of a statement.
+  if (req.url.includes('%00')) {
+    const inQuery = req.url.indexOf('?') >= 0 && req.url.indexOf('?') < req.url.indexOf('%00');
+    return new InvalidArgument(inQuery ? 'query' : 'path', 'holds %00 (U+0000), which cannot be stored as text');
+  }
+  const body: unknown = req.body;
+  if (body === undefined) {
+    // Only where an operation reads a body: a GET or DELETE with one is answered as without it.
+    if (!BODY_METHODS.has(req.method) || !carriesBody(req)) return undefined;
+    const type = req.headers['content-type'];
+    return new InvalidArgument('body', `must be JSON sent with Content-Type: application/json, not ${type ? `'${type}'` : 'without a Content-Type'}`);
+  }
+  const fault = findBodyFault(body, deeper.get(req.path) ?? maxDepth, (req as unknown as Record<symbol, boolean>)[HAS_UNICODE_ESCAPES] !== false);
+  return fault ? new InvalidArgument(fault.path, fault.reason) : undefined;
+}
+
+/** The body guard (bodyGuardFault) as Express middleware, for a pipeline that runs it as a layer of its own. */
 export function bodyGuard(options: BodyGuardOptions = {}): RequestHandler {
   const maxDepth = options.maxDepth ?? MAX_BODY_DEPTH;
   const deeper = new Map(Object.entries(options.deeperRoutes ?? {}));
-  return (req: Request, _res: Response, next: NextFunction) => {
-    // A path or query value with U+0000 would reach a text parameter of a statement.
-    if (/%00/.test(req.url)) {
-      const inQuery = req.url.indexOf('?') >= 0 && req.url.indexOf('?') < req.url.search(/%00/);
-      return next(new InvalidArgument(inQuery ? 'query' : 'path', 'holds %00 (U+0000), which cannot be stored as text'));
-    }
-    const body: unknown = req.body;
-    if (body === undefined) {
-      // Only where an operation reads a body: a GET or DELETE with one is answered as without it.
-      if (!BODY_METHODS.has(req.method) || !carriesBody(req)) return next();
-      const type = req.headers['content-type'];
-      return next(new InvalidArgument('body', `must be JSON sent with Content-Type: application/json, not ${type ? `'${type}'` : 'without a Content-Type'}`));
-    }
-    const fault = findBodyFault(body, deeper.get(req.path) ?? maxDepth, (req as unknown as Record<symbol, boolean>)[HAS_UNICODE_ESCAPES] !== false);
-    next(fault ? new InvalidArgument(fault.path, fault.reason) : undefined);
-  };
+  return (req: Request, _res: Response, next: NextFunction) => next(bodyGuardFault(req, maxDepth, deeper));
 }

@@ -8,15 +8,15 @@ import type { NextFunction, Request, Response } from 'express';
 import { TokenVerifier } from '../caller/token-verifier';
 import { AppConfig } from '../config';
 import { AppMetrics } from '../metrics';
-import { withRequestSignal } from '../database/postgres';
 import { ConjureExceptionFilter } from '../errors/conjure-exception.filter';
 import { PayloadTooLarge } from '@app/domain';
 import { createValidationPipe } from '../validation';
 import { applyRequestExamples, documentConsistencyToken, OperationErrors, refineApiDocument, RequestExamples, useApiSchemaNames } from './api-docs';
 import { authenticateFirst } from './authenticate-first';
-import { bodyGuard, JSON_MEDIA_TYPES, noteUnicodeEscapes } from './body-guard';
+import { bodyGuardFault, JSON_MEDIA_TYPES, MAX_BODY_DEPTH, noteUnicodeEscapes } from './body-guard';
 import { requestIdMiddleware } from './request-id';
-import { consistencyMiddleware, ReadRouter } from '../replicas';
+import { ReadRouter } from '../replicas';
+import { requestScopeMiddleware } from './request-scope';
 
 export interface ApiDocsOptions {
   title: string;
@@ -64,32 +64,35 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
   app.use(requestIdMiddleware);
   // Credentials before the body: no unauthenticated request makes the app read or parse one.
   if (config.authMode === 'jwt') app.use(authenticateFirst(new TokenVerifier(config)));
-  // Express's JSON parser, as useBodyParser installs it, with a verify hook (which Nest keeps for
-  // its rawBody option): BODY_LIMIT for most operations, LARGE_BODY_LIMIT for the few that carry many objects.
+  // One Express layer from here to routing (each layer costs every request), in this order:
+  // - Express's JSON parser, as useBodyParser installs it, with a verify hook (which Nest keeps
+  //   for its rawBody option): BODY_LIMIT for most operations, LARGE_BODY_LIMIT for the few that
+  //   carry many objects. Only for a request with a body (Content-Length or Transfer-Encoding, as
+  //   the parser itself decides): a GET skips it.
+  // - The body guard, before routing: no pipe ever sees a body it cannot handle.
+  // - The request's scope (after the parser, whose stream callbacks would lose it), which holds
+  //   its read context (API.md §11) and cancels its statements in PostgreSQL and its calls to the
+  //   other app when its client goes away, until the handler.
   const parser = json({ limit: config.bodyLimit, type: JSON_MEDIA_TYPES, verify: noteUnicodeEscapes });
   const largeParser = json({ limit: config.largeBodyLimit, type: JSON_MEDIA_TYPES, verify: noteUnicodeEscapes });
   const large = http.largeBodyRoutes ?? [];
-  app.use((req: Request, res: Response, next: NextFunction) =>
+  const deeper = new Map(Object.entries(http.deeperBodyRoutes ?? {}));
+  const enterScope = requestScopeMiddleware(app.get(ReadRouter, { strict: false }));
+  const guardThenScope = (req: Request, res: Response, next: NextFunction) => {
+    const fault = bodyGuardFault(req, MAX_BODY_DEPTH, deeper);
+    if (fault) return next(fault);
+    enterScope(req, res, next);
+  };
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return guardThenScope(req, res, next);
     (large.some((r) => r.method === req.method && r.path.test(req.path)) ? largeParser : parser)(req, res, (e?: unknown) => {
       // Named here, with the limit in bytes (as the nginx gateway names it): past this point Nest
       // turns the parser's error into an HttpException that no longer holds the limit.
       const err = e as { type?: string; limit?: number } | undefined;
-      next(err?.type === 'entity.too.large' ? new PayloadTooLarge(String(err.limit)) : e);
-    }),
-  );
-  // Right after the parser, before routing: no pipe ever sees a body it cannot handle.
-  app.use(bodyGuard({ deeperRoutes: http.deeperBodyRoutes }));
-  // After the body parser (whose stream callbacks would lose it): the request's AbortSignal, which
-  // cancels its statements in PostgreSQL and its calls to the other app when its client goes away.
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const controller = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) controller.abort();
+      if (e) return next(err?.type === 'entity.too.large' ? new PayloadTooLarge(String(err.limit)) : e);
+      guardThenScope(req, res, next);
     });
-    withRequestSignal(controller.signal, next);
   });
-  // After the parser: the request's read context (API.md §11) then holds until the handler.
-  app.use(consistencyMiddleware(app.get(ReadRouter, { strict: false })));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ConjureExceptionFilter());
   app.set('etag', false);

@@ -4,8 +4,9 @@ import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express
 import type { Express } from 'express';
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, maxHeaderSize, Server, ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { CONSISTENCY_HOOKED, consistencyEnd, consistencyWriteHead } from '../replicas/consistency.middleware';
+import { awaitsCommitPosition, CONSISTENCY_HOOKED, consistencyEnd, consistencyWriteHead } from '../replicas/consistency.middleware';
 
 /**
  * Nest's Express adapter with one change: the HTTP server creates every request and response
@@ -32,20 +33,44 @@ export class PrebuiltPrototypesExpressAdapter extends ExpressAdapter {
   }
 }
 
+/** Told of each response a server made by createExpressServer has sent (AppMetrics), with when its request arrived. */
+export type ResponseObserver = (res: ServerResponse & { req: IncomingMessage }, startedAt: number) => void;
+
+/** The slot on such a server where the app's metrics put their ResponseObserver (none: nothing is timed). */
+export const RESPONSE_OBSERVER = Symbol('responseObserver');
+
+export interface ResponseObserverSlot {
+  observe?: ResponseObserver;
+}
+
 /** An HTTP server for `app` that creates each request and response with Express's prototypes. */
 export function createExpressServer(app: Express): Server {
-  class ExpressRequest extends IncomingMessage {}
+  const slot: ResponseObserverSlot = {};
+  class ExpressRequest extends IncomingMessage {
+    constructor(socket: Socket) {
+      super(socket);
+      // When it arrived, while a ResponseObserver times requests (its headers were just parsed).
+      (this as { startedAt?: number }).startedAt = slot.observe ? performance.now() : 0;
+    }
+  }
   class ExpressResponse extends ServerResponse {
-    // The consistency token of every 2xx answer (API.md §11; consistencyMiddleware), here rather
+    // The consistency token of every 2xx answer (API.md §11; attachReadContext), here rather
     // than as properties set on each response.
     override writeHead(...args: unknown[]): this {
       consistencyWriteHead(this, args[0] as number);
       return (super.writeHead as (...a: unknown[]) => this)(...args);
     }
 
+    // Then, with metrics on, the observer (AppMetrics): here rather than with a 'request'
+    // listener and a 'finish' listener and closure on every response.
     override end(...args: unknown[]): this {
-      if (consistencyEnd(this, args, (a) => (super.end as (...x: unknown[]) => this)(...a))) return this;
-      return (super.end as (...a: unknown[]) => this)(...args);
+      // A write's answer first learns its commit's position, then comes back here.
+      if (awaitsCommitPosition(this) && consistencyEnd(this, args, (a) => this.end(...a))) return this;
+      const observe = slot.observe;
+      if (observe === undefined || this.writableEnded) return (super.end as (...a: unknown[]) => this)(...args);
+      (super.end as (...a: unknown[]) => this)(...args);
+      observe(this as ServerResponse & { req: IncomingMessage }, (this.req as { startedAt?: number }).startedAt ?? 0);
+      return this;
     }
   }
   (ExpressResponse.prototype as unknown as Record<symbol, boolean>)[CONSISTENCY_HOOKED] = true;
@@ -55,6 +80,7 @@ export function createExpressServer(app: Express): Server {
   app.request = ExpressRequest.prototype as Express['request'];
   app.response = ExpressResponse.prototype as unknown as Express['response'];
   const server = createServer({ IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse }, app);
+  (server as Server & { [RESPONSE_OBSERVER]?: ResponseObserverSlot })[RESPONSE_OBSERVER] = slot;
   server.on('clientError', answerClientError);
   return server;
 }

@@ -11,3 +11,4 @@ export * from './express-adapter';
 export * from './gateway-handoff';
 export * from './stop-with-parent';
 export * from './authenticate-first';
+export * from './request-scope';

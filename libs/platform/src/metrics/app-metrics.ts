@@ -1,12 +1,13 @@
 import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config';
 import { observeStatements, pgPool } from '../database';
 import { asPromMetric, KeyedHistogram } from './keyed-histogram';
 import { readRouterOf } from '../replicas/read-router';
+import { RESPONSE_OBSERVER, ResponseObserverSlot } from '../http/express-adapter';
 
 /** Sub-millisecond reads are the norm here, so the buckets start at 0.5 ms (prom-client's at 5 ms). */
 const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -112,29 +113,34 @@ export class AppMetrics implements OnModuleInit {
   onModuleInit(): void {
     const statementSeconds = this.instruments?.statementSeconds;
     if (statementSeconds && this.dataSource?.isInitialized) {
-      observeStatements(this.dataSource, (statement, seconds) => statementSeconds.observe(statement, 0, () => ({ statement }), seconds));
+      observeStatements(this.dataSource, (statement, seconds) => statementSeconds.observe(statement, 0, seconds, statementLabels, statement));
     }
   }
 
   /**
    * Counts and times every request of `server` under its route template (`/objects/:id`), once
-   * answered. A 'request' listener ahead of Express's rather than an Express middleware: a
-   * middleware layer costs each request more than the counting does.
+   * answered. On a server of createExpressServer (both apps, and the e2e tests) its responses
+   * report their own end (RESPONSE_OBSERVER), so a request costs no listener or closure; on any
+   * other server, a 'request' listener ahead of Express's and a 'finish' listener. Either way not
+   * an Express middleware: a middleware layer costs each request more than the counting does.
    */
   instrumentHttpServer(server: Server): void {
-    if (this.instruments) server.prependListener('request', this.onRequest);
+    if (!this.instruments) return;
+    const slot = (server as Server & { [RESPONSE_OBSERVER]?: ResponseObserverSlot })[RESPONSE_OBSERVER];
+    if (slot) slot.observe = this.observeResponse;
+    else server.prependListener('request', this.onRequest);
   }
 
+  private readonly observeResponse = (res: ServerResponse & { req: IncomingMessage }, startedAt: number): void => {
+    // The Express route (one per controller method; none when no route matched), the method
+    // (a GET route also answers HEAD) and the status name the series, without building a string.
+    const req = res.req as Request;
+    this.instruments!.requestSeconds.observe(req.route ?? UNMATCHED_ROUTE, methodCode(req.method) * 1000 + res.statusCode, (performance.now() - startedAt) / 1000, requestLabels, res);
+  };
+
   private readonly onRequest = (req: Request, res: Response): void => {
-    const histogram = this.instruments!.requestSeconds;
     const started = performance.now();
-    res.on('finish', () => {
-      const seconds = (performance.now() - started) / 1000;
-      // The Express route (one per controller method; none when no route matched), the method
-      // (a GET route also answers HEAD) and the status name the series, without building a string.
-      const status = res.statusCode;
-      histogram.observe(req.route ?? UNMATCHED_ROUTE, methodCode(req.method) * 1000 + status, () => ({ method: req.method, route: routeTemplate(req), status: String(status) }), seconds);
-    });
+    res.once('finish', () => this.observeResponse(res as unknown as ServerResponse & { req: IncomingMessage }, started));
   };
 
   membersCacheRead(hit: boolean): void {
@@ -157,6 +163,17 @@ function methodCode(method: string): number {
   let code = METHOD_CODES.get(method);
   if (code === undefined) METHOD_CODES.set(method, (code = METHOD_CODES.size));
   return code;
+}
+
+/** The labels of a request's series (the first time it is seen). */
+function requestLabels(res: ServerResponse & { req: IncomingMessage }): Record<'method' | 'route' | 'status', string> {
+  const req = res.req as Request;
+  return { method: req.method, route: routeTemplate(req), status: String(res.statusCode) };
+}
+
+/** The labels of a statement's series (the first time it is seen). */
+function statementLabels(statement: string): Record<'statement', string> {
+  return { statement };
 }
 
 /** The Express route the request matched, with its parameters as written (`/objects/:environmentId/:id`). */

@@ -27,15 +27,16 @@ export class KeyedHistogram<L extends string> {
   ) {}
 
   /**
-   * Records `value` in the series of (`outer`, `inner`); `labelsOf` gives its labels the first
-   * time that pair is seen. The same labels must always come from the same pair.
+   * Records `value` in the series of (`outer`, `inner`); `labelsOf(subject)` gives its labels the
+   * first time that pair is seen (a function made once, not per observation). The same labels
+   * must always come from the same pair.
    */
-  observe(outer: unknown, inner: unknown, labelsOf: () => Record<L, string>, value: number): void {
+  observe<S>(outer: unknown, inner: unknown, value: number, labelsOf: (subject: S) => Record<L, string>, subject: S): void {
     let byInner = this.byOuter.get(outer);
     if (!byInner) this.byOuter.set(outer, (byInner = new Map()));
     let s = byInner.get(inner);
     if (!s) {
-      s = { labels: labelsOf(), buckets: new Array<number>(this.bounds.length + 1).fill(0), sum: 0, count: 0 };
+      s = { labels: labelsOf(subject), buckets: new Array<number>(this.bounds.length + 1).fill(0), sum: 0, count: 0 };
       byInner.set(inner, s);
     }
     const bounds = this.bounds;

@@ -1,7 +1,7 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { ServerResponse } from 'node:http';
 import { CONSISTENCY_TOKEN_HEADER, ConsistencyPositions, decodeConsistencyToken, encodeConsistencyToken, mergePositions } from './consistency-token';
-import { ReadContext, readContexts } from './read-context';
+import { ReadContext } from './read-context';
 import type { ReadRouter } from './read-router';
 
 /** Sent by one app to the other with a call made for a write (PRIMARY) or a STRONG read; see ReadContext.level. */
@@ -26,53 +26,47 @@ export function isWriteRequest(method: string, path: string): boolean {
 }
 
 /**
- * Gives every request its ReadContext (API.md §11): the client's X-Consistency-Token (400
- * InvalidArgument when unparsable), the other app's X-Consistency-Level, and whether it is a
- * write. Every 2xx response then carries X-Consistency-Token: a read's the position it read at
- * (at least), a write's the primary's position after its commit. Runs after the body parser,
- * so the AsyncLocalStorage the routed statements consult (only when the app has replicas)
- * holds from here to the handler. The response side runs in the response's writeHead and end
- * (consistencyWriteHead, consistencyEnd): methods of the adapter's response class, so nothing
- * is added to each response object (which would change its shape in V8).
+ * Gives a request its ReadContext (API.md §11) and returns it: the client's X-Consistency-Token
+ * (400 InvalidArgument, thrown, when unparsable), the other app's X-Consistency-Level, and
+ * whether it is a write. Every 2xx response then carries X-Consistency-Token: a read's the
+ * position it read at (at least), a write's the primary's position after its commit. The
+ * response side runs in the response's writeHead and end (consistencyWriteHead,
+ * consistencyEnd): methods of the adapter's response class, so nothing is added to each
+ * response object (which would change its shape in V8). Called by requestScopeMiddleware, which
+ * puts the context in the request's RequestScope, where the routed statements find it.
  */
-export function consistencyMiddleware(router: ReadRouter): RequestHandler {
-  const routed = router.replicas.length > 0;
-  return (req: Request, res: Response, next: NextFunction) => {
-    const ctx = new ReadContext(isWriteRequest(req.method, req.path), router.clusterId);
-    const raw = req.headers['x-consistency-token'];
-    if (raw !== undefined) {
-      try {
-        ctx.incoming = decodeConsistencyToken(Array.isArray(raw) ? raw[0] : raw);
-      } catch (e) {
-        return next(e);
+export function attachReadContext(req: Request, res: Response, router: ReadRouter): ReadContext {
+  const method = req.method;
+  const write = method === 'GET' ? false : isWriteRequest(method, req.path);
+  const ctx = new ReadContext(write, router.clusterId);
+  const raw = req.headers['x-consistency-token'];
+  if (raw !== undefined) {
+    ctx.incoming = decodeConsistencyToken(Array.isArray(raw) ? raw[0] : raw);
+    const ours = router.clusterId ? ctx.incoming.get(router.clusterId) : undefined;
+    if (ours !== undefined) ctx.minLsn = ours;
+  }
+  const level = req.headers['x-consistency-level'];
+  if (level === 'PRIMARY' || level === 'STRONG') ctx.level = level;
+  // Without replicas every statement runs on the primary, after this point.
+  if (router.replicas.length === 0) ctx.readAt = router.primaryLsn;
+  const r = req as ContextRequest;
+  r.readContext = ctx;
+  r[ROUTER] = router;
+  if (!(CONSISTENCY_HOOKED in res)) {
+    // A response of another class (Nest's own server set-up): the same hooks as own properties.
+    const hooks = res as unknown as Record<'writeHead' | 'end', unknown>;
+    hooks.writeHead = function (this: HookedResponse, statusCode: number, ...rest: unknown[]) {
+      consistencyWriteHead(this, statusCode);
+      return (ServerResponse.prototype.writeHead as (...a: unknown[]) => ServerResponse).call(this, statusCode, ...rest);
+    };
+    hooks.end = function (this: HookedResponse, ...args: unknown[]) {
+      if (!consistencyEnd(this, args, (a) => (ServerResponse.prototype.end as (...x: unknown[]) => ServerResponse).apply(this, a))) {
+        (ServerResponse.prototype.end as (...x: unknown[]) => ServerResponse).apply(this, args);
       }
-      const ours = router.clusterId ? ctx.incoming.get(router.clusterId) : undefined;
-      if (ours !== undefined) ctx.minLsn = ours;
-    }
-    const level = req.headers['x-consistency-level'];
-    if (level === 'PRIMARY' || level === 'STRONG') ctx.level = level;
-    // Without replicas every statement runs on the primary, after this point.
-    if (!routed) ctx.readAt = router.primaryLsn;
-    const r = req as ContextRequest;
-    r.readContext = ctx;
-    r[ROUTER] = router;
-    if (!(CONSISTENCY_HOOKED in res)) {
-      // A response of another class (Nest's own server set-up): the same hooks as own properties.
-      const hooks = res as unknown as Record<'writeHead' | 'end', unknown>;
-      hooks.writeHead = function (this: HookedResponse, statusCode: number, ...rest: unknown[]) {
-        consistencyWriteHead(this, statusCode);
-        return (ServerResponse.prototype.writeHead as (...a: unknown[]) => ServerResponse).call(this, statusCode, ...rest);
-      };
-      hooks.end = function (this: HookedResponse, ...args: unknown[]) {
-        if (!consistencyEnd(this, args, (a) => (ServerResponse.prototype.end as (...x: unknown[]) => ServerResponse).apply(this, a))) {
-          (ServerResponse.prototype.end as (...x: unknown[]) => ServerResponse).apply(this, args);
-        }
-        return this;
-      };
-    }
-    if (routed) readContexts.run(ctx, next);
-    else next();
-  };
+      return this;
+    };
+  }
+  return ctx;
 }
 
 /** The last token of our cluster alone, by position: most answers repeat it until the next poll. */
@@ -94,6 +88,12 @@ export function consistencyWriteHead(res: ServerResponse, statusCode: number): v
   res.setHeader(CONSISTENCY_TOKEN_HEADER, tokenOf(ctx, ours));
 }
 
+/** Whether this `end` is a write's 2xx answer that must first learn the commit's position (consistencyEnd). */
+export function awaitsCommitPosition(res: ServerResponse): boolean {
+  const ctx = (res as HookedResponse).req?.readContext;
+  return !!ctx && ctx.write && ctx.commitLsn === undefined && !res.headersSent && res.statusCode >= 200 && res.statusCode < 300;
+}
+
 /**
  * A write's `end`: true when it was taken over, the answer then waiting for the primary's
  * position after the commit (the handler answers once its transaction committed), so the token
@@ -101,9 +101,9 @@ export function consistencyWriteHead(res: ServerResponse, statusCode: number): v
  * our position rather than failing a committed write.
  */
 export function consistencyEnd(res: ServerResponse, args: unknown[], end: (args: unknown[]) => unknown): boolean {
+  if (!awaitsCommitPosition(res)) return false;
   const req = (res as HookedResponse).req;
-  const ctx = req?.readContext;
-  if (!ctx || !ctx.write || res.headersSent || res.statusCode < 200 || res.statusCode >= 300 || ctx.commitLsn !== undefined) return false;
+  const ctx = req.readContext!;
   req[ROUTER]!.currentPosition().then(
     (lsn) => {
       ctx.commitLsn = lsn;

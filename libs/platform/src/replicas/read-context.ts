@@ -1,12 +1,11 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { CallerContext } from '../caller/caller-context';
 import { ConsistencyPositions, mergePositions } from './consistency-token';
 
 /**
  * What one request asks of the data it reads, and what it learned (API.md §11). Made by
- * consistencyMiddleware for every request, carried on the request and on its CallerContext
- * (so calls to the other app forward it) and, when the app has replicas, in an
- * AsyncLocalStorage that the read statements consult (ReadRouter).
+ * attachReadContext for every request, carried on the request and on its CallerContext (so
+ * calls to the other app forward it) and in the request's RequestScope, which the routed read
+ * statements consult (ReadRouter).
  */
 export class ReadContext {
   /** Positions of the client's X-Consistency-Token (every cluster's: passed on and answered with). */
@@ -44,9 +43,6 @@ export class ReadContext {
     return positions;
   }
 }
-
-/** The request's ReadContext, while an app with replicas runs its statements. */
-export const readContexts = new AsyncLocalStorage<ReadContext>();
 
 /**
  * Reads of this request see every write acknowledged before it arrived (API.md §11: STRONG

@@ -2,9 +2,9 @@ import { Logger } from '@nestjs/common';
 import { Pool, QueryConfig } from 'pg';
 import type { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from '../database/database-errors';
-import { routeReads, runOnPool } from '../database/postgres';
+import { RequestScope, routeReads, runOnPool, StatementObserver } from '../database/postgres';
 import { parseLsn } from './consistency-token';
-import { ReadContext, readContexts } from './read-context';
+import { ReadContext } from './read-context';
 
 /**
  * Read routing over PostgreSQL streaming replicas (API.md §11), one per app, for its DataSource.
@@ -291,9 +291,9 @@ export class ReadRouter {
   }
 
   /** Runs one read statement where the request's rule allows (see the class comment); the rows. */
-  async rows<T>(query: QueryConfig): Promise<T[]> {
-    const ctx = readContexts.getStore();
-    if (!ctx || ctx.write || ctx.level === 'PRIMARY' || this.replicas.length === 0) return this.onPrimary<T>(query, ctx);
+  async rows<T>(query: QueryConfig, scope: RequestScope | undefined, observe?: StatementObserver, label?: string): Promise<T[]> {
+    const ctx = scope?.read;
+    if (!ctx || ctx.write || ctx.level === 'PRIMARY' || this.replicas.length === 0) return this.onPrimary<T>(query, scope, observe, label);
     if (ctx.level === 'STRONG' && !ctx.strongResolved) {
       const arrival = await this.currentPosition();
       if (arrival > ctx.minLsn) ctx.minLsn = arrival;
@@ -310,11 +310,11 @@ export class ReadRouter {
       const at = this.positionAt(ctx.atTime);
       if (at === undefined || target.replayLsn < at) target = ctx.target = 'primary';
     }
-    if (!(target instanceof Replica) || !target.usable(Date.now())) return this.onPrimary<T>(query, ctx);
+    if (!(target instanceof Replica) || !target.usable(Date.now())) return this.onPrimary<T>(query, scope, observe, label);
     const at = target.replayLsn;
     let replicaError: unknown;
     try {
-      const rows = await runOnPool(target.pool, query);
+      const rows = await runOnPool(target.pool, query, scope, observe, label);
       this.reads.replica++;
       if (at > ctx.readAt) ctx.readAt = at;
       return rows as T[];
@@ -324,7 +324,7 @@ export class ReadRouter {
     // The replica failed: the same statement on the primary tells whose fault it was.
     ctx.target = 'primary';
     try {
-      const rows = await this.onPrimary<T>(query, ctx);
+      const rows = await this.onPrimary<T>(query, scope, observe, label);
       this.takeOut(target, replicaError);
       return rows;
     } catch (e) {
@@ -333,9 +333,10 @@ export class ReadRouter {
     }
   }
 
-  private async onPrimary<T>(query: QueryConfig, ctx: ReadContext | undefined): Promise<T[]> {
+  private async onPrimary<T>(query: QueryConfig, scope: RequestScope | undefined, observe?: StatementObserver, label?: string): Promise<T[]> {
+    const ctx = scope?.read;
     const at = this.primaryLsn;
-    const rows = await runOnPool(this.primary, query);
+    const rows = await runOnPool(this.primary, query, scope, observe, label);
     this.reads.primary++;
     if (ctx && at > ctx.readAt) ctx.readAt = at;
     return rows as T[];

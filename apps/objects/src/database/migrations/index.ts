@@ -7,6 +7,7 @@ import { StoredObjectJson1764600000000 } from './1764600000000-StoredObjectJson'
 import { CoveringValueIndexes1764700000000 } from './1764700000000-CoveringValueIndexes';
 import { CompactObjectJson1764800000000 } from './1764800000000-CompactObjectJson';
 import { SearchRowHistory1764917000000 } from './1764917000000-SearchRowHistory';
+import { OmitNullTrigger1765000000000 } from './1765000000000-OmitNullTrigger';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
 export const OBJECTS_MIGRATIONS = [
@@ -19,4 +20,5 @@ export const OBJECTS_MIGRATIONS = [
   CoveringValueIndexes1764700000000,
   CompactObjectJson1764800000000,
   SearchRowHistory1764917000000,
+  OmitNullTrigger1765000000000,
 ];

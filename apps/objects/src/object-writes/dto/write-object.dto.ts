@@ -22,7 +22,7 @@ export class PropertyValueDto {
   value: unknown;
 
   /** What made the latest change, e.g. `import-42`. */
-  @ApiPropertyOptional({ maxLength: MAX_TEXT_LENGTH, nullable: true, description: 'What made the latest change, e.g. `import-42`; null is kept as null' })
+  @ApiPropertyOptional({ maxLength: MAX_TEXT_LENGTH, nullable: true, description: 'What made the latest change, e.g. `import-42`; null is taken as none (answers omit it)' })
   trigger?: string;
 
   // Declared after trigger so that the schema lists the fields in the order it always did.

@@ -37,7 +37,7 @@ export class ObjectPropertyDto {
   @ApiProperty({ example: 'name' }) id: string;
   @ApiProperty({ description: 'Typed by the ontology', example: 'Ada', ...PROPERTY_VALUE_SCHEMA }) value: unknown;
   @ApiProperty({ example: 'crm' }) origin: string;
-  @ApiPropertyOptional({ example: 'import-42', nullable: true, description: 'What made the latest change; null when it was written as null' }) trigger?: string | null;
+  @ApiPropertyOptional({ example: 'import-42', description: 'What made the latest change; omitted when the value has none' }) trigger?: string;
 }
 
 export class OntologyObjectDto {

@@ -1,0 +1,110 @@
+import { Logger } from '@nestjs/common';
+import { MigrationInterface, QueryRunner } from 'typeorm';
+import { renderObjectJson } from '../../objects/object-json';
+
+/** Rows rendered in Node per statement. */
+const BATCH = 5_000;
+
+/** A property value stored with `"trigger": null`. */
+const HAS_NULL_TRIGGER = `properties @? '$[*] ? (@.trigger == null)'`;
+
+const TABLES = [
+  { table: 'object', key: ['environment_id', 'id'] },
+  { table: 'object_version', key: ['environment_id', 'id', 'version'] },
+];
+
+interface Row {
+  environment_id: string;
+  id: string;
+  version?: number;
+  type: string;
+  first_sighting: Date;
+  last_sighting: Date;
+  properties: object[];
+  links: Record<string, string[]>;
+  tags: string[];
+}
+
+/**
+ * Optional fields with no value are omitted, never null (API.md §1): writes now take a property
+ * value's `"trigger": null` as no trigger, and this rewrites the rows written before, where a
+ * null trigger was stored as sent, to read exactly as if written now. Forward only (there is
+ * nothing to undo: null and absent mean the same).
+ *
+ * Only rows holding a null trigger change (found with one scan of each table, usually none): in
+ * `properties` the key is removed from those values (SQL), and `json` is rendered again in Node
+ * from the row's columns, as writes render it (renderObjectJson), so that a value holding a key
+ * named "trigger" of its own is never touched. The version rows of the history change too, so
+ * that a read as of any instant answers the same shape and re-sending a value with a null
+ * trigger stays "unchanged". One transaction: readers see every row old or every row new.
+ */
+export class OmitNullTrigger1765000000000 implements MigrationInterface {
+  name = 'OmitNullTrigger1765000000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    const logger = new Logger('Migrations');
+    await q.query(`SET LOCAL statement_timeout = 0`);
+    for (const { table, key } of TABLES) {
+      const changed = await this.rewrite(q, table, key);
+      if (changed) logger.log(`OmitNullTrigger: objects.${table}: ${changed} rows without a null trigger`);
+    }
+  }
+
+  /** Rewrites the rows of `table` that hold a null trigger, in primary key order; returns how many. */
+  private async rewrite(q: QueryRunner, table: string, key: string[]): Promise<number> {
+    const keyList = key.join(', ');
+    const types = key.map((k) => (k === 'version' ? 'int' : 'text'));
+    const sameKey = (a: string, b: string) => key.map((k) => (k === 'version' ? `${a}.${k} = ${b}.${k}` : `${a}.${k} = ${b}.${k} COLLATE "C"`)).join(' AND ');
+    // Their keys first (one scan), so each batch is a primary key lookup rather than another scan.
+    await q.query(`CREATE TEMPORARY TABLE null_trigger_pending ON COMMIT DROP AS SELECT ${keyList} FROM objects.${table} WHERE ${HAS_NULL_TRIGGER}`);
+    await q.query(`ALTER TABLE null_trigger_pending ADD PRIMARY KEY (${keyList})`);
+    // The values in stored order, a null trigger removed.
+    await q.query(
+      `UPDATE objects.${table} t
+          SET properties = (SELECT jsonb_agg(CASE WHEN e.value -> 'trigger' = 'null'::jsonb THEN e.value - 'trigger' ELSE e.value END ORDER BY e.ord)
+                              FROM jsonb_array_elements(t.properties) WITH ORDINALITY AS e(value, ord))
+         FROM null_trigger_pending p
+        WHERE ${sameKey('t', 'p')}`,
+    );
+    let done = 0;
+    let after: unknown[] | undefined;
+    for (;;) {
+      const from = after ? `WHERE (${key.map((k) => `p.${k}`).join(', ')}) > (${key.map((_, i) => `$${i + 1}::${types[i]}`).join(', ')})` : '';
+      const rows: Row[] = await q.query(
+        `SELECT ${key.map((k) => `t.${k}`).join(', ')}, t.type, t.first_sighting, t.last_sighting, t.properties, t.links, t.tags
+           FROM (SELECT ${key.map((k) => `p.${k}`).join(', ')} FROM null_trigger_pending p ${from} ORDER BY ${keyList} LIMIT ${BATCH}) p
+           JOIN objects.${table} t USING (${keyList})
+          ORDER BY ${key.map((k) => `t.${k}`).join(', ')}`,
+        after,
+      );
+      if (!rows.length) break;
+      const json = rows.map((r) =>
+        renderObjectJson({
+          environmentId: r.environment_id,
+          id: r.id,
+          type: r.type,
+          firstSighting: r.first_sighting.toISOString(),
+          lastSighting: r.last_sighting.toISOString(),
+          properties: r.properties,
+          links: r.links,
+          tags: r.tags,
+        }),
+      );
+      await q.query(
+        `UPDATE objects.${table} t SET json = u.json
+           FROM unnest(${key.map((_, i) => `$${i + 1}::${types[i]}[]`).join(', ')}, $${key.length + 1}::text[]) AS u(${keyList}, json)
+          WHERE ${sameKey('t', 'u')}`,
+        [...key.map((k) => rows.map((r) => r[k as keyof Row])), json],
+      );
+      done += rows.length;
+      const last = rows[rows.length - 1];
+      after = key.map((k) => last[k as keyof Row]);
+    }
+    await q.query(`DROP TABLE null_trigger_pending`);
+    return done;
+  }
+
+  async down(): Promise<void> {
+    // A null trigger and no trigger mean the same: there is nothing to undo.
+  }
+}
