@@ -20,7 +20,7 @@ import { WRITE_ONTOLOGY } from './support/ontologies';
  */
 const ROOT = join(__dirname, '..');
 const FILES = {
-  reads: 'apps/objects/src/objects/queries/reads.sql',
+  reads: 'apps/objects/src/object-reads/queries/reads.sql',
   writes: 'apps/objects/src/object-writes/queries/writes.sql',
   ontology: 'apps/objects/src/ontology/queries/ontology.sql',
   search: 'apps/objects/src/search/queries/search-requests.sql',

@@ -9,7 +9,7 @@ import { OBJECTS_MIGRATIONS } from '../apps/objects/src/database/migrations';
 import { CompactObjectJson1764800000000 } from '../apps/objects/src/database/migrations/1764800000000-CompactObjectJson';
 import { objectJsonSql } from '../apps/objects/src/database/migrations/1764600000000-StoredObjectJson';
 import { WRITE_ONTOLOGY } from './support/ontologies';
-import { renderObjectJson } from '../apps/objects/src/objects/object-json';
+import { renderObjectJson } from '../apps/objects/src/object-reads/object-json';
 
 /**
  * Reads return each object's and each version's JSON as stored when it was written (migration

@@ -12,7 +12,7 @@ const dist = (p) => require(join(ROOT, 'dist', p));
 
 /** The product's SQL builders, loaded from the build the apps run. */
 export function productSql() {
-  const { OBJECT_READ_SQL } = dist('apps/objects/apps/objects/src/objects/objects.repository.js');
+  const { OBJECT_READ_SQL } = dist('apps/objects/apps/objects/src/object-reads/objects.repository.js');
   const { buildSearchSql, buildMembersSql, buildDiffSql } = dist('apps/objects/apps/objects/src/search/search.repository.js');
   const { buildOrderedSearchSql } = dist('apps/objects/apps/objects/src/search/ordered-search.js');
   const { buildAggregateSql } = dist('apps/objects/apps/objects/src/aggregate/aggregate-sql.js');

@@ -4,7 +4,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { AppConfigModule, CallerGuard, HealthController, LoggingModule, MetricsModule } from '@app/platform';
 import { DatabaseModule } from './database/database.module';
 import { OntologyModule } from './ontology/ontology.module';
-import { ObjectsModule } from './objects/objects.module';
+import { ObjectsModule } from './object-reads/objects.module';
 import { ObjectWritesModule } from './object-writes/object-writes.module';
 import { SearchModule } from './search/search.module';
 import { AggregateModule } from './aggregate/aggregate.module';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isRetryableTransactionError } from '@app/platform';
 import { ObjectNotFound, VersionConflict } from '@app/domain';
-import { ValidatedObject } from './object-validator';
+import { ValidatedObject } from './ontology-check';
 import { CurrentRow, ObjectRow, PastRow, planWrite, PropertyTypes, RESPONSE_JSON, withoutCurrentRow, WritePlan, WriteOutcome } from './write-plan';
 
 const MS = 1;

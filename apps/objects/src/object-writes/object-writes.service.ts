@@ -5,8 +5,8 @@ import { OntologyService } from '../ontology/ontology.service';
 import { IngestResultDto } from './dto/write-object.dto';
 import { ObjectWritesRepository } from './object-writes.repository';
 import type { PropertyTypes, WriteOutcome } from './write-plan';
-import type { ObjectWriteBody } from './object-shape';
-import { ObjectWriteInput, validateObject, ValidatedObject } from './object-validator';
+import type { ObjectWriteBody } from './write-body';
+import { ObjectWriteInput, validateObject, ValidatedObject } from './ontology-check';
 
 /** The OntologyObjectWithVersion a PUT answers with. */
 export interface ObjectWithVersion {

@@ -15,7 +15,7 @@ import {
 import { validateFilter } from '../validation/filter.validator';
 import { validateOrderBy } from '../validation/analytics.validator';
 import { OntologyService } from '../ontology/ontology.service';
-import { instantBinding, pageInstant, pageJson } from '../objects/objects.service';
+import { instantBinding, pageInstant, pageJson } from '../object-reads/objects.service';
 import { ObjectSetsClient } from '../clients/object-sets.client';
 import { OrderedPosition } from './ordered-search';
 import { SearchPosition, SearchRepository } from './search.repository';

@@ -1,5 +1,5 @@
 import { environmentIdFault, fitsLength, identifierFault, InvalidArgument, isIdentifier, isPlainObject, kindOf } from '@app/domain';
-import type { ObjectWriteInput } from './object-validator';
+import type { ObjectWriteInput } from './ontology-check';
 
 /**
  * The structural check of the bodies of `PUT /objects/{environmentId}/{id}` (WriteObjectDto) and

@@ -1,6 +1,6 @@
 import { canonicalJson, InvalidArgument, OntologyIndex } from '@app/domain';
-import { checkIngestBody, checkWriteObjectBody } from './object-shape';
-import { validateObject } from './object-validator';
+import { checkIngestBody, checkWriteObjectBody } from './write-body';
+import { validateObject } from './ontology-check';
 
 /** The fault a check throws, as `{path, reason}`; fails the test when it throws nothing else. */
 function fault(check: () => unknown): { path: string; reason: string } {
