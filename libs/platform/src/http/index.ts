@@ -12,3 +12,4 @@ export * from './gateway-handoff';
 export * from './stop-with-parent';
 export * from './authenticate-first';
 export * from './request-scope';
+export * from './run-app';
