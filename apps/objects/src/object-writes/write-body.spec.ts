@@ -1,6 +1,7 @@
-import { canonicalJson, InvalidArgument, OntologyIndex } from '@app/domain';
+import { canonicalJson, InvalidArgument } from '@app/domain';
 import { checkIngestBody, checkWriteObjectBody } from './write-body';
 import { validateObject } from './ontology-check';
+import { ontologyIndexOf } from '../../../../test/support/ontologies';
 
 /** The fault a check throws, as `{path, reason}`; fails the test when it throws nothing else. */
 function fault(check: () => unknown): { path: string; reason: string } {
@@ -172,20 +173,7 @@ describe('checkIngestBody (POST /objects/ingest)', () => {
 });
 
 describe('checked input through validateObject', () => {
-  const ontology = new OntologyIndex({
-    version: 1,
-    objectTypes: [
-      {
-        id: 'person',
-        properties: [
-          { id: 'name', type: 'string' },
-          { id: 'alias', type: 'string', multi: true },
-          { id: 'home', type: 'geopoint' },
-        ],
-      },
-    ],
-    linkTypes: [],
-  });
+  const ontology = ontologyIndexOf({ person: { name: 'string', alias: ['string'], home: 'geopoint' } });
 
   it('keeps the canonical order: by property id, then by value, origin and trigger', () => {
     const properties = [

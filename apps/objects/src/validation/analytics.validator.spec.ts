@@ -1,26 +1,15 @@
-import { InvalidArgument, OntologyIndex } from '@app/domain';
+import { InvalidArgument } from '@app/domain';
 import { validateAggregation, validateOrderBy } from './analytics.validator';
+import { ontologyIndexOf } from '../../../../test/support/ontologies';
 
-const ontology = new OntologyIndex({
-  version: 3,
-  objectTypes: [
-    {
-      id: 'ship',
-      properties: [
-        { id: 'name', type: 'string' },
-        { id: 'size', type: 'long' },
-        { id: 'speed', type: 'double' },
-        { id: 'built', type: 'date' },
-        { id: 'seen', type: 'timestamp' },
-        { id: 'pos', type: 'geopoint' },
-        { id: 'alias', type: 'string', multi: true },
-        { id: 'code', type: 'string' },
-      ],
-    },
-    { id: 'port', properties: [{ id: 'code', type: 'long' }, { id: 'size', type: 'double' }] },
-  ],
-  linkTypes: [],
-});
+const ontology = ontologyIndexOf(
+  {
+    ship: { name: 'string', size: 'long', speed: 'double', built: 'date', seen: 'timestamp', pos: 'geopoint', alias: ['string'], code: 'string' },
+    port: { code: 'long', size: 'double' },
+  },
+  [],
+  3,
+);
 
 function fault(fn: () => unknown): { path: unknown; reason: unknown } {
   try {

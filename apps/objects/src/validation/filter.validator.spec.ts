@@ -1,26 +1,15 @@
 import { InvalidFilter, OntologyIndex, filterOf as F, ObjectSearchFilter, MAX_FILTER_DEPTH } from '@app/domain';
 import { propertyValueFault, validateFilter } from './filter.validator';
+import { ontologyIndexOf } from '../../../../test/support/ontologies';
 
-const ontology = new OntologyIndex({
-  version: 3,
-  objectTypes: [
-    {
-      id: 'ship',
-      properties: [
-        { id: 'name', type: 'string' },
-        { id: 'size', type: 'long' },
-        { id: 'speed', type: 'double' },
-        { id: 'active', type: 'boolean' },
-        { id: 'built', type: 'date' },
-        { id: 'seenAt', type: 'timestamp' },
-        { id: 'pos', type: 'geopoint' },
-        { id: 'code', type: 'string' },
-      ],
-    },
-    { id: 'port', properties: [{ id: 'name', type: 'string' }, { id: 'code', type: 'long' }] },
-  ],
-  linkTypes: [{ id: 'dockedAt', sourceType: 'ship', targetType: 'port' }],
-});
+const ontology = ontologyIndexOf(
+  {
+    ship: { name: 'string', size: 'long', speed: 'double', active: 'boolean', built: 'date', seenAt: 'timestamp', pos: 'geopoint', code: 'string' },
+    port: { name: 'string', code: 'long' },
+  },
+  [{ id: 'dockedAt', sourceType: 'ship', targetType: 'port' }],
+  3,
+);
 
 function fault(input: unknown): { path: string; reason: string } {
   try {
