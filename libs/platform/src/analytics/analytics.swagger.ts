@@ -1,11 +1,13 @@
-import { AS_OF_RESPONSE_SCHEMA, ANALYTICS_LIMITS, DURATION_UNITS, OBJECT_ATTRIBUTES, SORT_DIRECTIONS } from '@app/domain';
+import { AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, ANALYTICS_LIMITS, DURATION_UNITS, OBJECT_ATTRIBUTES, SORT_DIRECTIONS } from '@app/domain';
 /*
  * Swagger documentation of the §9 request shapes: sort keys, buckets and metrics (unions in the
  * Conjure encoding with an optional `name` beside `type`), and the aggregation response. These
  * classes only document: the values are checked at runtime by validateOrderBy and
  * validateAggregation, which report the exact path of a fault.
  */
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions, getSchemaPath } from '@nestjs/swagger';
+import { Allow, IsOptional, IsString } from 'class-validator';
 
 const DIRECTION: ApiPropertyOptions = { enum: [...SORT_DIRECTIONS], default: 'ASC' };
 const ATTRIBUTE: ApiPropertyOptions = { enum: [...OBJECT_ATTRIBUTES] };
@@ -166,3 +168,10 @@ export class AggregateResponseDto {
   @ApiProperty({ description: 'True when an exact bucket kept only its maxGroups most frequent values, or more than 10,000 groups matched' }) truncated: boolean;
   @ApiPropertyOptional(AS_OF_RESPONSE_SCHEMA) asOf?: string;
 }
+
+/** An aggregate body's `groupBy`: documented here, checked by validateAggregation (not the validation pipe). */
+export const ApiGroupByField = (): PropertyDecorator => applyDecorators(ApiPropertyOptional(GROUP_BY_SCHEMA), Allow());
+/** An aggregate body's `metrics`: documented here, checked by validateAggregation (not the validation pipe). */
+export const ApiMetricsField = (): PropertyDecorator => applyDecorators(ApiProperty(METRICS_SCHEMA), Allow());
+/** A read body's `asOf`: an optional string, parsed by parseAsOf. */
+export const ApiAsOfBodyField = (): PropertyDecorator => applyDecorators(ApiPropertyOptional(AS_OF_BODY_SCHEMA), IsOptional(), IsString());
