@@ -1,7 +1,7 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Get, Param, Query, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext, sendJsonText } from '@app/platform';
+import { ApiController, ApiPagingQuery, Caller, CallerContext, ReadingPost, sendJsonText } from '@app/platform';
 import {
   checkEnvironmentIdParam,
   checkIdentifierParam,
@@ -31,21 +31,20 @@ const AS_OF_QUERY_DESCRIPTION =
  * every handler parameter through the global pipe, so one parameter per value cost the hot
  * reads several microseconds each (bench: history, 4 values → 1, about 10 µs less CPU per request).
  */
-@ApiTags('objects')
-@Controller('objects')
+@ApiController('objects', 'objects')
 export class ObjectsController {
   constructor(private readonly objects: ObjectsService) {}
 
-  @Post('bulk')
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'bulkLoadOntologyObjects',
-    summary: 'Loads objects by id, in request order; unknown or invisible ids are omitted; an id in several environments yields each',
-  })
-  @ApiQuery({ name: 'pageSize', required: false, type: Number, description: 'Default 100, maximum 1000 (clamped)' })
-  @ApiQuery({ name: 'pagingToken', required: false, type: String })
-  @ApiBody({ type: BulkLoadObjectRequestDto })
-  @ApiOkResponse({ type: ObjectPageDto })
+  @ReadingPost(
+    'bulk',
+    {
+      operationId: 'bulkLoadOntologyObjects',
+      summary: 'Loads objects by id, in request order; unknown or invisible ids are omitted; an id in several environments yields each',
+    },
+    BulkLoadObjectRequestDto,
+    ObjectPageDto,
+  )
+  @ApiPagingQuery('Default 100, maximum 1000 (clamped)')
   async bulk(
     @Caller() caller: CallerContext,
     @Body() body: BulkLoadObjectRequestDto,
@@ -97,8 +96,7 @@ export class ObjectsController {
   })
   @ApiQuery({ name: 'startTime', required: true, type: String, description: 'RFC 3339 datetime with an offset' })
   @ApiQuery({ name: 'endTime', required: true, type: String, description: 'RFC 3339 datetime with an offset' })
-  @ApiQuery({ name: 'pageSize', required: false, type: Number, description: 'Default 100, maximum 1000 (clamped)' })
-  @ApiQuery({ name: 'pagingToken', required: false, type: String })
+  @ApiPagingQuery('Default 100, maximum 1000 (clamped)')
   @ApiOkResponse({ type: ObjectHistoryPageDto })
   async history(
     @Caller() caller: CallerContext,

@@ -13,3 +13,4 @@ export * from './stop-with-parent';
 export * from './authenticate-first';
 export * from './request-scope';
 export * from './run-app';
+export * from './route-decorators';
