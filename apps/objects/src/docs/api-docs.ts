@@ -7,43 +7,20 @@ import { OperationErrors, RequestExamples } from '@app/platform';
  * (test/openapi-examples.e2e-spec.ts runs them all).
  */
 
+/** Property definitions from property id → type; `[type]` for a multi-valued property. */
+const properties = (types: Record<string, string | [string]>) =>
+  Object.entries(types).map(([id, type]) => (Array.isArray(type) ? { id, type: type[0], multi: true } : { id, type }));
+
 /** The demo ontology, as scripts/lib/demo-data.mjs publishes it: publishing it again keeps every demo object valid. */
 const DEMO_ONTOLOGY = {
   objectTypes: [
     {
       id: 'person',
       displayName: 'Person',
-      properties: [
-        { id: 'name', type: 'string' },
-        { id: 'email', type: 'string', multi: true },
-        { id: 'age', type: 'long' },
-        { id: 'rating', type: 'double' },
-        { id: 'active', type: 'boolean' },
-        { id: 'born', type: 'date' },
-        { id: 'lastLogin', type: 'timestamp' },
-        { id: 'home', type: 'geopoint' },
-      ],
+      properties: properties({ name: 'string', email: ['string'], age: 'long', rating: 'double', active: 'boolean', born: 'date', lastLogin: 'timestamp', home: 'geopoint' }),
     },
-    {
-      id: 'company',
-      displayName: 'Company',
-      properties: [
-        { id: 'name', type: 'string' },
-        { id: 'industry', type: 'string' },
-        { id: 'founded', type: 'date' },
-        { id: 'headquarters', type: 'geopoint' },
-      ],
-    },
-    {
-      id: 'project',
-      displayName: 'Project',
-      properties: [
-        { id: 'name', type: 'string' },
-        { id: 'description', type: 'string' },
-        { id: 'budget', type: 'double' },
-        { id: 'deadline', type: 'timestamp' },
-      ],
-    },
+    { id: 'company', displayName: 'Company', properties: properties({ name: 'string', industry: 'string', founded: 'date', headquarters: 'geopoint' }) },
+    { id: 'project', displayName: 'Project', properties: properties({ name: 'string', description: 'string', budget: 'double', deadline: 'timestamp' }) },
   ],
   linkTypes: [
     { id: 'worksFor', sourceType: 'person', targetType: 'company' },

@@ -14,6 +14,7 @@ import { createValidationPipe } from '../validation';
 import { applyRequestExamples, documentConsistencyToken, OperationErrors, refineApiDocument, RequestExamples, useApiSchemaNames } from './api-docs';
 import { authenticateFirst } from './authenticate-first';
 import { bodyGuardFault, JSON_MEDIA_TYPES, MAX_BODY_DEPTH, noteUnicodeEscapes } from './body-guard';
+import { createExpressApp } from './express-adapter';
 import { requestIdMiddleware } from './request-id';
 import { ReadRouter } from '../replicas';
 import { requestScopeMiddleware } from './request-scope';
@@ -144,4 +145,27 @@ export async function openApiDocumentOf(module: Type<unknown>, docs: ApiDocsOpti
   } finally {
     await app.close();
   }
+}
+
+/** How an app is set up: its pipeline on an app its caller created, the app as main.ts runs it, and its OpenAPI document. */
+export interface AppSetup {
+  /** The production set-up of an app created from the app's module (the e2e tests apply it to their testing module's app, so both run the same pipeline). */
+  configure(app: NestExpressApplication): NestExpressApplication;
+  /** The app as main.ts runs it. */
+  create(): Promise<NestExpressApplication>;
+  /** The API's OpenAPI document, made without a database (`npm run openapi` writes it to openapi/). */
+  openApiDocument(): Promise<OpenAPIObject>;
+}
+
+/** The set-up of the app of `module`, with its API docs and HTTP options. */
+export function appSetup(module: Type<unknown>, docs: ApiDocsOptions, http: HttpOptions): AppSetup {
+  const configure = (app: NestExpressApplication): NestExpressApplication => {
+    configureApp(app, docs, http);
+    return app;
+  };
+  return {
+    configure,
+    create: async () => configure(await createExpressApp(module)),
+    openApiDocument: () => openApiDocumentOf(module, docs),
+  };
 }
