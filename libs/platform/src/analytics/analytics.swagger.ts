@@ -8,6 +8,7 @@ import { AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, ANALYTICS_LIMITS, DURATION_UN
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions, getSchemaPath } from '@nestjs/swagger';
 import { Allow, IsOptional, IsString } from 'class-validator';
+import { unionMemberDto } from '../http/union-member';
 
 const DIRECTION: ApiPropertyOptions = { enum: [...SORT_DIRECTIONS], default: 'ASC' };
 const ATTRIBUTE: ApiPropertyOptions = { enum: [...OBJECT_ATTRIBUTES] };
@@ -74,26 +75,10 @@ export class DurationBucketPayloadDto {
   @ApiProperty({ enum: [...DURATION_UNITS], description: 'UTC; WEEK starts on Monday (ISO); key = bucket start' }) unit: string;
 }
 
-export class ExactBucketDto {
-  @ApiProperty({ enum: ['exact'] }) type: 'exact';
-  @ApiProperty({ type: ExactBucketPayloadDto }) exact: ExactBucketPayloadDto;
-  @ApiPropertyOptional(NAME) name?: string;
-}
-export class FixedWidthBucketDto {
-  @ApiProperty({ enum: ['fixedWidth'] }) type: 'fixedWidth';
-  @ApiProperty({ type: FixedWidthBucketPayloadDto }) fixedWidth: FixedWidthBucketPayloadDto;
-  @ApiPropertyOptional(NAME) name?: string;
-}
-export class RangesBucketDto {
-  @ApiProperty({ enum: ['ranges'] }) type: 'ranges';
-  @ApiProperty({ type: RangesBucketPayloadDto }) ranges: RangesBucketPayloadDto;
-  @ApiPropertyOptional(NAME) name?: string;
-}
-export class DurationBucketDto {
-  @ApiProperty({ enum: ['duration'] }) type: 'duration';
-  @ApiProperty({ type: DurationBucketPayloadDto }) duration: DurationBucketPayloadDto;
-  @ApiPropertyOptional(NAME) name?: string;
-}
+export const ExactBucketDto = unionMemberDto('ExactBucketDto', 'exact', ExactBucketPayloadDto, NAME);
+export const FixedWidthBucketDto = unionMemberDto('FixedWidthBucketDto', 'fixedWidth', FixedWidthBucketPayloadDto, NAME);
+export const RangesBucketDto = unionMemberDto('RangesBucketDto', 'ranges', RangesBucketPayloadDto, NAME);
+export const DurationBucketDto = unionMemberDto('DurationBucketDto', 'duration', DurationBucketPayloadDto, NAME);
 
 // Metric payloads
 export class EmptyPayloadDto {}

@@ -14,3 +14,4 @@ export * from './authenticate-first';
 export * from './request-scope';
 export * from './run-app';
 export * from './route-decorators';
+export * from './union-member';
