@@ -48,6 +48,7 @@ const common = {
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   moduleNameMapper: {
     '^@app/domain(|/.*)$': '<rootDir>/libs/domain/src$1',
+    '^@app/platform(|/.*)$': '<rootDir>/libs/platform/src$1',
     '^@app/client$': '<rootDir>/libs/client/src',
   },
 };

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ERROR_CODES } from '@app/domain';
+import { ERROR_CODES } from '@app/platform';
 
 /**
  * docs/api.md, the API reference for users, against the committed OpenAPI documents (unit tier:

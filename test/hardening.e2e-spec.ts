@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { DEV_PAGING_TOKEN_SECRET } from '@app/domain';
+import { DEV_PAGING_TOKEN_SECRET } from '@app/platform';
 import { startBothApps, TestBothApps } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 

@@ -1,6 +1,7 @@
 import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { CallerContext, DependencyUnavailable, InternalAggregateRequest, InvalidFilter, ObjectSearchFilter } from '@app/domain';
+import { CallerContext } from '@app/platform';
+import { DependencyUnavailable, InternalAggregateRequest, InvalidFilter, ObjectSearchFilter } from '@app/domain';
 import { MembersResult, ObjectsCallTimeouts, ObjectsClient } from '../apps/object-sets/src/clients/objects.client';
 import { startObjectSetsApp, TestObjectSetsApp } from './support/apps';
 import { bearer, JWT_ENV, token } from './support/tokens';

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { Clock } from '@app/domain';
+import { Clock } from '@app/platform';
 import { ObjectSetsService } from '../apps/object-sets/src/object-sets/object-sets.service';
 import { startBothApps, startObjectSetsApp, TestBothApps } from './support/apps';
 import { FakeClock } from './support/clock';

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { runMigrationsWithLock } from '@app/domain';
+import { runMigrationsWithLock } from '@app/platform';
 import { startBothApps, TestBothApps, withEnv } from './support/apps';
 import { createTestDatabase } from './support/database';
 import { WRITE_ONTOLOGY } from './support/ontologies';
@@ -8,7 +8,7 @@ import { createObjectsApp } from '../apps/objects/src/create-app';
 import { objectsDataSourceOptions } from '../apps/objects/src/database/data-source';
 import { OBJECTS_MIGRATIONS } from '../apps/objects/src/database/migrations';
 import { OmitNullTrigger1765000000000 } from '../apps/objects/src/database/migrations/1765000000000-OmitNullTrigger';
-import { renderObjectJson } from '../apps/objects/src/objects/object-json';
+import { renderObjectJson } from '../apps/objects/src/object-reads/object-json';
 
 /**
  * A property value's `trigger` is optional: a value without one (or written with a null one)

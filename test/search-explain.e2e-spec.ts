@@ -1,4 +1,6 @@
-import { filterOf, ObjectSearchFilter, OntologyIndex, validateAggregation, validateFilter } from '@app/domain';
+import { filterOf, ObjectSearchFilter, OntologyIndex } from '@app/domain';
+import { validateAggregation } from '../apps/objects/src/validation/analytics.validator';
+import { validateFilter } from '../apps/objects/src/validation/filter.validator';
 import { buildAggregateSql } from '../apps/objects/src/aggregate/aggregate-sql';
 import { buildSearchSql } from '../apps/objects/src/search/search.repository';
 import { startObjectsApp, TestObjectsApp } from './support/apps';

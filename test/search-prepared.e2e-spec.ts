@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { pgPool } from '@app/domain';
+import { pgPool } from '@app/platform';
 import { startObjectsApp, TestObjectsApp } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 import { MAX_PREPARED_SHAPES } from '../apps/objects/src/search/search.repository';

@@ -20,7 +20,7 @@ import { WRITE_ONTOLOGY } from './support/ontologies';
  */
 const ROOT = join(__dirname, '..');
 const FILES = {
-  reads: 'apps/objects/src/objects/queries/reads.sql',
+  reads: 'apps/objects/src/object-reads/queries/reads.sql',
   writes: 'apps/objects/src/object-writes/queries/writes.sql',
   ontology: 'apps/objects/src/ontology/queries/ontology.sql',
   search: 'apps/objects/src/search/queries/search-requests.sql',
@@ -36,7 +36,7 @@ interface Recorded {
 
 /**
  * Not part of any request: the read router's timer samples the primary's WAL position
- * (libs/domain replicas/read-router.ts) whenever it fires, so it would land in whichever
+ * (libs/platform replicas/read-router.ts) whenever it fires, so it would land in whichever
  * operation runs then.
  */
 const TIMER_STATEMENTS = [/^SELECT pg_current_wal_insert_lsn\(\)::text AS lsn, extract\(epoch FROM clock_timestamp\(\)\) \* 1000 AS t$/];

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { runMigrationsWithLock } from '@app/domain';
+import { runMigrationsWithLock } from '@app/platform';
 import { startObjectsApp, TestObjectsApp, withEnv } from './support/apps';
 import { createTestDatabase } from './support/database';
 import { createObjectsApp } from '../apps/objects/src/create-app';
@@ -9,7 +9,7 @@ import { OBJECTS_MIGRATIONS } from '../apps/objects/src/database/migrations';
 import { CompactObjectJson1764800000000 } from '../apps/objects/src/database/migrations/1764800000000-CompactObjectJson';
 import { objectJsonSql } from '../apps/objects/src/database/migrations/1764600000000-StoredObjectJson';
 import { WRITE_ONTOLOGY } from './support/ontologies';
-import { renderObjectJson } from '../apps/objects/src/objects/object-json';
+import { renderObjectJson } from '../apps/objects/src/object-reads/object-json';
 
 /**
  * Reads return each object's and each version's JSON as stored when it was written (migration

@@ -12,11 +12,13 @@ const dist = (p) => require(join(ROOT, 'dist', p));
 
 /** The product's SQL builders, loaded from the build the apps run. */
 export function productSql() {
-  const { OBJECT_READ_SQL } = dist('apps/objects/apps/objects/src/objects/objects.repository.js');
+  const { OBJECT_READ_SQL } = dist('apps/objects/apps/objects/src/object-reads/objects.repository.js');
   const { buildSearchSql, buildMembersSql, buildDiffSql } = dist('apps/objects/apps/objects/src/search/search.repository.js');
   const { buildOrderedSearchSql } = dist('apps/objects/apps/objects/src/search/ordered-search.js');
   const { buildAggregateSql } = dist('apps/objects/apps/objects/src/aggregate/aggregate-sql.js');
-  const { OntologyIndex, validateFilter, validateOrderBy, validateAggregation, COMPILED_SET_FILTER_LIMITS, ANALYTICS_LIMITS } = dist('apps/objects/libs/domain/src/index.js');
+  const { OntologyIndex, COMPILED_SET_FILTER_LIMITS, ANALYTICS_LIMITS } = dist('apps/objects/libs/domain/src/index.js');
+  const { validateFilter } = dist('apps/objects/apps/objects/src/validation/filter.validator.js');
+  const { validateOrderBy, validateAggregation } = dist('apps/objects/apps/objects/src/validation/analytics.validator.js');
   const { CACHED_MEMBERS_SQL } = dist('apps/object-sets/apps/object-sets/src/object-sets/object-sets.repository.js');
   return {
     OBJECT_READ_SQL,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What the body guard (libs/domain/src/http/body-guard.ts) costs per request, next to JSON.parse
+// What the body guard (libs/platform/src/http/body-guard.ts) costs per request, next to JSON.parse
 // of the same text, which every request with a body pays anyway, for the bodies the product sees
 // most (a bulk read of 1,000 ids, a search, ingest batches of the bench data set): the scan of the
 // raw text for a \u escape, the walk of the parsed body as a body without one gets it (nesting and
@@ -11,7 +11,7 @@ import { ROOT } from '../lib/stack.mjs';
 import { idOf, objectAt } from '../lib/dataset.mjs';
 
 const require = createRequire(import.meta.url);
-const { findBodyFault, noteUnicodeEscapes } = require(`${ROOT}/dist/apps/objects/libs/domain/src/http/body-guard.js`);
+const { findBodyFault, noteUnicodeEscapes } = require(`${ROOT}/dist/apps/objects/libs/platform/src/http/body-guard.js`);
 
 const ingest = (n) => ({ objects: Array.from({ length: n }, (_, i) => objectAt(i, 0, 1_000_000)) });
 const bodies = {

@@ -3,7 +3,7 @@
 // real node:http request/response objects, against the same loop without them.
 const { IncomingMessage, ServerResponse } = require('node:http');
 const { Socket } = require('node:net');
-const m = require('../../dist/apps/objects/libs/domain/src/replicas/consistency.middleware.js');
+const m = require('../../dist/apps/objects/libs/platform/src/replicas/consistency.middleware.js');
 const router = { replicas: [], clusterId: '7712075479452430323', primaryLsn: 0x3001120n };
 const mw = (req, res, next) => {
   m.attachReadContext(req, res, router);

@@ -35,8 +35,8 @@ const require = createRequire(import.meta.url);
 
 /** One server: `mode` on `port`, answering GET /objects/:id with the product's findById statement. */
 async function serve(mode, port) {
-  const { OBJECT_READ_SQL } = require(`${ROOT}/dist/apps/objects/apps/objects/src/objects/objects.repository.js`);
-  const { createExpressServer, PrebuiltPrototypesExpressAdapter } = require(`${ROOT}/dist/apps/objects/libs/domain/src/http/express-adapter.js`);
+  const { OBJECT_READ_SQL } = require(`${ROOT}/dist/apps/objects/apps/objects/src/object-reads/objects.repository.js`);
+  const { createExpressServer, PrebuiltPrototypesExpressAdapter } = require(`${ROOT}/dist/apps/objects/libs/platform/src/http/express-adapter.js`);
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
   // Every server answers the same way: the object's JSON text, or 404 with a short error body.
   const answer = async (id) => {

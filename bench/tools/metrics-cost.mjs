@@ -1,7 +1,7 @@
 // What the metrics add to each GET /objects/{id}, in isolation (no database, no HTTP): what the
 // adapter's request and response classes do for them (a clock read when the request arrives, and
 // after the response's end a clock read and one histogram observation, which also counts
-// http_requests_total; libs/domain/src/http/express-adapter.ts) and the timing of the one statement the read runs
+// http_requests_total; libs/platform/src/http/express-adapter.ts) and the timing of the one statement the read runs
 // (two clock reads, one observation), against the same loop with METRICS_ENABLED=false. Set
 // the nanoseconds it prints against the CPU µs per request of get-one (`node bench/tools/ab.mjs
 // --base . --base-env METRICS_ENABLED=false --only get-one`) for the share; on a quiet machine
@@ -16,8 +16,8 @@ import { parseArgs } from 'node:util';
 
 const require = createRequire(import.meta.url);
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const { AppMetrics } = require(join(root, 'dist/apps/objects/libs/domain/src/metrics/app-metrics.js'));
-const { RESPONSE_OBSERVER } = require(join(root, 'dist/apps/objects/libs/domain/src/http/express-adapter.js'));
+const { AppMetrics } = require(join(root, 'dist/apps/objects/libs/platform/src/metrics/app-metrics.js'));
+const { RESPONSE_OBSERVER } = require(join(root, 'dist/apps/objects/libs/platform/src/http/express-adapter.js'));
 const { values } = parseArgs({ options: { iterations: { type: 'string', default: '2000000' } } });
 const n = Number(values.iterations);
 

@@ -8,7 +8,7 @@ import * as ts from 'typescript';
  * tests compare with). Read from the same tsconfig files and nest-cli.json that `nest build` reads.
  */
 const ROOT = join(__dirname, '../..');
-const TSCONFIGS = ['apps/objects/tsconfig.app.json', 'apps/object-sets/tsconfig.app.json', 'libs/domain/tsconfig.lib.json'];
+const TSCONFIGS = ['apps/objects/tsconfig.app.json', 'apps/object-sets/tsconfig.app.json', 'libs/domain/tsconfig.lib.json', 'libs/platform/tsconfig.lib.json'];
 
 function compiledFiles(tsconfig: string): string[] {
   const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, tsconfig), {}, {

@@ -33,8 +33,8 @@ describe('npm start builds only when the sources changed', () => {
   beforeEach(() => {
     root = mkdtempSync(join(tmpdir(), 'build-stamp-'));
     write('apps/objects/src/main.ts', 'main');
-    write('apps/objects/src/objects/objects.service.ts', 'service');
-    write('apps/objects/src/objects/objects.service.spec.ts', 'a unit test');
+    write('apps/objects/src/object-reads/objects.service.ts', 'service');
+    write('apps/objects/src/object-reads/objects.service.spec.ts', 'a unit test');
     write('libs/domain/src/index.ts', 'lib');
     write('tsconfig.json', '{}');
     write('tsconfig.build.json', '{}');
@@ -62,7 +62,7 @@ describe('npm start builds only when the sources changed', () => {
 
   it('builds again when a source, a compiler setting or the lock file changes', () => {
     for (const [path, text] of [
-      ['apps/objects/src/objects/objects.service.ts', 'service, changed'],
+      ['apps/objects/src/object-reads/objects.service.ts', 'service, changed'],
       ['libs/domain/src/new-file.ts', 'a new file'],
       ['tsconfig.build.json', '{"compilerOptions": {}}'],
       ['nest-cli.json', '{"monorepo": true}'],
@@ -76,8 +76,8 @@ describe('npm start builds only when the sources changed', () => {
 
   it('does not build again for files the build does not read: tests, SQL snapshots, docs, package.json scripts', () => {
     built();
-    write('apps/objects/src/objects/objects.service.spec.ts', 'another unit test');
-    write('apps/objects/src/objects/queries/reads.sql', 'SELECT 1;');
+    write('apps/objects/src/object-reads/objects.service.spec.ts', 'another unit test');
+    write('apps/objects/src/object-reads/queries/reads.sql', 'SELECT 1;');
     write('README.md', 'more docs');
     write('package.json', '{"scripts": {}}');
     write('test/some.e2e-spec.ts', 'an e2e test');

@@ -15,7 +15,7 @@
 // Under `npm start` the apps are this process's children, and the gateway does even less: once
 // it has read the first request head of a connection, it hands the connection itself (the
 // socket, over the child's IPC channel, with the bytes read so far) to the app that request is
-// for, and that app serves the client directly from then on (libs/domain's gateway-handoff.ts).
+// for, and that app serves the client directly from then on (libs/platform's gateway-handoff.ts).
 // A later request on it for another path comes back to the gateway's relay listener, which
 // answers it as above.
 // Health, the Swagger UI of both APIs at /docs and 404s come from a small Express app on a
@@ -67,7 +67,7 @@ const EMPTY = Buffer.alloc(0);
  * the gateway they do not exist (404, as behind nginx). Other methods under /objects/internal/
  * are the public routes of an environment named "internal" (PUT /objects/internal/{id}, …).
  * Sent along with a handed-over connection, so the app applies the same rule to the requests
- * that follow on it (libs/domain's gateway-handoff.ts).
+ * that follow on it (libs/platform's gateway-handoff.ts).
  */
 const CLOSED_ROUTES = [
   { method: 'POST', prefix: '/objects/internal/' },

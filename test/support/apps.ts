@@ -4,7 +4,7 @@ import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import request from 'supertest';
 import { Client } from 'pg';
 import { createServer } from 'node:net';
-import { NEST_APPLICATION_OPTIONS, PrebuiltPrototypesExpressAdapter } from '@app/domain';
+import { NEST_APPLICATION_OPTIONS, PrebuiltPrototypesExpressAdapter } from '@app/platform';
 import { AppModule as ObjectsAppModule } from '../../apps/objects/src/app.module';
 import { configureObjectsApp } from '../../apps/objects/src/create-app';
 import { AppModule as ObjectSetsAppModule } from '../../apps/object-sets/src/app.module';

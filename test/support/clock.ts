@@ -1,4 +1,4 @@
-import { Clock } from '@app/domain';
+import { Clock } from '@app/platform';
 
 /**
  * A Clock that stands still until a test moves it: what the object-sets app sees as now when a

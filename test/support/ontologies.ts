@@ -47,3 +47,17 @@ export function extendOntology(extra: { properties?: Record<string, Property[]>;
 export function testOntologyIndex(ontology: Ontology = WRITE_ONTOLOGY): OntologyIndex {
   return new OntologyIndex({ version: 1, ...ontology } as ConstructorParameters<typeof OntologyIndex>[0]);
 }
+
+type LinkType = Ontology['linkTypes'][number];
+
+/**
+ * A unit test's own ontology index, written compactly: object type id → property id → type, a
+ * one-element array for a multi-valued property (`{ ship: { name: 'string', alias: ['string'] } }`).
+ */
+export function ontologyIndexOf(types: Record<string, Record<string, string | [string]>>, linkTypes: LinkType[] = [], version = 1): OntologyIndex {
+  const objectTypes = Object.entries(types).map(([id, properties]) => ({
+    id,
+    properties: Object.entries(properties).map(([pid, type]) => (Array.isArray(type) ? { id: pid, type: type[0], multi: true } : { id: pid, type })),
+  }));
+  return new OntologyIndex({ version, objectTypes, linkTypes } as ConstructorParameters<typeof OntologyIndex>[0]);
+}

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { AppConfigModule, CallerGuard, ClockModule, HealthController, LoggingModule, MetricsModule } from '@app/domain';
+import { AppConfigModule, CallerGuard, ClockModule, HealthController, LoggingModule, MetricsModule } from '@app/platform';
 import { DatabaseModule } from './database/database.module';
 import { ObjectSetsModule } from './object-sets/object-sets.module';
 import { SetSearchModule } from './set-search/set-search.module';

@@ -1,6 +1,4 @@
-import { NestExpressApplication } from '@nestjs/platform-express';
-import type { OpenAPIObject } from '@nestjs/swagger';
-import { ApiDocsOptions, configureApp, createExpressApp, HttpOptions, openApiDocumentOf } from '@app/domain';
+import { ApiDocsOptions, appSetup, HttpOptions } from '@app/platform';
 import { AppModule } from './app.module';
 import { OBJECT_SETS_ERRORS, OBJECT_SETS_REQUEST_EXAMPLES, OBJECT_SETS_SCHEMA_NAMES } from './docs/api-docs';
 
@@ -21,22 +19,15 @@ const HTTP_OPTIONS: HttpOptions = {
   ],
 };
 
+const SETUP = appSetup(AppModule, API_DOCS, HTTP_OPTIONS);
+
 /**
  * The production set-up of an object-sets app created from AppModule (configureApp with its API
  * docs). main.ts applies it through createObjectSetsApp; the e2e tests apply it to the app their
  * testing module creates, so both run the same pipeline.
  */
-export function configureObjectSetsApp(app: NestExpressApplication): NestExpressApplication {
-  configureApp(app, API_DOCS, HTTP_OPTIONS);
-  return app;
-}
-
+export const configureObjectSetsApp = SETUP.configure;
 /** The object-sets app as main.ts runs it. */
-export async function createObjectSetsApp(): Promise<NestExpressApplication> {
-  return configureObjectSetsApp(await createExpressApp(AppModule));
-}
-
+export const createObjectSetsApp = SETUP.create;
 /** The object-sets API's OpenAPI document, made without a database (`npm run openapi` writes it to openapi/object-sets.json). */
-export function objectSetsOpenApiDocument(): Promise<OpenAPIObject> {
-  return openApiDocumentOf(AppModule, API_DOCS);
-}
+export const objectSetsOpenApiDocument = SETUP.openApiDocument;

@@ -1,30 +1,6 @@
 // First: tracing (when configured) must be set up before anything it instruments loads.
 import './tracing';
-import { acceptGatewayConnections, AppConfig, ConfigError, loadConfig, stopWithParent } from '@app/domain';
+import { runApp } from '@app/platform';
 import { createObjectSetsApp } from './create-app';
 
-async function main(): Promise<void> {
-  let config: AppConfig;
-  try {
-    config = loadConfig(process.env);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(e.message);
-      process.exit(2);
-    }
-    throw e;
-  }
-  const created = createObjectSetsApp();
-  // Under `npm start`, the app stops if npm start goes away without stopping it, even while it starts.
-  stopWithParent(created);
-  const app = await created;
-  // Loopback unless HOST says otherwise (the container images set HOST=0.0.0.0).
-  await app.listen(config.objectSetsPort, process.env.HOST || '127.0.0.1');
-  // Under `npm start`, the gateway may hand client connections straight to this process.
-  acceptGatewayConnections(app.getHttpServer());
-}
-
-void main().catch((e) => {
-  console.error('object-sets app failed to start:', e);
-  process.exit(1);
-});
+runApp('object-sets', createObjectSetsApp, (config) => config.objectSetsPort);

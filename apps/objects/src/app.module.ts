@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { AppConfigModule, CallerGuard, HealthController, LoggingModule, MetricsModule } from '@app/domain';
+import { AppConfigModule, CallerGuard, HealthController, LoggingModule, MetricsModule } from '@app/platform';
 import { DatabaseModule } from './database/database.module';
 import { OntologyModule } from './ontology/ontology.module';
-import { ObjectsModule } from './objects/objects.module';
+import { ObjectsModule } from './object-reads/objects.module';
 import { ObjectWritesModule } from './object-writes/object-writes.module';
 import { SearchModule } from './search/search.module';
 import { AggregateModule } from './aggregate/aggregate.module';

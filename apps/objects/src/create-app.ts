@@ -1,6 +1,5 @@
-import { NestExpressApplication } from '@nestjs/platform-express';
-import type { OpenAPIObject } from '@nestjs/swagger';
-import { ApiDocsOptions, COMPILED_FILTER_BODY_DEPTH, configureApp, createExpressApp, openApiDocumentOf, HttpOptions, INTERNAL_AGGREGATE_PATH, OBJECTS_INTERNAL_PATHS } from '@app/domain';
+import { ApiDocsOptions, appSetup, HttpOptions } from '@app/platform';
+import { COMPILED_FILTER_BODY_DEPTH, INTERNAL_AGGREGATE_PATH, OBJECTS_INTERNAL_PATHS } from '@app/domain';
 import { AppModule } from './app.module';
 import { OBJECTS_ERRORS, OBJECTS_REQUEST_EXAMPLES, OBJECTS_SCHEMA_NAMES } from './docs/api-docs';
 
@@ -31,22 +30,15 @@ const HTTP_OPTIONS: HttpOptions = {
   ],
 };
 
+const SETUP = appSetup(AppModule, API_DOCS, HTTP_OPTIONS);
+
 /**
  * The production set-up of an objects app created from AppModule (configureApp with its API
  * docs). main.ts applies it through createObjectsApp; the e2e tests apply it to the app their
  * testing module creates, so both run the same pipeline.
  */
-export function configureObjectsApp(app: NestExpressApplication): NestExpressApplication {
-  configureApp(app, API_DOCS, HTTP_OPTIONS);
-  return app;
-}
-
+export const configureObjectsApp = SETUP.configure;
 /** The objects app as main.ts runs it. */
-export async function createObjectsApp(): Promise<NestExpressApplication> {
-  return configureObjectsApp(await createExpressApp(AppModule));
-}
-
+export const createObjectsApp = SETUP.create;
 /** The objects API's OpenAPI document, made without a database (`npm run openapi` writes it to openapi/objects.json). */
-export function objectsOpenApiDocument(): Promise<OpenAPIObject> {
-  return openApiDocumentOf(AppModule, API_DOCS);
-}
+export const objectsOpenApiDocument = SETUP.openApiDocument;

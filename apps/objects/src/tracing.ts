@@ -1,4 +1,4 @@
-import { startTracing } from '@app/domain/tracing/tracing-bootstrap';
+import { startTracing } from '@app/platform/tracing/tracing-bootstrap';
 
 // Imported first by main.ts: the OpenTelemetry SDK, when configured, must patch http, express and pg before they load.
 startTracing('objects');

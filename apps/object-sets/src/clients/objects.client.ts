@@ -1,9 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createObjectsClient, ObjectsClient as ObjectsApi, unwrap } from '@app/client';
+import { AppConfig, callService, CallerContext } from '@app/platform';
 import {
-  AppConfig,
-  callService,
-  CallerContext,
   DiffRequest,
   InternalAggregateRequest,
   isMembersTooLarge,

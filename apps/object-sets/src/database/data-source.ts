@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { migrationCliDataSource, postgresOptions } from '@app/domain';
+import { migrationCliDataSource, postgresOptions } from '@app/platform';
 import { OBJECT_SETS_MIGRATIONS } from './migrations';
 
 /** The object-sets app's data source, exported for the TypeORM CLI. */

@@ -1,8 +1,8 @@
-import { OperationErrors, RequestExamples } from '@app/domain';
+import { OperationErrors, RequestExamples } from '@app/platform';
 
 /**
  * The object sets API's OpenAPI document: its request examples and schema names (see
- * libs/domain/src/http/api-docs.ts). The examples are requests on the demo data that `npm start`
+ * libs/platform/src/http/api-docs.ts). The examples are requests on the demo data that `npm start`
  * loads (scripts/lib/demo-data.mjs, whose object sets have fixed ids and are created by
  * `anonymous`, the caller of AUTH_MODE=none without X-User-Id): each answers 2xx there, in any
  * order, the first time (test/openapi-examples.e2e-spec.ts runs them all).

@@ -1,7 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, checkSetIdParam, CompiledFilterResponse, InvalidArgument, NO_LATER_BOUND, OBJECT_SET_FILTER_ROUTE, parseAsOf, queryString, sendJsonText } from '@app/domain';
+import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingPost, sendJsonText } from '@app/platform';
+import {
+  checkSetIdParam,
+  CompiledFilterResponse,
+  InvalidArgument,
+  NO_LATER_BOUND,
+  OBJECT_SET_FILTER_ROUTE,
+  parseAsOf,
+  queryString,
+} from '@app/domain';
 import { AggregateObjectSetRequestDto, CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetDiffDto, ObjectSetMetadataDto,
   ObjectSetMetadataReadDto, UpdateObjectSetDto } from './dto/object-set.dto';
 import { Consistency, ObjectSetsService } from './object-sets.service';
@@ -14,9 +23,7 @@ const AS_OF_QUERY = {
     'Read as of this instant (RFC 3339 with an offset): the definitions (this set\'s and every set it referenced) and the objects as they were then; a set that did not exist then is 404; in the future: 400. The answer carries asOf.',
 };
 
-@ApiTags('object-sets')
-@ApiExtraModels(...ANALYTICS_MODELS)
-@Controller('object-sets')
+@ApiController('object-sets', 'object-sets', ...ANALYTICS_MODELS)
 export class ObjectSetsController {
   constructor(private readonly sets: ObjectSetsService) {}
 
@@ -91,14 +98,15 @@ export class ObjectSetsController {
     sendJsonText(res, await this.sets.diff(caller, id, from, to));
   }
 
-  @Post(':id/aggregate')
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'aggregateObjectSet',
-    summary: "Groups the set's members (STRONG; the member limit does not apply) by up to 3 buckets and computes up to 10 metrics per group",
-  })
-  @ApiBody({ type: AggregateObjectSetRequestDto })
-  @ApiOkResponse({ type: AggregateResponseDto })
+  @ReadingPost(
+    ':id/aggregate',
+    {
+      operationId: 'aggregateObjectSet',
+      summary: "Groups the set's members (STRONG; the member limit does not apply) by up to 3 buckets and computes up to 10 metrics per group",
+    },
+    AggregateObjectSetRequestDto,
+    AggregateResponseDto,
+  )
   async aggregate(@Caller() caller: CallerContext, @Param('id') id: string, @Body() body: AggregateObjectSetRequestDto, @Res() res: Response): Promise<void> {
     checkSetIdParam(id);
     sendJsonText(res, await this.sets.aggregate(caller, id, body));

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ObjectSetDefinition, primaryRows, queryRows, StoredSet } from '@app/domain';
+import { ObjectSetDefinition } from '@app/domain';
+import { primaryRows, queryRows } from '@app/platform';
+import { StoredSet } from '../definitions/evaluator';
 import { liveSetSql, objectSetMetadataJsonSql } from './object-set-json.sql';
 
 /**

@@ -3,11 +3,15 @@ import { randomUUID } from 'node:crypto';
 import {
   AppMetrics,
   AppConfig,
-  asOfJson,
   CallerContext,
   carriesConsistencyToken,
   Clock,
-  compileObjectSet,
+  requireReplayedUpTo,
+  requireStrongReads,
+  visibleEnvironmentsParam,
+} from '@app/platform';
+import {
+  asOfJson,
   InvalidArgument,
   InvalidObjectSetDefinition,
   OBJECT_SET_RID_PREFIX,
@@ -19,13 +23,9 @@ import {
   ObjectSetTooLarge,
   parseAsOf,
   PermissionDenied,
-  referencedSetIds,
-  requireReplayedUpTo,
-  requireStrongReads,
-  StoredSet,
-  validateDefinition,
-  visibleEnvironmentsParam,
 } from '@app/domain';
+import { compileObjectSet, referencedSetIds, StoredSet } from '../definitions/evaluator';
+import { validateDefinition } from '../definitions/definition.validator';
 import { ObjectsClient } from '../clients/objects.client';
 import { ObjectSetsRepository, SetRow } from './object-sets.repository';
 

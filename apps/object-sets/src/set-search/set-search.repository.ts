@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRows } from '@app/domain';
+import { queryRows } from '@app/platform';
 import { objectSetMetadataJsonSql } from '../object-sets/object-set-json.sql';
 import { compileObjectSetFilter, ObjectSetFilter } from './object-set-filter';
 

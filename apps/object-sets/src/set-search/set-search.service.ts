@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, CallerContext, InvalidPagingToken, PAGE_LIMITS, PagingTokenCodec, resolvePageSize, visibleEnvironmentsParam } from '@app/domain';
+import { AppConfig, CallerContext, visibleEnvironmentsParam } from '@app/platform';
+import { InvalidPagingToken, PAGE_LIMITS, PagingTokenCodec, resolvePageSize } from '@app/domain';
 import { isRanked, ObjectSetFilter, validateObjectSetFilter } from './object-set-filter';
 import { SetSearchPosition, SetSearchRepository } from './set-search.repository';
 

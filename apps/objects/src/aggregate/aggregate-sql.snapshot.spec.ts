@@ -1,8 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUCKET_TYPES, filterOf, METRIC_TYPES, OntologyIndex, validateAggregation, validateFilter } from '@app/domain';
+import { BUCKET_TYPES, filterOf, METRIC_TYPES, OntologyIndex } from '@app/domain';
+import { validateAggregation } from '../validation/analytics.validator';
+import { validateFilter } from '../validation/filter.validator';
 import { buildAggregateSql } from './aggregate-sql';
 import { testOntologyIndex } from '../../../../test/support/ontologies';
+import { expectSqlSnapshot } from '../../../../test/support/sql-snapshot';
 
 /**
  * The statement aggregateObjects runs for a representative aggregation of each bucket and
@@ -70,9 +72,7 @@ describe('aggregateObjects SQL snapshot', () => {
   const file = join(__dirname, 'queries', 'aggregate.sql');
 
   it('matches the committed queries/aggregate.sql', () => {
-    const sql = render();
-    if (process.env.UPDATE_SQL_SNAPSHOT) writeFileSync(file, sql);
-    expect(readFileSync(file, 'utf8')).toBe(sql);
+    expectSqlSnapshot(file, render());
   });
 
   it('covers every bucket and metric type', () => {

@@ -1,24 +1,24 @@
-import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
-import { ApiBody, ApiExcludeController, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, INTERNAL_AGGREGATE_ROUTE, sendJsonText } from '@app/domain';
+import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingPost, sendJsonText } from '@app/platform';
+import { INTERNAL_AGGREGATE_ROUTE } from '@app/domain';
 import { AggregateObjectsRequestDto, checkInternalAggregateRequest, InternalAggregateRequestDto } from './dto/aggregate.dto';
 import { AggregateService } from './aggregate.service';
 
-@ApiTags('objects')
-@ApiExtraModels(...ANALYTICS_MODELS)
-@Controller('objects')
+@ApiController('objects', 'objects', ...ANALYTICS_MODELS)
 export class AggregateController {
   constructor(private readonly aggregates: AggregateService) {}
 
-  @Post('aggregate')
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'aggregateObjects',
-    summary: 'Groups the objects matching a filter by up to 3 buckets and computes up to 10 metrics per group, in one SQL statement',
-  })
-  @ApiBody({ type: AggregateObjectsRequestDto })
-  @ApiOkResponse({ type: AggregateResponseDto })
+  @ReadingPost(
+    'aggregate',
+    {
+      operationId: 'aggregateObjects',
+      summary: 'Groups the objects matching a filter by up to 3 buckets and computes up to 10 metrics per group, in one SQL statement',
+    },
+    AggregateObjectsRequestDto,
+    AggregateResponseDto,
+  )
   async aggregateObjects(@Caller() caller: CallerContext, @Body() body: AggregateObjectsRequestDto, @Res() res: Response): Promise<void> {
     sendJsonText(res, await this.aggregates.aggregate(caller, body));
   }
@@ -30,14 +30,15 @@ export class AggregateController {
 export class InternalAggregateController {
   constructor(private readonly aggregates: AggregateService) {}
 
-  @Post(INTERNAL_AGGREGATE_ROUTE.path)
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'internalAggregateObjectSet',
-    summary: "Internal (object set service): aggregates the visible members of a set's compiled filter, as aggregateObjects answers",
-  })
-  @ApiBody({ type: InternalAggregateRequestDto })
-  @ApiOkResponse({ type: AggregateResponseDto })
+  @ReadingPost(
+    INTERNAL_AGGREGATE_ROUTE.path,
+    {
+      operationId: 'internalAggregateObjectSet',
+      summary: "Internal (object set service): aggregates the visible members of a set's compiled filter, as aggregateObjects answers",
+    },
+    InternalAggregateRequestDto,
+    AggregateResponseDto,
+  )
   async aggregate(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
     sendJsonText(res, await this.aggregates.aggregateCompiled(caller, checkInternalAggregateRequest(body)));
   }

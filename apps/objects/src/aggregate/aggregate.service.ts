@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import {
   ANALYTICS_LIMITS,
   asOfJson,
-  CallerContext,
   COMPILED_SET_FILTER_LIMITS,
   filterOf,
   InternalAggregateRequest,
@@ -10,11 +9,10 @@ import {
   ObjectSearchFilter,
   NO_LATER_BOUND,
   parseAsOf,
-  requireReplayedUpTo,
-  validateAggregation,
-  validateFilter,
-  visibleEnvironmentsParam,
 } from '@app/domain';
+import { CallerContext, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
+import { validateAggregation } from '../validation/analytics.validator';
+import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
 import { ObjectSetsClient } from '../clients/object-sets.client';
 import { AggregateRepository } from './aggregate.repository';

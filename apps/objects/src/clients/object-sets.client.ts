@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig, callService, CallerContext, CompiledFilterResponse, DependencyUnavailable, DomainError, ObjectSetNotFound, objectSetFilterPath } from '@app/domain';
+import { AppConfig, callService, CallerContext } from '@app/platform';
+import { CompiledFilterResponse, DependencyUnavailable, DomainError, ObjectSetNotFound, objectSetFilterPath } from '@app/domain';
 
 const TIMEOUT_MS = 10_000;
 

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { migrationCliDataSource, postgresOptions } from '@app/domain';
+import { migrationCliDataSource, postgresOptions } from '@app/platform';
 import { OBJECTS_MIGRATIONS } from './migrations';
 
 /** The objects app's data source, exported for the TypeORM CLI (`npm run typeorm:objects -- migration:run`). */

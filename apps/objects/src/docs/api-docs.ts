@@ -1,11 +1,15 @@
-import { OperationErrors, RequestExamples } from '@app/domain';
+import { OperationErrors, RequestExamples } from '@app/platform';
 
 /**
  * The objects API's OpenAPI document: its request examples and schema names (see
- * libs/domain/src/http/api-docs.ts). The examples are requests on the demo data that `npm start`
+ * libs/platform/src/http/api-docs.ts). The examples are requests on the demo data that `npm start`
  * loads (scripts/lib/demo-data.mjs): each answers 2xx there, in any order, the first time
  * (test/openapi-examples.e2e-spec.ts runs them all).
  */
+
+/** Property definitions from property id → type; `[type]` for a multi-valued property. */
+const properties = (types: Record<string, string | [string]>) =>
+  Object.entries(types).map(([id, type]) => (Array.isArray(type) ? { id, type: type[0], multi: true } : { id, type }));
 
 /** The demo ontology, as scripts/lib/demo-data.mjs publishes it: publishing it again keeps every demo object valid. */
 const DEMO_ONTOLOGY = {
@@ -13,37 +17,10 @@ const DEMO_ONTOLOGY = {
     {
       id: 'person',
       displayName: 'Person',
-      properties: [
-        { id: 'name', type: 'string' },
-        { id: 'email', type: 'string', multi: true },
-        { id: 'age', type: 'long' },
-        { id: 'rating', type: 'double' },
-        { id: 'active', type: 'boolean' },
-        { id: 'born', type: 'date' },
-        { id: 'lastLogin', type: 'timestamp' },
-        { id: 'home', type: 'geopoint' },
-      ],
+      properties: properties({ name: 'string', email: ['string'], age: 'long', rating: 'double', active: 'boolean', born: 'date', lastLogin: 'timestamp', home: 'geopoint' }),
     },
-    {
-      id: 'company',
-      displayName: 'Company',
-      properties: [
-        { id: 'name', type: 'string' },
-        { id: 'industry', type: 'string' },
-        { id: 'founded', type: 'date' },
-        { id: 'headquarters', type: 'geopoint' },
-      ],
-    },
-    {
-      id: 'project',
-      displayName: 'Project',
-      properties: [
-        { id: 'name', type: 'string' },
-        { id: 'description', type: 'string' },
-        { id: 'budget', type: 'double' },
-        { id: 'deadline', type: 'timestamp' },
-      ],
-    },
+    { id: 'company', displayName: 'Company', properties: properties({ name: 'string', industry: 'string', founded: 'date', headquarters: 'geopoint' }) },
+    { id: 'project', displayName: 'Project', properties: properties({ name: 'string', description: 'string', budget: 'double', deadline: 'timestamp' }) },
   ],
   linkTypes: [
     { id: 'worksFor', sourceType: 'person', targetType: 'company' },

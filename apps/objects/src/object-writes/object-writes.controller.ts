@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext, checkObjectPathIds, expectedVersionParam } from '@app/domain';
+import { Caller, CallerContext } from '@app/platform';
+import { checkObjectPathIds, expectedVersionParam } from '@app/domain';
 import { IngestRequestDto, IngestResponseDto, WriteObjectDto } from './dto/write-object.dto';
-import { OntologyObjectWithVersionDto } from '../objects/dto/object-reads.dto';
-import { checkIngestBody, checkWriteObjectBody } from './object-shape';
+import { OntologyObjectWithVersionDto } from '../object-reads/dto/object-reads.dto';
+import { checkIngestBody, checkWriteObjectBody } from './write-body';
 import { ObjectWritesService } from './object-writes.service';
 
 @ApiTags('objects')

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isRetryableTransactionError, ObjectNotFound, VersionConflict } from '@app/domain';
-import { ValidatedObject } from './object-validator';
+import { isRetryableTransactionError } from '@app/platform';
+import { ObjectNotFound, VersionConflict } from '@app/domain';
+import { ValidatedObject } from './ontology-check';
 import { CurrentRow, ObjectRow, PastRow, planWrite, PropertyTypes, RESPONSE_JSON, withoutCurrentRow, WritePlan, WriteOutcome } from './write-plan';
 
 const MS = 1;

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { AppMetrics, CallerContext, canSeeEnvironment, InvalidArgument, objectKey, OntologyIndex, PermissionDenied } from '@app/domain';
+import { AppMetrics, CallerContext, canSeeEnvironment } from '@app/platform';
+import { InvalidArgument, objectKey, OntologyIndex, PermissionDenied } from '@app/domain';
 import { OntologyService } from '../ontology/ontology.service';
 import { IngestResultDto } from './dto/write-object.dto';
 import { ObjectWritesRepository } from './object-writes.repository';
 import type { PropertyTypes, WriteOutcome } from './write-plan';
-import type { ObjectWriteBody } from './object-shape';
-import { ObjectWriteInput, validateObject, ValidatedObject } from './object-validator';
+import type { ObjectWriteBody } from './write-body';
+import { ObjectWriteInput, validateObject, ValidatedObject } from './ontology-check';
 
 /** The OntologyObjectWithVersion a PUT answers with. */
 export interface ObjectWithVersion {

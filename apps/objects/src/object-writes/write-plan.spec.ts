@@ -1,5 +1,5 @@
 import { PropertyType } from '@app/domain';
-import type { StoredProperty, ValidatedObject } from './object-validator';
+import type { StoredProperty, ValidatedObject } from './ontology-check';
 import { CurrentRow, PastRow, planWrite, PropertyTypes, RESPONSE_JSON, withoutCurrentRow, WritePlan, WritePlanInput } from './write-plan';
 
 /** The decisions of a write, checked without a database (the statements run them: object-writes*.e2e-spec). */

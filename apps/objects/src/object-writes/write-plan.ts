@@ -1,6 +1,6 @@
 import { jsonEqual, objectKey, PropertyType } from '@app/domain';
-import { renderObjectJson } from '../objects/object-json';
-import { StoredProperty, ValidatedObject } from './object-validator';
+import { renderObjectJson } from '../object-reads/object-json';
+import { StoredProperty, ValidatedObject } from './ontology-check';
 
 /**
  * The decisions of an object write, made without a database: given the request's objects and

@@ -1,4 +1,5 @@
-import { InvalidArgument, OntologyDefinition, RESERVED_BODY_KEYS } from '@app/domain';
+import { InvalidArgument, OntologyDefinition } from '@app/domain';
+import { RESERVED_BODY_KEYS } from '@app/platform';
 
 /**
  * Semantic checks of an ontology beyond its shape (API.md §6): unique ids, link types that name

@@ -1,12 +1,12 @@
-import { Body, Controller, Get, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Get, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
+import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
+import { ApiController } from '@app/platform';
 import { InvalidArgument, OntologyVersion } from '@app/domain';
 import { OntologyVersionDto, PublishOntologyDto } from './dto/ontology.dto';
 import { OntologyService } from './ontology.service';
 import { PublishOntologyGuard } from './publish-ontology.guard';
 
-@ApiTags('ontology')
-@Controller('ontology')
+@ApiController('ontology', 'ontology')
 export class OntologyController {
   constructor(private readonly ontology: OntologyService) {}
 

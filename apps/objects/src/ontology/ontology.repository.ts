@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { OntologyDefinition, OntologyVersion, queryRows } from '@app/domain';
+import { OntologyDefinition, OntologyVersion } from '@app/domain';
+import { queryRows } from '@app/platform';
 
 /**
  * The active ontology version as a scalar SQL expression (PK backward scan). Reads that validate

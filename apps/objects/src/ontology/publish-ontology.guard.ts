@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { AppConfig, CallerContext, hasRole, InvalidArgument, isPlainObject, PermissionDenied } from '@app/domain';
+import { AppConfig, CallerContext, hasRole } from '@app/platform';
+import { InvalidArgument, isPlainObject, PermissionDenied } from '@app/domain';
 
 /** Most properties an ontology may declare over all its object types (10,000 types × 1,000 properties would be 10 million). */
 export const MAX_ONTOLOGY_PROPERTIES = 100_000;

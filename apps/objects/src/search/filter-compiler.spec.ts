@@ -1,26 +1,15 @@
-import { filterOf as F, ObjectSearchFilter, OntologyIndex, validateFilter } from '@app/domain';
+import { filterOf as F, ObjectSearchFilter } from '@app/domain';
+import { validateFilter } from '../validation/filter.validator';
 import { compileFilter, CompileFilterOptions, escapeLike, leftChars, SEARCH_INDEX_DDL, SqlParams, STRING_INDEX_CHARS } from './filter-compiler';
+import { ontologyIndexOf } from '../../../../test/support/ontologies';
 
-const ontology = new OntologyIndex({
-  version: 1,
-  objectTypes: [
-    {
-      id: 'zz-ship',
-      properties: [
-        { id: 'zz-name', type: 'string' },
-        { id: 'zz-size', type: 'long' },
-        { id: 'zz-speed', type: 'double' },
-        { id: 'zz-active', type: 'boolean' },
-        { id: 'zz-built', type: 'date' },
-        { id: 'zz-seen', type: 'timestamp' },
-        { id: 'zz-pos', type: 'geopoint' },
-        { id: 'zz-code', type: 'string' },
-      ],
-    },
-    { id: 'zz-port', properties: [{ id: 'zz-code', type: 'long' }] },
-  ],
-  linkTypes: [{ id: 'zz-docked', sourceType: 'zz-ship', targetType: 'zz-port' }],
-});
+const ontology = ontologyIndexOf(
+  {
+    'zz-ship': { 'zz-name': 'string', 'zz-size': 'long', 'zz-speed': 'double', 'zz-active': 'boolean', 'zz-built': 'date', 'zz-seen': 'timestamp', 'zz-pos': 'geopoint', 'zz-code': 'string' },
+    'zz-port': { 'zz-code': 'long' },
+  },
+  [{ id: 'zz-docked', sourceType: 'zz-ship', targetType: 'zz-port' }],
+);
 
 function compile(filter: ObjectSearchFilter, options?: CompileFilterOptions, initial: unknown[] = []) {
   validateFilter(JSON.parse(JSON.stringify(filter)), ontology); // the compiler only sees valid filters

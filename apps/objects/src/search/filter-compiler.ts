@@ -6,7 +6,8 @@
  * so that multi-valued semantics hold ("any value satisfies it") and `not` negates the whole
  * predicate. The expressions match `SEARCH_INDEX_DDL` exactly, so the planner can use them.
  */
-import { ObjectSearchFilter, OntologyIndex, PropertyType, PropertyValue, parseDatetime, propertyValueFault } from '@app/domain';
+import { ObjectSearchFilter, OntologyIndex, PropertyType, PropertyValue, parseDatetime } from '@app/domain';
+import { propertyValueFault } from '../validation/filter.validator';
 
 /** Positional parameters for one statement. */
 export class SqlParams {

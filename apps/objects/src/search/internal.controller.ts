@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiExcludeController, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AppConfig, Caller, CallerContext, OBJECTS_INTERNAL_ROUTES, sendJsonText, ValidateFilterResponse } from '@app/domain';
+import { AppConfig, Caller, CallerContext, sendJsonText } from '@app/platform';
+import { OBJECTS_INTERNAL_ROUTES, ValidateFilterResponse } from '@app/domain';
 import { checkDiffRequest, checkMembersRequest, MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
 import { SearchService } from './search.service';
 

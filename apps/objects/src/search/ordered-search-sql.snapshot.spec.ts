@@ -1,8 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { filterOf, OntologyIndex, validateFilter, validateOrderBy } from '@app/domain';
+import { filterOf, OntologyIndex } from '@app/domain';
+import { validateFilter } from '../validation/filter.validator';
+import { validateOrderBy } from '../validation/analytics.validator';
 import { buildOrderedSearchSql, OrderedPosition } from './ordered-search';
 import { testOntologyIndex } from '../../../../test/support/ontologies';
+import { expectSqlSnapshot } from '../../../../test/support/sql-snapshot';
 
 /**
  * The statement searchObjects runs with `orderBy` for each kind of first key and page position,
@@ -47,9 +49,7 @@ function render(): string {
 describe('ordered searchObjects SQL snapshot', () => {
   it('matches the committed queries/ordered-search.sql', () => {
     const file = join(__dirname, 'queries', 'ordered-search.sql');
-    const sql = render();
-    if (process.env.UPDATE_SQL_SNAPSHOT) writeFileSync(file, sql);
-    expect(readFileSync(file, 'utf8')).toBe(sql);
+    expectSqlSnapshot(file, render());
   });
 
   it('uses every parameter it binds', () => {

@@ -1,12 +1,13 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { filterOf, ObjectSearchFilter, OntologyIndex, validateFilter } from '@app/domain';
+import { filterOf, ObjectSearchFilter, OntologyIndex } from '@app/domain';
+import { validateFilter } from '../validation/filter.validator';
 import { SEARCH_INDEX_DDL } from './filter-compiler';
 import { ObjectTypeKeyIndex1764500000000 } from '../database/migrations/1764500000000-ObjectTypeKeyIndex';
 import { CoveringValueIndexes1764700000000 } from '../database/migrations/1764700000000-CoveringValueIndexes';
 import { buildSearchSql } from './search.repository';
 import { SearchIndexes1764100000000 } from '../database/migrations/1764100000000-SearchIndexes';
 import { testOntologyIndex } from '../../../../test/support/ontologies';
+import { expectSqlSnapshot } from '../../../../test/support/sql-snapshot';
 
 /**
  * The SQL the compiler emits for a representative filter of each variant, committed in
@@ -77,9 +78,7 @@ describe('searchObjects SQL snapshot', () => {
   const file = join(__dirname, 'queries', 'search.sql');
 
   it('matches the committed queries/search.sql', () => {
-    const sql = render();
-    if (process.env.UPDATE_SQL_SNAPSHOT) writeFileSync(file, sql);
-    expect(readFileSync(file, 'utf8')).toBe(sql);
+    expectSqlSnapshot(file, render());
   });
 
   it('covers every filter variant', () => {

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ObjectsModule } from '../objects/objects.module';
+import { ObjectsModule } from '../object-reads/objects.module';
 import { OntologyModule } from '../ontology/ontology.module';
 import { ObjectSetsClient } from '../clients/object-sets.client';
 import { InternalController } from './internal.controller';

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { ObjectSearchFilter, OntologyIndex, preparedRows, queryRows, SNAPSHOT_INSTANT_SQL } from '@app/domain';
+import { ObjectSearchFilter, OntologyIndex, SNAPSHOT_INSTANT_SQL } from '@app/domain';
+import { preparedRows, queryRows } from '@app/platform';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, rowSource, SqlParams } from './filter-compiler';
 import { buildOrderedSearchSql, OrderedSearchOptions, OrderedSearchRow } from './ordered-search';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { CallerContext, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
 import {
-  CallerContext,
   COMPILED_SET_FILTER_LIMITS,
   filterOf,
   InvalidFilter,
@@ -11,13 +11,11 @@ import {
   ObjectSearchFilter,
   PagingTokenCodec,
   parseAsOf,
-  requireReplayedUpTo,
-  validateFilter,
-  validateOrderBy,
-  visibleEnvironmentsParam,
 } from '@app/domain';
+import { validateFilter } from '../validation/filter.validator';
+import { validateOrderBy } from '../validation/analytics.validator';
 import { OntologyService } from '../ontology/ontology.service';
-import { instantBinding, pageInstant, pageJson } from '../objects/objects.service';
+import { instantBinding, pageInstant, pageJson } from '../object-reads/objects.service';
 import { ObjectSetsClient } from '../clients/object-sets.client';
 import { OrderedPosition } from './ordered-search';
 import { SearchPosition, SearchRepository } from './search.repository';

@@ -1,2 +1,1 @@
 export * from './domain-error';
-export * from './conjure-exception.filter';

@@ -1,2 +1,2 @@
 export * from './filter.types';
-export * from './filter.validator';
+export * from './filter-limits';

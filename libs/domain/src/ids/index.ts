@@ -1,3 +1,2 @@
 export * from './identifier';
-export * from './decorators';
 export * from './object-key';

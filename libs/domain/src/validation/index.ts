@@ -1,3 +1,2 @@
-export * from './validation.pipe';
 export * from './json-shape';
 export * from './text-length';

@@ -1,7 +1,9 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
-import { apiSchemaRef, AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, GROUP_BY_SCHEMA, IsEnvironmentId, METRICS_SCHEMA } from '@app/domain';
+import { ApiAsOfBodyField, ApiGroupByField, ApiMetricsField, apiSchemaRef, IsEnvironmentId } from '@app/platform';
+import { AS_OF_RESPONSE_SCHEMA } from '@app/domain';
 
 const DEFINITION_EXAMPLE = {
   type: 'filter',
@@ -17,6 +19,10 @@ export class ScopeDto {
   @IsEnvironmentId({ type: [String], description: 'Environments the set draws its members from; empty: every environment the caller can see' }, { each: true })
   environmentIds: string[];
 }
+
+/** An optional `scope` of a set body, checked by the validation pipe. */
+const ScopeField = (): PropertyDecorator =>
+  applyDecorators(ApiPropertyOptional({ type: ScopeDto }), IsOptional(), IsObject(), ValidateNested(), Type(() => ScopeDto));
 
 export class CreateObjectSetDto {
   @ApiProperty({ example: 'VIP customers', maxLength: 1024 })
@@ -35,11 +41,7 @@ export class CreateObjectSetDto {
   @Allow()
   definition: unknown;
 
-  @ApiPropertyOptional({ type: ScopeDto })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ScopeDto)
+  @ScopeField()
   scope?: ScopeDto;
 
   @ApiPropertyOptional({ default: false, description: 'An immutable set can never be changed (409 ObjectSetImmutable)' })
@@ -71,11 +73,7 @@ export class UpdateObjectSetDto {
   @Allow()
   definition?: unknown;
 
-  @ApiPropertyOptional({ type: ScopeDto })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ScopeDto)
+  @ScopeField()
   scope?: ScopeDto;
 }
 
@@ -132,16 +130,7 @@ export class ObjectSetDiffDto {
 
 /** The aggregation of a set's members (API.md §9); checked by the objects app (400 InvalidArgument with `path`). */
 export class AggregateObjectSetRequestDto {
-  @ApiPropertyOptional(GROUP_BY_SCHEMA)
-  @Allow()
-  groupBy?: unknown;
-
-  @ApiProperty(METRICS_SCHEMA)
-  @Allow()
-  metrics: unknown;
-
-  @ApiPropertyOptional(AS_OF_BODY_SCHEMA)
-  @IsOptional()
-  @IsString()
-  asOf?: string;
+  @ApiGroupByField() groupBy?: unknown;
+  @ApiMetricsField() metrics: unknown;
+  @ApiAsOfBodyField() asOf?: string;
 }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { apiSchemaRef } from '@app/domain';
+import { apiSchemaRef } from '@app/platform';
 import { Allow, IsInt, IsOptional, IsString } from 'class-validator';
 import { ObjectSetMetadataDto } from '../../object-sets/dto/object-set.dto';
 

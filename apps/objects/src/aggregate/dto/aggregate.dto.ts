@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsOptional, IsString, MaxLength } from 'class-validator';
-import { apiSchemaRef, AS_OF_BODY_SCHEMA, GROUP_BY_SCHEMA, hasOwn, InternalAggregateRequest, InvalidArgument, isPlainObject, kindOf, METRICS_SCHEMA } from '@app/domain';
+import { ApiAsOfBodyField, ApiGroupByField, ApiMetricsField, apiSchemaRef } from '@app/platform';
+import { hasOwn, InternalAggregateRequest, InvalidArgument, isPlainObject, kindOf } from '@app/domain';
 
 /**
  * AggregateObjectsRequest (API.md §9). `filter` is checked by the filter validator (400
@@ -21,18 +22,9 @@ export class AggregateObjectsRequestDto {
   @MaxLength(256)
   startingSet?: string;
 
-  @ApiPropertyOptional(GROUP_BY_SCHEMA)
-  @Allow()
-  groupBy?: unknown;
-
-  @ApiProperty(METRICS_SCHEMA)
-  @Allow()
-  metrics: unknown;
-
-  @ApiPropertyOptional(AS_OF_BODY_SCHEMA)
-  @IsOptional()
-  @IsString()
-  asOf?: string;
+  @ApiGroupByField() groupBy?: unknown;
+  @ApiMetricsField() metrics: unknown;
+  @ApiAsOfBodyField() asOf?: string;
 }
 
 const INTERNAL_AGGREGATE_FIELDS = ['filter', 'groupBy', 'metrics', 'asOf'];
@@ -62,11 +54,6 @@ export class InternalAggregateRequestDto {
   @Allow()
   filter: unknown;
 
-  @ApiPropertyOptional(GROUP_BY_SCHEMA)
-  @Allow()
-  groupBy?: unknown;
-
-  @ApiProperty(METRICS_SCHEMA)
-  @Allow()
-  metrics: unknown;
+  @ApiGroupByField() groupBy?: unknown;
+  @ApiMetricsField() metrics: unknown;
 }

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { renderObjectJson } from '../../objects/object-json';
+import { renderObjectJson } from '../../object-reads/object-json';
 
 /** Rows rendered in Node per statement. */
 const BATCH = 5_000;

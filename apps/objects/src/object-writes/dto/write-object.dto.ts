@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
-import { ApiEnvironmentId, ApiIdentifier, apiSchemaRef } from '@app/domain';
-import { MAX_INGEST_OBJECTS, MAX_PROPERTY_VALUES, MAX_TAGS, MAX_TEXT_LENGTH } from '../object-shape';
+import { ApiEnvironmentId, ApiIdentifier, apiSchemaRef } from '@app/platform';
+import { MAX_INGEST_OBJECTS, MAX_PROPERTY_VALUES, MAX_TAGS, MAX_TEXT_LENGTH } from '../write-body';
 
-// The write bodies (WriteObjectDto, IngestRequestDto) are checked by ../object-shape.ts, not by
+// The write bodies (WriteObjectDto, IngestRequestDto) are checked by ../write-body.ts, not by
 // the validation pipe (the controller takes them as `unknown`): these classes are only their
 // Swagger schema, so they carry Swagger decorators and no validation ones; the limits come from
-// object-shape.ts.
+// write-body.ts.
 
 /** A property value: its JSON type follows the property's type in the ontology. */
 export const PROPERTY_VALUE_SCHEMA = apiSchemaRef('PropertyValue') as ApiPropertyOptions;

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { IsIdentifier, PROPERTY_TYPES, PropertyType } from '@app/domain';
+import { IsIdentifier } from '@app/platform';
+import { PROPERTY_TYPES, PropertyType } from '@app/domain';
 
 export class PropertyDefinitionDto {
   @IsIdentifier({ description: 'Property id, unique within its object type', example: 'name' })

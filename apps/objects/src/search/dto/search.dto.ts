@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
-import { apiSchemaRef, AS_OF_RESPONSE_SCHEMA, ORDER_BY_SCHEMA } from '@app/domain';
-import { PagedReadInstantDto } from '../../objects/dto/object-reads.dto';
+import { apiSchemaRef, ORDER_BY_SCHEMA } from '@app/platform';
+import { AS_OF_RESPONSE_SCHEMA } from '@app/domain';
+import { PagedReadInstantDto } from '../../object-reads/dto/object-reads.dto';
 
 /** ObjectSearchRequest (seed §2). `filter` is checked by the filter validator (400 InvalidFilter). */
 export class ObjectSearchRequestDto extends PagedReadInstantDto {

@@ -1,0 +1,137 @@
+import { Body, Get, Param, Query, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ApiController, ApiPagingQuery, Caller, CallerContext, ReadingPost, sendJsonText } from '@app/platform';
+import {
+  checkEnvironmentIdParam,
+  checkIdentifierParam,
+  checkObjectPathIds,
+  InvalidArgument,
+  PAGE_LIMITS,
+  parseAsOf,
+  pagingTokenParam,
+  queryString,
+  requiredDatetime,
+  resolvePageSize,
+} from '@app/domain';
+import {
+  BulkLoadObjectRequestDto,
+  LoadedOntologyObjectDto,
+  ObjectHistoryPageDto,
+  ObjectPageDto,
+  OntologyObjectWithVersionDto,
+} from './dto/object-reads.dto';
+import { ObjectsService } from './objects.service';
+
+const AS_OF_QUERY_DESCRIPTION =
+  'Read the object as of this instant (RFC 3339 with an offset): its version valid then; absent: now; deleted or not yet written then: 404; in the future: 400. The answer carries asOf.';
+
+/**
+ * The object reads. Query values are taken as one `@Query()` object and checked here: Nest runs
+ * every handler parameter through the global pipe, so one parameter per value cost the hot
+ * reads several microseconds each (bench: history, 4 values → 1, about 10 µs less CPU per request).
+ */
+@ApiController('objects', 'objects')
+export class ObjectsController {
+  constructor(private readonly objects: ObjectsService) {}
+
+  @ReadingPost(
+    'bulk',
+    {
+      operationId: 'bulkLoadOntologyObjects',
+      summary: 'Loads objects by id, in request order; unknown or invisible ids are omitted; an id in several environments yields each',
+    },
+    BulkLoadObjectRequestDto,
+    ObjectPageDto,
+  )
+  @ApiPagingQuery('Default 100, maximum 1000 (clamped)')
+  async bulk(
+    @Caller() caller: CallerContext,
+    @Body() body: BulkLoadObjectRequestDto,
+    @Query() query: Record<string, unknown>,
+    @Res() res: Response,
+  ): Promise<void> {
+    const size = resolvePageSize(query.pageSize, PAGE_LIMITS.bulk);
+    const at = { asOf: parseAsOf(body.asOf), snapshot: body.snapshot === true };
+    sendJsonText(res, await this.objects.bulk(caller, body.objectIds, size, pagingTokenParam(query.pagingToken), at));
+  }
+
+  @Get('versioned/:environmentId/:id')
+  @ApiOperation({
+    operationId: 'getObjectAtVersion',
+    summary: 'Reads an object at a version or at a timestamp (exactly one of the two)',
+  })
+  @ApiQuery({ name: 'version', required: false, type: Number, description: 'Logical version, from 1' })
+  @ApiQuery({ name: 'timestamp', required: false, type: String, description: 'RFC 3339 datetime with an offset' })
+  @ApiOkResponse({ type: OntologyObjectWithVersionDto })
+  async atVersion(
+    @Caller() caller: CallerContext,
+    @Param('environmentId') environmentId: string,
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+    @Res() res: Response,
+  ): Promise<void> {
+    checkObjectPathIds(environmentId, id);
+    const version = queryString('version', query.version);
+    const timestamp = queryString('timestamp', query.timestamp);
+    if ((version === undefined) === (timestamp === undefined)) {
+      throw new InvalidArgument('version', 'give exactly one of version or timestamp');
+    }
+    let at: { version: number } | { timestamp: Date };
+    if (version !== undefined) {
+      const n = /^-?\d{1,16}$/.test(version) ? Number(version) : NaN;
+      if (!Number.isSafeInteger(n)) throw new InvalidArgument('version', 'version must be an integer');
+      if (n < 1) throw new InvalidArgument('version', 'version must be at least 1');
+      at = { version: n };
+    } else {
+      at = { timestamp: requiredDatetime('timestamp', timestamp) };
+    }
+    sendJsonText(res, await this.objects.atVersion(caller, environmentId, id, at));
+  }
+
+  @Get(':environmentId/:id/history')
+  @ApiOperation({
+    operationId: 'getObjectHistory',
+    summary: 'Versions whose validity [validFrom, validTo) overlaps [startTime, endTime], ascending by version',
+  })
+  @ApiQuery({ name: 'startTime', required: true, type: String, description: 'RFC 3339 datetime with an offset' })
+  @ApiQuery({ name: 'endTime', required: true, type: String, description: 'RFC 3339 datetime with an offset' })
+  @ApiPagingQuery('Default 100, maximum 1000 (clamped)')
+  @ApiOkResponse({ type: ObjectHistoryPageDto })
+  async history(
+    @Caller() caller: CallerContext,
+    @Param('environmentId') environmentId: string,
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+    @Res() res: Response,
+  ): Promise<void> {
+    checkObjectPathIds(environmentId, id);
+    const startTime = requiredDatetime('startTime', query.startTime);
+    const endTime = requiredDatetime('endTime', query.endTime);
+    if (startTime.getTime() > endTime.getTime()) throw new InvalidArgument('startTime', 'startTime must not be after endTime');
+    const size = resolvePageSize(query.pageSize, PAGE_LIMITS.history);
+    const token = pagingTokenParam(query.pagingToken);
+    sendJsonText(res, await this.objects.history(caller, environmentId, id, { startTime, endTime }, size, token));
+  }
+
+  @Get(':id')
+  @ApiOperation({
+    operationId: 'loadOntologyObject',
+    summary: 'Reads one object; without environmentId, an id in several visible environments is 409 ObjectIdAmbiguous',
+  })
+  @ApiQuery({ name: 'environmentId', required: false, type: String })
+  @ApiQuery({ name: 'asOf', required: false, type: String, description: AS_OF_QUERY_DESCRIPTION })
+  @ApiOkResponse({ type: LoadedOntologyObjectDto })
+  async load(
+    @Caller() caller: CallerContext,
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+    @Res() res: Response,
+  ): Promise<void> {
+    checkIdentifierParam('id', id);
+    const environmentId = queryString('environmentId', query.environmentId);
+    if (environmentId !== undefined) checkEnvironmentIdParam(environmentId);
+    const asOf = parseAsOf(queryString('asOf', query.asOf));
+    sendJsonText(res, await this.objects.load(caller, id, environmentId, asOf));
+  }
+}

@@ -1,0 +1,142 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { preparedRows } from '@app/platform';
+import { SNAPSHOT_INSTANT_SQL } from '@app/domain';
+import { objectWithVersionJsonSql } from './object-json.sql';
+
+/** A bulk-load keyset position: the index in the deduplicated request and the environment. */
+export interface BulkPosition {
+  ord: number;
+  env: string;
+}
+
+/**
+ * The statements of the hot reads, each ONE parameterized statement whose rows are already the
+ * response JSON; exported so the benchmark floor (bench/floor) runs exactly the same SQL.
+ */
+export const OBJECT_READ_SQL = {
+  /** loadOntologyObject: object_id_idx (id, environment_id), or the primary key with an environment. */
+  findById: `SELECT o.environment_id AS env, o.json
+         FROM objects.object o
+        WHERE o.id = $1::text COLLATE "C"
+          AND ($2::text IS NULL OR o.environment_id = $2::text COLLATE "C")
+          AND ($3::text[] IS NULL OR o.environment_id = ANY($3::text[]))
+        ORDER BY o.environment_id
+        LIMIT 100`,
+  /** bulkLoadOntologyObjects: request order (ordinality) × visible environments, after a keyset position; object_id_idx. */
+  bulk: `SELECT r.ord, o.environment_id AS env, o.json
+         FROM unnest($1::text[]) WITH ORDINALITY AS r(id, ord)
+         JOIN objects.object o ON o.id = r.id COLLATE "C"
+        WHERE ($2::bigint IS NULL OR r.ord > $2 OR (r.ord = $2 AND o.environment_id > $3::text COLLATE "C"))
+          AND ($4::text[] IS NULL OR o.environment_id = ANY($4::text[]))
+        ORDER BY r.ord, o.environment_id
+        LIMIT $5`,
+  /** loadOntologyObject as of $4 (API.md §10): object_version_id_idx (id, environment_id, valid_from), validity checked on the row. */
+  findByIdAsOf: `SELECT v.environment_id AS env, v.json
+         FROM objects.object_version v
+        WHERE v.id = $1::text COLLATE "C"
+          AND ($2::text IS NULL OR v.environment_id = $2::text COLLATE "C")
+          AND ($3::text[] IS NULL OR v.environment_id = ANY($3::text[]))
+          AND v.valid_from <= $4::timestamptz AND (v.valid_to IS NULL OR v.valid_to > $4::timestamptz)
+        ORDER BY v.environment_id
+        LIMIT 100`,
+  /** bulkLoadOntologyObjects as of $6: the versions valid then, by object_version_id_idx. */
+  bulkAsOf: `SELECT r.ord, v.environment_id AS env, v.json
+         FROM unnest($1::text[]) WITH ORDINALITY AS r(id, ord)
+         JOIN objects.object_version v ON v.id = r.id COLLATE "C"
+                                      AND v.valid_from <= $6::timestamptz AND (v.valid_to IS NULL OR v.valid_to > $6::timestamptz)
+        WHERE ($2::bigint IS NULL OR r.ord > $2 OR (r.ord = $2 AND v.environment_id > $3::text COLLATE "C"))
+          AND ($4::text[] IS NULL OR v.environment_id = ANY($4::text[]))
+        ORDER BY r.ord, v.environment_id
+        LIMIT $5`,
+  /** The instant a snapshot walk reads at (SNAPSHOT_INSTANT_SQL). */
+  snapshotInstant: SNAPSHOT_INSTANT_SQL,
+  /** getObjectHistory: a range scan of object_version_valid_from_idx from the version current at $3 up to $4. */
+  history: `SELECT v.version, ${objectWithVersionJsonSql('v')} AS json
+         FROM objects.object_version v
+        WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C"
+          AND v.valid_from >= COALESCE((SELECT max(p.valid_from) FROM objects.object_version p
+                                         WHERE p.environment_id = $1::text COLLATE "C" AND p.id = $2::text COLLATE "C"
+                                           AND p.valid_from <= $3::timestamptz), '-infinity')
+          AND v.valid_from <= $4::timestamptz
+          AND (v.valid_to IS NULL OR v.valid_to > $3::timestamptz)
+          AND v.version > $5
+        ORDER BY v.valid_from
+        LIMIT $6`,
+  /** Whether any version of ($1, $2) was ever written: object_version primary key. */
+  everExisted: `SELECT EXISTS (SELECT 1 FROM objects.object_version WHERE environment_id = $1::text COLLATE "C" AND id = $2::text COLLATE "C") AS known`,
+  /** getObjectAtVersion by number (object_version primary key), and whether the object ever existed. */
+  atVersion: `SELECT (SELECT ${objectWithVersionJsonSql('v')} FROM objects.object_version v
+            WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C" AND v.version = $3::bigint) AS json,
+              EXISTS (SELECT 1 FROM objects.object_version k WHERE k.environment_id = $1::text COLLATE "C" AND k.id = $2::text COLLATE "C") AS known`,
+  /** getObjectAtVersion at a time: valid_from <= T < valid_to (object_version_valid_from_idx, backward, LIMIT 1). */
+  atTimestamp: `SELECT (SELECT ${objectWithVersionJsonSql('v')} FROM (
+              SELECT * FROM objects.object_version p
+               WHERE p.environment_id = $1::text COLLATE "C" AND p.id = $2::text COLLATE "C" AND p.valid_from <= $3::timestamptz
+               ORDER BY p.valid_from DESC LIMIT 1) v
+            WHERE v.valid_to IS NULL OR v.valid_to > $3::timestamptz) AS json,
+              EXISTS (SELECT 1 FROM objects.object_version k WHERE k.environment_id = $1::text COLLATE "C" AND k.id = $2::text COLLATE "C") AS known`,
+};
+
+/**
+ * The hot reads of the object service. Each method is ONE named prepared statement (planned
+ * once per connection) whose rows are already the response JSON (stored when the object was
+ * written), so Node only concatenates text.
+ * `visible` is the caller's environments (null: every environment).
+ */
+@Injectable()
+export class ObjectsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** OBJECT_READ_SQL[statement] as the named prepared statement `objects.<statement>`. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private read<T = any>(statement: keyof typeof OBJECT_READ_SQL, params: unknown[]): Promise<T[]> {
+    return preparedRows<T>(this.dataSource, `objects.${statement}`, OBJECT_READ_SQL[statement], params);
+  }
+
+  /** loadOntologyObject (OBJECT_READ_SQL.findById). */
+  findById(id: string, environmentId: string | undefined, visible: string[] | null, asOf?: Date): Promise<{ env: string; json: string }[]> {
+    if (asOf) return this.read('findByIdAsOf', [id, environmentId ?? null, visible, asOf.toISOString()]);
+    return this.read('findById', [id, environmentId ?? null, visible]);
+  }
+
+  /** The instant a snapshot walk reads at: every version valid then is committed (SNAPSHOT_INSTANT_SQL). */
+  async snapshotInstant(): Promise<Date> {
+    const [row] = await this.read<{ instant: Date }>('snapshotInstant', []);
+    return row.instant;
+  }
+
+  /** bulkLoadOntologyObjects: request order, each id in every visible environment, after the keyset position (OBJECT_READ_SQL.bulk). */
+  async bulk(ids: string[], after: BulkPosition | undefined, limit: number, visible: string[] | null, asOf?: Date): Promise<{ ord: number; env: string; json: string }[]> {
+    const rows = await this.read<{ ord: string; env: string; json: string }>(asOf ? 'bulkAsOf' : 'bulk', [
+      ids,
+      after?.ord ?? null,
+      after?.env ?? '',
+      visible,
+      limit,
+      ...(asOf ? [asOf.toISOString()] : []),
+    ]);
+    return rows.map((r) => ({ ord: Number(r.ord), env: r.env, json: r.json }));
+  }
+
+  /** getObjectHistory: versions whose [valid_from, valid_to) overlaps [start, end], ascending (OBJECT_READ_SQL.history). */
+  history(env: string, id: string, start: string, end: string, afterVersion: number, limit: number): Promise<{ version: number; json: string }[]> {
+    return this.read('history', [env, id, start, end, afterVersion, limit]);
+  }
+
+  /** Whether any version of (env, id) was ever written (OBJECT_READ_SQL.everExisted). */
+  async everExisted(env: string, id: string): Promise<boolean> {
+    const [row] = await this.read('everExisted', [env, id]);
+    return row.known;
+  }
+
+  /** getObjectAtVersion by number or at a time, and in the same statement whether the object ever existed. */
+  async atVersion(env: string, id: string, at: { version: number } | { timestamp: string }): Promise<{ json: string | null; known: boolean }> {
+    const [row] = await this.read('version' in at ? 'atVersion' : 'atTimestamp', [
+      env,
+      id,
+      'version' in at ? at.version : at.timestamp,
+    ]);
+    return { json: row.json, known: row.known };
+  }
+}

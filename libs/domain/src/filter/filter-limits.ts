@@ -1,0 +1,41 @@
+/** The bounds of a filter: what a client may send, and what a compiled set definition may hold. */
+export const MAX_FILTER_DEPTH = 32;
+export const MAX_FILTER_NODES = 1000;
+export const MAX_FILTER_LIST_ENTRIES = 10000;
+/** Entries of all the lists of one filter together (ids, types, tags, values): 10 full lists. */
+export const MAX_FILTER_TOTAL_LIST_ENTRIES = 100_000;
+/**
+ * Longest text in a filter (a prefix, a text query, an origin, a string value), in UTF-16 code
+ * units, checked before any other look at the text: 4,096.
+ */
+export const MAX_FILTER_STRING_LENGTH = 4096;
+
+/** Bounds of a filter (API.md §7). Compiled set definitions, sent between the services, use larger ones. */
+export interface FilterLimits {
+  depth: number;
+  nodes: number;
+  /** Entries of one list. */
+  listEntries: number;
+  /** Entries of all lists of the filter together: the request's budget. */
+  totalListEntries: number;
+}
+
+export const CLIENT_FILTER_LIMITS: FilterLimits = {
+  depth: MAX_FILTER_DEPTH,
+  nodes: MAX_FILTER_NODES,
+  listEntries: MAX_FILTER_LIST_ENTRIES,
+  totalListEntries: MAX_FILTER_TOTAL_LIST_ENTRIES,
+};
+
+/**
+ * Compiled object set definitions: a stable set holds up to 100,000 ids in one list, and nesting
+ * sets inside sets adds levels. Still bounded, so no request can make the validator or the SQL
+ * planner work without limit.
+ */
+export const COMPILED_SET_FILTER_LIMITS: FilterLimits = { depth: 512, nodes: 20_000, listEntries: 200_000, totalListEntries: 250_000 };
+
+/**
+ * How deep the JSON of a request carrying a compiled filter may nest: a filter level takes at most
+ * three (`and` → its payload → its list), plus the body and the leaf's own payload and list.
+ */
+export const COMPILED_FILTER_BODY_DEPTH = 3 * COMPILED_SET_FILTER_LIMITS.depth + 4;

@@ -1,0 +1,3 @@
+export * from './postgres';
+export * from './database-errors';
+export * from './app-database.module';

@@ -1,0 +1,105 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import * as ts from 'typescript';
+
+/**
+ * The layout's import rules (README "Layout"), checked on every TypeScript file of apps/ and libs/:
+ * - the kernel (libs/domain, `@app/domain`) is pure: it imports no framework (Nest, TypeORM, pg,
+ *   Express, prom-client, OpenTelemetry, class-validator, pino) and nothing from libs/platform;
+ * - no app imports another app (they talk over HTTP, through the contract in libs/domain/src/internal-api);
+ * - no lib imports an app.
+ */
+const ROOT = join(__dirname, '..');
+const KERNEL_FORBIDDEN = [
+  /^@nestjs\//,
+  /^typeorm(\/|$)/,
+  /^pg(\/|$)/,
+  /^express(\/|$)/,
+  /^prom-client(\/|$)/,
+  /^@opentelemetry\//,
+  /^class-(validator|transformer)(\/|$)/,
+  /^(nestjs-)?pino(-http)?(\/|$)/,
+  /^@app\/platform(\/|$)/,
+];
+const ALIASES: Record<string, string> = { '@app/domain': 'libs/domain/src', '@app/platform': 'libs/platform/src', '@app/client': 'libs/client/src' };
+
+function tsFiles(dir: string, out: string[] = []): string[] {
+  for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) tsFiles(path, out);
+    else if (entry.name.endsWith('.ts')) out.push(path.split(sep).join('/'));
+  }
+  return out;
+}
+
+/** Every module a file names: imports, re-exports, require() and import() alike. */
+function specifiers(file: string): string[] {
+  return ts.preProcessFile(readFileSync(join(ROOT, file), 'utf8'), true, true).importedFiles.map((f) => f.fileName);
+}
+
+/** The repository path a specifier points into, or undefined for a package. */
+function target(file: string, spec: string): string | undefined {
+  if (spec.startsWith('.')) return relative(ROOT, resolve(ROOT, dirname(file), spec)).split(sep).join('/');
+  const alias = Object.keys(ALIASES).find((a) => spec === a || spec.startsWith(`${a}/`));
+  return alias ? ALIASES[alias] + spec.slice(alias.length) : undefined;
+}
+
+const appOf = (path: string) => (path.startsWith('apps/') ? path.split('/')[1] : undefined);
+
+/** `file: spec` for every import that breaks a rule. */
+export function importViolations(files: string[], read: (file: string) => string[] = specifiers): string[] {
+  const out: string[] = [];
+  for (const file of files) {
+    for (const spec of read(file)) {
+      const to = target(file, spec);
+      const fault =
+        file.startsWith('libs/domain/') && KERNEL_FORBIDDEN.some((p) => p.test(spec))
+          ? 'the kernel imports a framework or the platform'
+          : file.startsWith('libs/domain/') && to !== undefined && !to.startsWith('libs/domain/')
+            ? 'the kernel imports outside libs/domain'
+            : file.startsWith('libs/') && to?.startsWith('apps/')
+              ? 'a lib imports an app'
+              : appOf(file) && to && appOf(to) && appOf(to) !== appOf(file)
+                ? 'an app imports another app'
+                : undefined;
+      if (fault) out.push(`${file}: '${spec}' (${fault})`);
+    }
+  }
+  return out;
+}
+
+describe('import rules', () => {
+  const files = [...tsFiles('apps'), ...tsFiles('libs')];
+
+  it('reads the whole tree', () => {
+    expect(files.filter((f) => f.startsWith('libs/domain/')).length).toBeGreaterThan(20);
+    expect(files.filter((f) => f.startsWith('libs/platform/')).length).toBeGreaterThan(20);
+    expect(files.filter((f) => f.startsWith('apps/objects/')).length).toBeGreaterThan(20);
+    expect(files.filter((f) => f.startsWith('apps/object-sets/')).length).toBeGreaterThan(10);
+  });
+
+  it('no file breaks them', () => {
+    expect(importViolations(files)).toEqual([]);
+  });
+
+  it('sees each kind of break', () => {
+    const imports: Record<string, string[]> = {
+      'libs/domain/src/filter/a.ts': ['@nestjs/common', 'pg', 'typeorm', 'express', 'prom-client', '@opentelemetry/api', '@app/platform', '../../../platform/src/http'],
+      'libs/domain/src/filter/b.ts': ['./filter.types', '../errors', 'node:crypto'],
+      'libs/platform/src/http/c.ts': ['../../../../apps/objects/src/create-app', '@app/domain'],
+      'apps/objects/src/search/d.ts': ['../../../object-sets/src/clients/objects.client', '@app/platform', '../clients/object-sets.client'],
+    };
+    expect(importViolations(Object.keys(imports), (f) => imports[f])).toEqual([
+      "libs/domain/src/filter/a.ts: '@nestjs/common' (the kernel imports a framework or the platform)",
+      "libs/domain/src/filter/a.ts: 'pg' (the kernel imports a framework or the platform)",
+      "libs/domain/src/filter/a.ts: 'typeorm' (the kernel imports a framework or the platform)",
+      "libs/domain/src/filter/a.ts: 'express' (the kernel imports a framework or the platform)",
+      "libs/domain/src/filter/a.ts: 'prom-client' (the kernel imports a framework or the platform)",
+      "libs/domain/src/filter/a.ts: '@opentelemetry/api' (the kernel imports a framework or the platform)",
+      "libs/domain/src/filter/a.ts: '@app/platform' (the kernel imports a framework or the platform)",
+      "libs/domain/src/filter/a.ts: '../../../platform/src/http' (the kernel imports outside libs/domain)",
+      "libs/platform/src/http/c.ts: '../../../../apps/objects/src/create-app' (a lib imports an app)",
+      "apps/objects/src/search/d.ts: '../../../object-sets/src/clients/objects.client' (an app imports another app)",
+    ]);
+  });
+});
