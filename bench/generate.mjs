@@ -72,7 +72,7 @@ async function main() {
     const ontology = await requestJson('GET', `${stack.objectsUrl}/ontology`);
     if (ontology.version === 0) await requestJson('PUT', `${stack.objectsUrl}/ontology`, ONTOLOGY);
     // The sets first, so that they exist at every instant of the history the time-travel
-    // scenarios read (as of the middle of it: API.md §10).
+    // scenarios read (as of the middle of it: docs/api.md §10).
     if (!manifest.sets) {
       manifest.sets = await createBenchSets(stack.objectSetsUrl, n);
       writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));

@@ -67,7 +67,7 @@ async function checkSameAnswer(s, productBase, floorBase) {
     const res = await fetch(base + r.path, { method: r.method, headers: { 'content-type': 'application/json', 'x-user-id': 'bench' }, body: r.body });
     const text = await res.text();
     if (!res.ok) throw new Error(`${s.name}: ${r.method} ${r.path} → ${res.status} ${text.slice(0, 300)}`);
-    // A read as of an instant names it in its answer (API.md §10); the floor's SQL answers the data alone.
+    // A read as of an instant names it in its answer (docs/api.md §10); the floor's SQL answers the data alone.
     const { asOf, ...body } = JSON.parse(text);
     void asOf;
     return body.objects ? body.objects : body;

@@ -3,7 +3,7 @@ import { startBothApps, TestBothApps } from './support/apps';
 import { extendOntology } from './support/ontologies';
 
 /**
- * API.md §9 on real data, through both apps (JWT on, so visibility is exercised): ordered
+ * docs/api.md §9 on real data, through both apps (JWT on, so visibility is exercised): ordered
  * search and its keyset paging, POST /objects/aggregate with every bucket and metric, and
  * POST /object-sets/{id}/aggregate for a set built from other sets.
  */
@@ -42,7 +42,7 @@ const f = {
   and: (...filters: unknown[]) => ({ type: 'and', and: { filters } }),
 };
 
-describe('ordering and aggregation (API.md §9)', () => {
+describe('ordering and aggregation (docs/api.md §9)', () => {
   let t: TestBothApps;
   let all: Record<string, string>;
   let prodOnly: Record<string, string>;

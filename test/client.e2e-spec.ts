@@ -185,7 +185,7 @@ describe('typed client (libs/client)', () => {
     );
     expect(isConjureError(invalid, 'InvalidObjectSetDefinition')).toBe(true);
   });
-  it('sends back the newest X-Consistency-Token it received (API.md §11), shared between clients through a session, or none when told', async () => {
+  it('sends back the newest X-Consistency-Token it received (docs/api.md §11), shared between clients through a session, or none when told', async () => {
     const sent: (string | null)[] = [];
     const recording = (consistency?: ConsistencySession | false): ObjectsClient =>
       createObjectsClient({

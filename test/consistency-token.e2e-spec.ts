@@ -2,7 +2,7 @@ import { startBothApps, TestBothApps } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 
 /**
- * The consistency token (API.md §11) on one database without replicas, as `npm test` runs:
+ * The consistency token (docs/api.md §11) on one database without replicas, as `npm test` runs:
  * every 2xx write and read answer carries one, a client's token is checked and honoured,
  * the object-sets app answers with the positions of its calls, and Swagger documents it.
  */

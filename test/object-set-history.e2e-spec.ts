@@ -6,7 +6,7 @@ import { bearer, JWT_ENV, token } from './support/tokens';
 import { instant, SIGHTED } from './support/instants';
 
 /**
- * Object sets as of an instant (API.md §10): members, metadata and aggregates read with the
+ * Object sets as of an instant (docs/api.md §10): members, metadata and aggregates read with the
  * definitions valid then (the set's own and every set it referenced, deleted ones included) over
  * the objects as they were then; and the diff of a set's members between two instants.
  */

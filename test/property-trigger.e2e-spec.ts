@@ -12,7 +12,7 @@ import { renderObjectJson } from '../apps/objects/src/object-reads/object-json';
 
 /**
  * A property value's `trigger` is optional: a value without one (or written with a null one)
- * answers without the key, never `"trigger": null` (API.md §1), wherever an object is answered.
+ * answers without the key, never `"trigger": null` (docs/api.md §1), wherever an object is answered.
  */
 type Property = { id: string; value: unknown; origin: string; trigger?: string | null };
 type AnsweredObject = { id: string; properties: Property[] };
@@ -61,7 +61,7 @@ describe('a property value without a trigger has no trigger key', () => {
     for (const [where, object] of answered) {
       expect([where, object.id, keysOf(object)]).toEqual([where, 'p-1', EXPECTED]);
     }
-    // Search and a set's members answer ids (API.md §3, §5): no property values, so no trigger.
+    // Search and a set's members answer ids (docs/api.md §3, §5): no property values, so no trigger.
     const search = await t.objectsHttp().post('/objects/search').send({ filter: { type: 'tag', tag: { tags: ['vip'] } }, loadLinks: true }).expect(200);
     const set = await t.setsHttp().post('/object-sets').send({ title: 'vips', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['vip'] } } } } }).expect(201);
     const members = await t.setsHttp().get(`/object-sets/${set.body.id}/members`).expect(200);

@@ -4,7 +4,7 @@ import { WRITE_ONTOLOGY } from './support/ontologies';
 import { ReplicaPair, startReplicaPair } from './support/replica-pair';
 
 /**
- * Reads on PostgreSQL streaming replicas (API.md §11), on a primary and a hot standby this file
+ * Reads on PostgreSQL streaming replicas (docs/api.md §11), on a primary and a hot standby this file
  * starts itself (support/replica-pair.ts). The standby is made to lag on purpose with
  * recovery_min_apply_delay, so which server answered shows in the data: a lagging standby
  * still holds the old version of an object the primary has already changed.
@@ -20,7 +20,7 @@ interface Answer {
   token: string | null;
 }
 
-describe('read replicas (API.md §11)', () => {
+describe('read replicas (docs/api.md §11)', () => {
   let pair: ReplicaPair;
   let t: TestBothApps;
 
@@ -170,7 +170,7 @@ describe('read replicas (API.md §11)', () => {
       expect(read.status).toBe(200);
       expect(nameOf({ ...read, body: read.body.object as Record<string, unknown> })).toBe('v2');
       expect(read.body.version).toBe(2);
-      // The same with asOf (API.md §10) on a read by id.
+      // The same with asOf (docs/api.md §10) on a read by id.
       const asOf = await objects(`/objects/asof-1?asOf=${encodeURIComponent(at)}`);
       expect(asOf.status).toBe(200);
       expect(nameOf(asOf)).toBe('v2');

@@ -2,7 +2,7 @@ import { startObjectsApp, TestObjectsApp } from './support/apps';
 import { extendOntology } from './support/ontologies';
 
 /**
- * searchObjects (POST /objects/search): every ObjectSearchFilter variant of API.md §7 on real
+ * searchObjects (POST /objects/search): every ObjectSearchFilter variant of docs/api.md §7 on real
  * data in two environments, loadLinks, keyset paging and the InvalidFilter / InvalidArgument /
  * InvalidPagingToken errors. Every assertion is the exact ordered list of `environmentId/id`.
  */

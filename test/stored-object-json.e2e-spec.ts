@@ -86,7 +86,7 @@ describe('stored object JSON follows every write', () => {
     expect(JSON.parse(version).object).toEqual(object);
     expect(object.properties).toEqual([
       { id: 'home', value: { lat: 48.75, lon: 2.5 }, origin: 'web' },
-      // A null trigger is no trigger (API.md §1: omitted, never null).
+      // A null trigger is no trigger (docs/api.md §1: omitted, never null).
       { id: 'name', value: 'Grace "Amazing" Hopper\n\\ \u00e9', origin: 'crm' },
       { id: 'score', value: 1e21, origin: 'web' },
     ]);

@@ -5,7 +5,7 @@ import { SearchRowHistory1764917000000 } from '../apps/objects/src/database/migr
 import { instant, SIGHTED } from './support/instants';
 
 /**
- * Time travel on the objects app (API.md §10): every read as of an instant between two versions,
+ * Time travel on the objects app (docs/api.md §10): every read as of an instant between two versions,
  * at a delete and before the first write; every filter variant evaluated on the versions valid
  * then; tokens bound to asOf; snapshot walks that see one state while writes go on.
  */

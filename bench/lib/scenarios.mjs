@@ -41,10 +41,10 @@ const json = (v) => JSON.stringify(v);
 const BULK = 1000;
 const SEARCH_PAGE = 1000;
 const BROAD_PAGE = 10_000;
-/** Ordered search (API.md §9): the broad filter, newest `updatedAt` first, pages of 1,000. */
+/** Ordered search (docs/api.md §9): the broad filter, newest `updatedAt` first, pages of 1,000. */
 const ORDER_BY = [{ propertyId: 'updatedAt', direction: 'DESC' }];
 const ORDERED_PAGE = 1000;
-/** The aggregations of API.md §9 the scenarios ask for. */
+/** The aggregations of docs/api.md §9 the scenarios ask for. */
 const COUNT = { type: 'count', count: {} };
 const AGGREGATIONS = {
   countByTypeAndEnvironment: { groupBy: [{ type: 'exact', exact: { attribute: 'type' } }, { type: 'exact', exact: { attribute: 'environmentId' } }], metrics: [COUNT] },
@@ -64,7 +64,7 @@ export function buildScenarios(ctx) {
   const search = (filter, opts) => sql.buildSearchSql(sql.validateFilter(filter, index, 'filter'), index, { visible: null, loadLinks: false, ...opts });
   const members = (filter, asOf) =>
     sql.buildMembersSql(sql.validateFilter(filter, index, 'filter', sql.COMPILED_SET_FILTER_LIMITS), index, { visible: null, limit: ctx.memberLimit, asOf });
-  // Time travel (API.md §10): the middle of the three-version history (every object at version 2),
+  // Time travel (docs/api.md §10): the middle of the three-version history (every object at version 2),
   // and the end of the first pass (every object at version 1).
   const [pass1, pass2] = ctx.manifest.passes;
   const middle = new Date(pass2.endedAt);
@@ -301,7 +301,7 @@ export function buildScenarios(ctx) {
 }
 
 /**
- * Ordered search (API.md §9) by updatedAt DESC over the broad filter, first and tenth page of
+ * Ordered search (docs/api.md §9) by updatedAt DESC over the broad filter, first and tenth page of
  * 1,000, and the unordered search of the same filter and pages for comparison. The tenth
  * page's token (product) and keyset (floor) come from walking nine pages once before the run
  * (`prepare`); every request then asks for that same page.

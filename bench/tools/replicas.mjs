@@ -1,4 +1,4 @@
-// Read replicas (API.md §11): GET one object and the selective search through the npm start
+// Read replicas (docs/api.md §11): GET one object and the selective search through the npm start
 // gateway, on the primary alone (A) and with one caught-up streaming standby (B), same build, same
 // data, same request sequence, in alternating slices. Prints req/s, p50 and p99 of each, B/A, and
 // the share of B's read transactions the standby ran (pg_stat_database.xact_commit around each of

@@ -22,7 +22,7 @@
 // loopback port, reached the same way; /docs/objects and /docs/object-sets are the apps' own
 // Swagger UIs, as behind the nginx gateway of docker-compose. An app that cannot be reached, or
 // sends no response within PROXY_TIMEOUT_MS, is a 503 DependencyUnavailable with Retry-After, in
-// the error shape of API.md §2 (the answer its OpenAPI documents give every operation).
+// the error shape of docs/api.md §2 (the answer its OpenAPI documents give every operation).
 import express from 'express';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer, connect } from 'node:net';
@@ -395,7 +395,7 @@ class ClientConnection {
   /**
    * The app could not answer at all (refused, closed, or no response within the proxy timeout):
    * 503 DependencyUnavailable with Retry-After, as the apps answer when the other app or the
-   * database cannot be reached (API.md §2 has no timeout error of its own), then this connection
+   * database cannot be reached (docs/api.md §2 has no timeout error of its own), then this connection
    * closes.
    */
   fail(app) {

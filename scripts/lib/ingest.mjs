@@ -148,7 +148,7 @@ export async function ingestFile(options) {
     }
     const key = `${object.environmentId}\u0000${object.id}`;
     if (batch.keys.has(key)) {
-      // One object at most once per batch (API.md §4), and its writes in file order: the batch
+      // One object at most once per batch (docs/api.md §4), and its writes in file order: the batch
       // holding the earlier write is acknowledged before the later one is sent.
       await dispatch(batch);
       await Promise.all(inFlight);

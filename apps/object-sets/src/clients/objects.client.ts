@@ -38,9 +38,9 @@ export abstract class ObjectsClient {
   abstract linkTypeIds(caller: CallerContext): Promise<Set<string>>;
   /** Members visible to the caller of one compiled filter, with the links among them: one round trip. */
   abstract members(caller: CallerContext, filter: ObjectSearchFilter, limit: number, asOf?: Date): Promise<MembersResult>;
-  /** The members added and removed between two sides (API.md §10): one round trip, one statement there. */
+  /** The members added and removed between two sides (docs/api.md §10): one round trip, one statement there. */
   abstract diff(caller: CallerContext, from: DiffSide, to: DiffSide, limit: number): Promise<MembersResult>;
-  /** The aggregation (API.md §9) of the objects a compiled filter matches, visible to the caller: the response text. */
+  /** The aggregation (docs/api.md §9) of the objects a compiled filter matches, visible to the caller: the response text. */
   abstract aggregate(caller: CallerContext, request: InternalAggregateRequest): Promise<string>;
 }
 
@@ -88,7 +88,7 @@ export class HttpObjectsClient extends ObjectsClient {
   private publicApi(caller: CallerContext, timeoutMs: number): ObjectsApi {
     return createObjectsClient({
       baseUrl: this.config.objectsUrl,
-      // callService carries the caller's consistency (API.md §11) between the apps.
+      // callService carries the caller's consistency (docs/api.md §11) between the apps.
       consistency: false,
       fetch: async (request: Request) => {
         const url = new URL(request.url);

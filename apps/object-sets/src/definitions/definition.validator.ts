@@ -28,7 +28,7 @@ function setId(v: unknown, path: string): string {
 }
 
 /**
- * Checks the shape of an ObjectSetDefinition (API.md §5, Conjure union encoding). The filter
+ * Checks the shape of an ObjectSetDefinition (docs/api.md §5, Conjure union encoding). The filter
  * inside a `filter` definition is checked against the ontology by the objects app; references
  * are checked against the stored sets by the caller. Malformed input is 400 InvalidArgument;
  * a stable set over MAX_STABLE_OBJECTS is InvalidObjectSetDefinition.

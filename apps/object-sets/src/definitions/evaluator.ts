@@ -103,7 +103,7 @@ function stableFilter(objects: readonly { environmentId: string; id: string }[])
 }
 
 /**
- * Turns a set into ONE ObjectSearchFilter (ARCHITECTURE.md, "How membership is evaluated"):
+ * Turns a set into ONE ObjectSearchFilter (docs/architecture.md, "How membership is evaluated"):
  * stable → objectId/environment predicates; filter → the filter `and` its starting set;
  * UNION / INTERSECTION / DIFFERENCE → or / and / and(first, not(or(rest))); EXTRACT_TARGET →
  * linkedFrom; empty → not(all). A set's own scope is `and`ed onto its own compiled filter.

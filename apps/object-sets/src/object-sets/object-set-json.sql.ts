@@ -1,5 +1,5 @@
 /**
- * Renders a row of `object_sets.object_set` as the ObjectSetMetadata JSON of API.md §5 in SQL,
+ * Renders a row of `object_sets.object_set` as the ObjectSetMetadata JSON of docs/api.md §5 in SQL,
  * so reads hand PostgreSQL's text to the client. Optional fields are omitted when absent.
  */
 import { isoUtcSql } from '@app/domain';

@@ -34,7 +34,7 @@ export interface NewSet {
 
 type Db = DataSource | EntityManager;
 
-/** A statement on `db`: inside a transaction on it, else as a read routed by the request's consistency (queryRows, API.md §11). */
+/** A statement on `db`: inside a transaction on it, else as a read routed by the request's consistency (queryRows, docs/api.md §11). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function rowsOn<T = any>(db: Db, sql: string, params: unknown[]): Promise<T[]> {
   return db instanceof DataSource ? queryRows<T>(db, sql, params) : db.query(sql, params);
@@ -228,7 +228,7 @@ export class ObjectSetsRepository {
   /**
    * EVENTUALLY, in one statement (primary keys of object_set and members_cache): whether the set
    * is live at `now`, and a cached result for this set and visibility no older than ttlSeconds then.
-   * On the primary, with the cache it writes (API.md §11).
+   * On the primary, with the cache it writes (docs/api.md §11).
    */
   async cachedMembers(id: string, visibilityKey: string, ttlSeconds: number, now: Date): Promise<{ live: boolean; result?: string }> {
     const [row] = await primaryRows(this.dataSource, CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds, now.toISOString()], 'object_sets.cachedMembers');

@@ -82,7 +82,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     return this.repository.sweepExpired(this.clock.now());
   }
 
-  /** getObjectSetMetadata; as of `asOf` the metadata as it was then, with `asOf` added (API.md §10). */
+  /** getObjectSetMetadata; as of `asOf` the metadata as it was then, with `asOf` added (docs/api.md §10). */
   async metadata(caller: CallerContext, id: string, asOf?: Date): Promise<string> {
     const visible = visibleEnvironmentsParam(caller);
     const json = asOf ? await this.repository.metadataJsonAsOf(id, visible, asOf) : await this.repository.metadataJson(id, visible, this.clock.now());
@@ -196,7 +196,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const key = visibilityKey(caller);
     const ttl = this.config.membersCacheTtlSeconds;
     const startedAt = this.clock.now();
-    // STRONG sees every write acknowledged before it arrived; EVENTUALLY may read a replica within the lag bound (API.md §11).
+    // STRONG sees every write acknowledged before it arrived; EVENTUALLY may read a replica within the lag bound (docs/api.md §11).
     if (consistency === 'STRONG') requireStrongReads(caller);
     // A cached result says when it was computed, not which position it saw: a read with a token computes afresh.
     if (consistency === 'EVENTUALLY' && ttl > 0 && !carriesConsistencyToken(caller)) {
@@ -220,7 +220,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
    */
   async aggregate(caller: CallerContext, id: string, body: { groupBy?: unknown; metrics?: unknown; asOf?: string }): Promise<string> {
     const asOf = parseAsOf(body.asOf);
-    // STRONG, or as of an instant: every commit up to it (API.md §11).
+    // STRONG, or as of an instant: every commit up to it (docs/api.md §11).
     requireStrongReads(caller);
     if (asOf) requireReplayedUpTo(caller, asOf);
     const filter = await this.compiledFilter(caller, id, undefined, asOf);
@@ -228,14 +228,14 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * getObjectSetDiff (API.md §10): the members at `to` (absent: now) and not at `from`, and the
+   * getObjectSetDiff (docs/api.md §10): the members at `to` (absent: now) and not at `from`, and the
    * reverse, each side from the definitions valid at its instant, computed by the objects app in
    * ONE statement (never two member lists here). The set must exist at `to` (else 404); before
    * it was created it has no members, so a `from` before its creation lists every member as
    * added. The member limit applies to each side (413).
    */
   async diff(caller: CallerContext, id: string, from: Date, to?: Date): Promise<string> {
-    // A diff sees every write acknowledged before it arrived (API.md §11).
+    // A diff sees every write acknowledged before it arrived (docs/api.md §11).
     requireStrongReads(caller);
     if (to) requireReplayedUpTo(caller, to);
     const toFilter = await this.compiledFilter(caller, id, undefined, to);

@@ -1,5 +1,5 @@
 /**
- * ObjectSetFilter (API.md §5, seed §4.2 rule 1): the Conjure union of set search, its runtime
+ * ObjectSetFilter (docs/api.md §5): the Conjure union of set search, its runtime
  * validation (every fault is an InvalidFilter naming the exact path, e.g.
  * `filter.and.filters[1].title.title`) and its translation to one parameterized SQL predicate.
  */
@@ -15,7 +15,7 @@ export type ObjectSetFilter =
 export const OBJECT_SET_FILTER_TYPES = ['and', 'or', 'not', 'userId', 'title'] as const;
 export type ObjectSetFilterType = (typeof OBJECT_SET_FILTER_TYPES)[number];
 
-/** The same bounds as ObjectSearchFilter (API.md §7). */
+/** The same bounds as ObjectSearchFilter (docs/api.md §7). */
 export const MAX_SET_FILTER_DEPTH = 32;
 export const MAX_SET_FILTER_NODES = 1000;
 /** Titles are at most 1024 characters (createObjectSet); a longer query can match nothing. */

@@ -26,7 +26,7 @@ export class SetSearchService {
   async search(caller: CallerContext, input: SearchObjectSetsInput): Promise<string> {
     const filter = validateObjectSetFilter(input.filter, 'filter');
     const pageSize = resolvePageSize(input.maxPageSize, PAGE_LIMITS.objectSets, 'maxPageSize');
-    // Bound to the normalized filter only: maxPageSize may change between pages (API.md §3).
+    // Bound to the normalized filter only: maxPageSize may change between pages (docs/api.md §3).
     const binding = { op: 'searchObjectSets', filter };
     const after = input.pagingToken === undefined ? undefined : this.position(input.pagingToken, binding, filter);
     // Everything the caller may see, whoever created it; definitions are shown as getObjectSetMetadata shows them.

@@ -1,5 +1,5 @@
 /**
- * aggregateObjects (API.md §9): a validated aggregation over the objects a filter matches, as
+ * aggregateObjects (docs/api.md §9): a validated aggregation over the objects a filter matches, as
  * ONE statement. The matching objects are the filter compiled by compileFilter over an object
  * row, visibility applied; each bucket adds a join to the object's typed property-value rows
  * (the same rows filters use, so a bucket on a property reads its covering value index); the
@@ -31,7 +31,7 @@ export interface AggregateSqlOptions {
   /** Most groups returned (the statement fetches one more, so the caller knows it cut). */
   maxGroups: number;
   rows?: RowSource;
-  /** Aggregate the objects as of this instant (API.md §10); absent: now. */
+  /** Aggregate the objects as of this instant (docs/api.md §10); absent: now. */
   asOf?: Date;
 }
 
@@ -61,7 +61,7 @@ const ATTRIBUTE_COLUMN = {
 
 const ARRAY_CAST = { number: 'float8[]', date: 'date[]', timestamp: 'timestamptz[]' } as const;
 
-/** How a typed value of a field renders as JSON (in the wire format of API.md §1). */
+/** How a typed value of a field renders as JSON (in the wire format of docs/api.md §1). */
 function render(field: ResolvedField | 'count', expr: string): string {
   if (field === 'count') return expr;
   const column = field.kind === 'attribute' ? (field.attribute.endsWith('Sighting') ? 'timestamp' : 'string') : field.column;

@@ -5,7 +5,7 @@ import { AggregateController, InternalAggregateController } from './aggregate.co
 import { AggregateRepository } from './aggregate.repository';
 import { AggregateService } from './aggregate.service';
 
-/** aggregateObjects and the object set aggregation behind it: buckets and metrics as one SQL statement (API.md §9). */
+/** aggregateObjects and the object set aggregation behind it: buckets and metrics as one SQL statement (docs/api.md §9). */
 @Module({
   imports: [OntologyModule, SearchModule],
   controllers: [AggregateController, InternalAggregateController],

@@ -64,7 +64,7 @@ export class AggregateService {
     asOf: Date | undefined,
     filterFor: (ontology: Parameters<Parameters<OntologyService['readWithActive']>[0]>[0]) => Promise<ObjectSearchFilter>,
   ): Promise<string> {
-    // As of an instant: only a replica that replayed every commit up to it (API.md §11).
+    // As of an instant: only a replica that replayed every commit up to it (docs/api.md §11).
     if (asOf) requireReplayedUpTo(caller, asOf);
     const rows = await this.ontology.readWithActive(async (ontology) => {
       const filter = await filterFor(ontology);

@@ -7,7 +7,7 @@ const TIMEOUT_MS = 10_000;
 /**
  * The objects app's view of the object set service (the contract: internal-api.contract.ts): resolves a `startingSet` to its compiled
  * membership filter through the internal endpoint `GET /object-sets/internal/{id}/filter`
- * (as of an instant with `?asOf`: the definitions as they were then, API.md §10),
+ * (as of an instant with `?asOf`: the definitions as they were then, docs/api.md §10),
  * on behalf of the caller (see callService).
  */
 @Injectable()

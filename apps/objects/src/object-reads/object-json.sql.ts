@@ -1,6 +1,6 @@
 /**
  * SQL around an object version's stored JSON (`json`, rendered by renderObjectJson when the
- * version was written): the OntologyObjectWithVersion envelope of API.md §4.
+ * version was written): the OntologyObjectWithVersion envelope of docs/api.md §4.
  */
 import { isoUtcSql } from '@app/domain';
 

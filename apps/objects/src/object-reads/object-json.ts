@@ -1,5 +1,5 @@
 /**
- * The OntologyObject JSON of API.md §4, as writes store it in the `json` column of
+ * The OntologyObject JSON of docs/api.md §4, as writes store it in the `json` column of
  * `objects.object` and `objects.object_version` and hot reads return it: compact, as
  * JSON.stringify writes it, keys in a fixed order. Rendered in Node from the row being written,
  * which has every field at hand already, so PostgreSQL only stores the text.

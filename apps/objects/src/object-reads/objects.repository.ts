@@ -31,7 +31,7 @@ export const OBJECT_READ_SQL = {
           AND ($4::text[] IS NULL OR o.environment_id = ANY($4::text[]))
         ORDER BY r.ord, o.environment_id
         LIMIT $5`,
-  /** loadOntologyObject as of $4 (API.md §10): object_version_id_idx (id, environment_id, valid_from), validity checked on the row. */
+  /** loadOntologyObject as of $4 (docs/api.md §10): object_version_id_idx (id, environment_id, valid_from), validity checked on the row. */
   findByIdAsOf: `SELECT v.environment_id AS env, v.json
          FROM objects.object_version v
         WHERE v.id = $1::text COLLATE "C"

@@ -14,19 +14,19 @@ import {
 } from '@app/domain';
 import { BulkPosition, ObjectsRepository } from './objects.repository';
 
-/** A page whose items are JSON texts rendered by PostgreSQL; `asOf` when the page was read as of an instant (API.md §10). */
+/** A page whose items are JSON texts rendered by PostgreSQL; `asOf` when the page was read as of an instant (docs/api.md §10). */
 export function pageJson(items: string[], pagingToken?: string, asOf?: Date): string {
   return `{"objects":[${items.join(',')}]${pagingToken ? `,"pagingToken":${JSON.stringify(pagingToken)}` : ''}${asOfJson(asOf)}}`;
 }
 
-/** How a paged read is pinned in time: an explicit `asOf`, and/or `snapshot` (API.md §10). */
+/** How a paged read is pinned in time: an explicit `asOf`, and/or `snapshot` (docs/api.md §10). */
 export interface ReadInstant {
   asOf?: Date;
   snapshot?: boolean;
 }
 
 /**
- * The token binding's share of the instant: an explicit asOf is bound into the token (API.md
+ * The token binding's share of the instant: an explicit asOf is bound into the token (docs/api.md
  * §10); a snapshot walk is bound to being one, and carries its instant in the signed position.
  * A request of the present binds nothing more than it did before time travel existed.
  */
@@ -55,7 +55,7 @@ export async function pageInstant(
   return { asOf: t, carry: { t: t.toISOString() } };
 }
 
-/** Object reads (seed §4.1 except search), with the caller's visibility applied in SQL. */
+/** Object reads (docs/api.md §4, except search), with the caller's visibility applied in SQL. */
 @Injectable()
 export class ObjectsService {
   constructor(
@@ -63,9 +63,9 @@ export class ObjectsService {
     private readonly tokens: PagingTokenCodec,
   ) {}
 
-  /** loadOntologyObject; as of `asOf` the object's version valid then, with `asOf` added to the object (API.md §10). */
+  /** loadOntologyObject; as of `asOf` the object's version valid then, with `asOf` added to the object (docs/api.md §10). */
   async load(caller: CallerContext, id: string, environmentId?: string, asOf?: Date): Promise<string> {
-    // As of an instant: only a replica that replayed every commit up to it may answer (API.md §11).
+    // As of an instant: only a replica that replayed every commit up to it may answer (docs/api.md §11).
     if (asOf) requireReplayedUpTo(caller, asOf);
     if (environmentId !== undefined && !canSeeEnvironment(caller, environmentId)) throw new ObjectNotFound(id, environmentId);
     const rows = await this.repository.findById(id, environmentId, visibleEnvironmentsParam(caller), asOf);
@@ -115,7 +115,7 @@ export class ObjectsService {
   async atVersion(caller: CallerContext, environmentId: string, id: string, at: { version: number } | { timestamp: Date }): Promise<string> {
     if (!canSeeEnvironment(caller, environmentId)) throw new ObjectNotFound(id, environmentId);
     const query = 'version' in at ? at : { timestamp: at.timestamp.toISOString() };
-    // The state at an instant: only a replica that replayed every commit up to it may answer (API.md §11).
+    // The state at an instant: only a replica that replayed every commit up to it may answer (docs/api.md §11).
     if ('timestamp' in at) requireReplayedUpTo(caller, at.timestamp);
     const { json, known } = await this.repository.atVersion(environmentId, id, query);
     if (json) return json;

@@ -75,7 +75,7 @@ export function normalizeValue(type: PropertyType, value: unknown): { value: unk
 }
 
 /**
- * Checks one object write against the active ontology (API.md §6) and returns its canonical
+ * Checks one object write against the active ontology (docs/api.md §6) and returns its canonical
  * form. Faults are `InvalidObject` with the path of the offending field, prefixed by `prefix`
  * (e.g. `objects[3].` for ingest).
  */
@@ -102,7 +102,7 @@ export function validateObject(input: ObjectWriteInput, ontology: OntologyIndex,
     const normalized = normalizeValue(def.type, p.value);
     if ('reason' in normalized) throw fail(`properties[${i}].value`, `property '${p.id}' is of type ${def.type}: ${normalized.reason}`);
     const stored: StoredProperty = { id: p.id, value: normalized.value, origin: p.origin };
-    // A null trigger is no trigger: optional fields are omitted, never null (API.md §1).
+    // A null trigger is no trigger: optional fields are omitted, never null (docs/api.md §1).
     if (p.trigger !== undefined && p.trigger !== null) stored.trigger = p.trigger;
     return stored;
   });

@@ -207,7 +207,7 @@ describe('checked input through validateObject', () => {
     ]);
   });
 
-  it('takes a null trigger as none: the stored value has no trigger key (API.md §1)', () => {
+  it('takes a null trigger as none: the stored value has no trigger key (docs/api.md §1)', () => {
     const input = checkWriteObjectBody(json({ type: 'person', properties: [{ id: 'home', value: { lat: 1, lon: 2 }, origin: 'x', trigger: null }] }));
     const v = validateObject({ ...input, environmentId: 'prod', id: 'p-1' }, ontology);
     expect(v.properties).toEqual([{ id: 'home', value: { lat: 1, lon: 2 }, origin: 'x' }]);

@@ -2,7 +2,7 @@ import { InvalidArgument, OntologyDefinition } from '@app/domain';
 import { RESERVED_BODY_KEYS } from '@app/platform';
 
 /**
- * Semantic checks of an ontology beyond its shape (API.md §6): unique ids, link types that name
+ * Semantic checks of an ontology beyond its shape (docs/api.md §6): unique ids, link types that name
  * existing object types, and link ids that a write can use as keys of its `links` map (not one
  * of RESERVED_BODY_KEYS, which no request body may hold). Returns the definition as it is
  * stored (only known fields).
@@ -38,7 +38,7 @@ export function checkOntology(def: OntologyDefinition): OntologyDefinition {
   return {
     objectTypes: def.objectTypes.map((t) => ({
       id: t.id,
-      // An optional field sent as null has no value: stored and answered without it (API.md §1).
+      // An optional field sent as null has no value: stored and answered without it (docs/api.md §1).
       ...(t.displayName != null ? { displayName: t.displayName } : {}),
       properties: t.properties.map((p) => ({ id: p.id, type: p.type, ...(p.multi != null ? { multi: p.multi } : {}) })),
     })),

@@ -1,5 +1,5 @@
 /**
- * Compiles a validated ObjectSearchFilter (API.md §7) into ONE parameterized SQL boolean
+ * Compiles a validated ObjectSearchFilter (docs/api.md §7) into ONE parameterized SQL boolean
  * expression over a row alias of `objects.object`. No value is ever written into the SQL
  * text: every value is a `$n` placeholder whose value is pushed onto `SqlParams`; lists are
  * one array parameter each. Property predicates are `EXISTS` over `objects.property_value`
@@ -39,7 +39,7 @@ export interface RowSource {
 export const CURRENT_ROWS: RowSource = { objects: 'objects.object', values: 'objects.property_value', links: 'objects.link' };
 
 /**
- * The rows as of instant `asOf` (API.md §10): the object versions with valid_from <= T < valid_to
+ * The rows as of instant `asOf` (docs/api.md §10): the object versions with valid_from <= T < valid_to
  * (a still-current version has no valid_to), and the history rows of values and links valid at T
  * (SearchRowHistory migration; their indexes end with (valid_from, valid_to), so the validity
  * check happens inside an index-only scan). PostgreSQL pulls these subqueries up into the

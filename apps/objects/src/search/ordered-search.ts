@@ -1,5 +1,5 @@
 /**
- * searchObjects with `orderBy` (API.md §9): ONE statement per page that orders the matches by
+ * searchObjects with `orderBy` (docs/api.md §9): ONE statement per page that orders the matches by
  * up to three keys, then (environmentId, id), and resumes after the last row of the previous
  * page (keyset: the token carries that row's key values, "missing" included).
  *
@@ -36,7 +36,7 @@ export interface OrderedSearchOptions {
   /** Rows to fetch: the page size + 1 (the extra row says whether a next page exists). */
   limit: number;
   loadLinks: boolean;
-  /** Order the objects as of this instant (API.md §10); absent: now. */
+  /** Order the objects as of this instant (docs/api.md §10); absent: now. */
   asOf?: Date;
 }
 

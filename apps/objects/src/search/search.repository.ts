@@ -168,7 +168,7 @@ SELECT n.count,
 }
 
 /**
- * The difference of a set's members between two instants (API.md §10), in ONE statement: each
+ * The difference of a set's members between two instants (docs/api.md §10), in ONE statement: each
  * side's members (the set's compiled filter as of its instant, over the rows as of that instant;
  * `asOf` absent: the current rows) up to limit + 1, then, only when both sides are within the
  * limit, the pairs in `to` and not in `from` (added) and the reverse (removed), grouped by

@@ -45,7 +45,7 @@ export class SearchService {
     const ordered = body.orderBy !== undefined && body.orderBy !== null;
     // The token is bound to the order too; an unordered search binds exactly what it did before orderBy existed.
     const at = { asOf: parseAsOf(body.asOf), snapshot: body.snapshot === true };
-    // The token is bound to the instant too (API.md §10): an explicit asOf, or being a snapshot walk.
+    // The token is bound to the instant too (docs/api.md §10): an explicit asOf, or being a snapshot walk.
     const binding = {
       op: 'search',
       filter: body.filter,
@@ -70,7 +70,7 @@ export class SearchService {
             );
       instant ??= await pageInstant(at, after, () => this.repository.snapshotInstant());
       const asOf = instant.asOf;
-      // As of an instant: only a replica that replayed every commit up to it (API.md §11).
+      // As of an instant: only a replica that replayed every commit up to it (docs/api.md §11).
       if (asOf) requireReplayedUpTo(caller, asOf);
       if (body.startingSet !== undefined) {
         // The set's compiled membership filter as of the same instant, resolved by the object set service (no member limit).

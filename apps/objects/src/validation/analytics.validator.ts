@@ -1,6 +1,6 @@
 /**
  * Runtime validation of `orderBy` (search) and of `groupBy` / `metrics` (aggregations) against
- * an ontology (API.md §9). Every fault is an `InvalidArgument` whose `path` names the offending
+ * an ontology (docs/api.md §9). Every fault is an `InvalidArgument` whose `path` names the offending
  * value (`orderBy[1].propertyId`, `groupBy[0].ranges.ranges[2].lt`, `metrics[3].name`).
  * Nothing here recurses on its input: every list is bounded and walked once.
  */
@@ -318,7 +318,7 @@ function fieldName(field: ResolvedField): string {
 }
 
 /**
- * `orderBy` of a search (API.md §9): 1–3 keys `{propertyId | attribute, direction?}`.
+ * `orderBy` of a search (docs/api.md §9): 1–3 keys `{propertyId | attribute, direction?}`.
  * Absent (undefined or null): undefined, the default order by (environmentId, id).
  */
 export function validateOrderBy(input: unknown, ontology: OntologyIndex, path = 'orderBy'): SortKey[] | undefined {
@@ -328,7 +328,7 @@ export function validateOrderBy(input: unknown, ontology: OntologyIndex, path = 
 }
 
 /**
- * `groupBy` (0–3 buckets, absent = none) and `metrics` (1–10) of an aggregation (API.md §9).
+ * `groupBy` (0–3 buckets, absent = none) and `metrics` (1–10) of an aggregation (docs/api.md §9).
  * Bucket names and metric names must each be unique, since they become keys of the response.
  */
 export function validateAggregation(body: { groupBy?: unknown; metrics?: unknown }, ontology: OntologyIndex): ResolvedAggregation {

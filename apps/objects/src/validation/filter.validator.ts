@@ -1,5 +1,5 @@
 /**
- * Runtime validation of an untrusted ObjectSearchFilter (API.md §7) against an ontology.
+ * Runtime validation of an untrusted ObjectSearchFilter (docs/api.md §7) against an ontology.
  * Every fault is an `InvalidFilter` whose `path` names the offending value exactly, e.g.
  * `filter.and.filters[2].propertyEquals.value`.
  */

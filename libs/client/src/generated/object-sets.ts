@@ -715,7 +715,7 @@ export interface components {
              */
             asOf?: string;
         };
-        /** @description The Conjure error body (API §2) */
+        /** @description The Conjure error body (docs/api.md §2) */
         SerializableError: {
             /** @enum {string} */
             errorCode: "INVALID_ARGUMENT" | "UNAUTHORIZED" | "PERMISSION_DENIED" | "NOT_FOUND" | "CONFLICT" | "REQUEST_ENTITY_TOO_LARGE" | "UNAVAILABLE" | "INTERNAL";
@@ -731,7 +731,7 @@ export interface components {
                 [key: string]: string | number | boolean | string[];
             };
         };
-        /** @description ObjectSetDefinition (API §5), a union in the encoding {"type": "<variant>", "<variant>": {...}} */
+        /** @description ObjectSetDefinition (docs/api.md §5), a union in the encoding {"type": "<variant>", "<variant>": {...}} */
         ObjectSetDefinition: components["schemas"]["StableObjectSetDefinition"] | components["schemas"]["FilterObjectSetDefinition"] | components["schemas"]["OperationObjectSetDefinition"] | components["schemas"]["LinkOperationObjectSetDefinition"] | components["schemas"]["EmptyObjectSetDefinition"];
         /** @description No members */
         EmptyObjectSetDefinition: {
@@ -783,7 +783,7 @@ export interface components {
                 startingSet?: string;
             };
         };
-        /** @description ObjectSearchFilter (API §7), a union in the encoding {"type": "<variant>", "<variant>": {...}}; at most 32 levels, 1,000 nodes and 10,000 entries per list */
+        /** @description ObjectSearchFilter (docs/api.md §7), a union in the encoding {"type": "<variant>", "<variant>": {...}}; at most 32 levels, 1,000 nodes and 10,000 entries per list */
         ObjectSearchFilter: components["schemas"]["AndObjectSearchFilter"] | components["schemas"]["OrObjectSearchFilter"] | components["schemas"]["NotObjectSearchFilter"] | components["schemas"]["AllObjectSearchFilter"] | components["schemas"]["ObjectTypeObjectSearchFilter"] | components["schemas"]["EnvironmentObjectSearchFilter"] | components["schemas"]["ObjectIdObjectSearchFilter"] | components["schemas"]["TagObjectSearchFilter"] | components["schemas"]["PropertyExistsObjectSearchFilter"] | components["schemas"]["PropertyEqualsObjectSearchFilter"] | components["schemas"]["PropertyInObjectSearchFilter"] | components["schemas"]["PropertyRangeObjectSearchFilter"] | components["schemas"]["PropertyPrefixObjectSearchFilter"] | components["schemas"]["PropertyTextObjectSearchFilter"] | components["schemas"]["PropertyOriginObjectSearchFilter"] | components["schemas"]["HasLinkObjectSearchFilter"] | components["schemas"]["LinkedFromObjectSearchFilter"] | components["schemas"]["LinksToObjectSearchFilter"] | components["schemas"]["FirstSightingObjectSearchFilter"] | components["schemas"]["LastSightingObjectSearchFilter"] | components["schemas"]["SightedDuringObjectSearchFilter"];
         /** @description Sighted at some time overlapping [start, end] */
         SightedDuringObjectSearchFilter: {
@@ -1107,7 +1107,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path?: never;
@@ -1133,7 +1133,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -1296,7 +1296,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path?: never;
@@ -1336,7 +1336,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -1499,7 +1499,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path: {
@@ -1521,7 +1521,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -1756,7 +1756,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path: {
@@ -1769,7 +1769,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -1981,7 +1981,7 @@ export interface operations {
                 asOf?: string;
             };
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path: {
@@ -1994,7 +1994,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -2165,7 +2165,7 @@ export interface operations {
                 consistency?: "STRONG" | "EVENTUALLY";
             };
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path: {
@@ -2178,7 +2178,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -2374,7 +2374,7 @@ export interface operations {
                 from: string;
             };
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path: {
@@ -2387,7 +2387,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -2575,7 +2575,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path: {
@@ -2610,7 +2610,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };

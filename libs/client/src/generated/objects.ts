@@ -604,7 +604,7 @@ export interface components {
              */
             snapshot?: boolean;
             /**
-             * @description An ObjectSearchFilter in the union encoding {"type": "<variant>", "<variant>": {...}} (API §7)
+             * @description An ObjectSearchFilter in the union encoding {"type": "<variant>", "<variant>": {...}} (docs/api.md §7)
              * @example {
              *       "type": "and",
              *       "and": {
@@ -752,7 +752,7 @@ export interface components {
         };
         AggregateObjectsRequest: {
             /**
-             * @description An ObjectSearchFilter in the union encoding {"type": "<variant>", "<variant>": {...}} (API §7)
+             * @description An ObjectSearchFilter in the union encoding {"type": "<variant>", "<variant>": {...}} (docs/api.md §7)
              * @example {
              *       "type": "objectType",
              *       "objectType": {
@@ -843,7 +843,7 @@ export interface components {
              */
             asOf?: string;
         };
-        /** @description The Conjure error body (API §2) */
+        /** @description The Conjure error body (docs/api.md §2) */
         SerializableError: {
             /** @enum {string} */
             errorCode: "INVALID_ARGUMENT" | "UNAUTHORIZED" | "PERMISSION_DENIED" | "NOT_FOUND" | "CONFLICT" | "REQUEST_ENTITY_TOO_LARGE" | "UNAVAILABLE" | "INTERNAL";
@@ -859,7 +859,7 @@ export interface components {
                 [key: string]: string | number | boolean | string[];
             };
         };
-        /** @description ObjectSearchFilter (API §7), a union in the encoding {"type": "<variant>", "<variant>": {...}}; at most 32 levels, 1,000 nodes and 10,000 entries per list */
+        /** @description ObjectSearchFilter (docs/api.md §7), a union in the encoding {"type": "<variant>", "<variant>": {...}}; at most 32 levels, 1,000 nodes and 10,000 entries per list */
         ObjectSearchFilter: components["schemas"]["AndObjectSearchFilter"] | components["schemas"]["OrObjectSearchFilter"] | components["schemas"]["NotObjectSearchFilter"] | components["schemas"]["AllObjectSearchFilter"] | components["schemas"]["ObjectTypeObjectSearchFilter"] | components["schemas"]["EnvironmentObjectSearchFilter"] | components["schemas"]["ObjectIdObjectSearchFilter"] | components["schemas"]["TagObjectSearchFilter"] | components["schemas"]["PropertyExistsObjectSearchFilter"] | components["schemas"]["PropertyEqualsObjectSearchFilter"] | components["schemas"]["PropertyInObjectSearchFilter"] | components["schemas"]["PropertyRangeObjectSearchFilter"] | components["schemas"]["PropertyPrefixObjectSearchFilter"] | components["schemas"]["PropertyTextObjectSearchFilter"] | components["schemas"]["PropertyOriginObjectSearchFilter"] | components["schemas"]["HasLinkObjectSearchFilter"] | components["schemas"]["LinkedFromObjectSearchFilter"] | components["schemas"]["LinksToObjectSearchFilter"] | components["schemas"]["FirstSightingObjectSearchFilter"] | components["schemas"]["LastSightingObjectSearchFilter"] | components["schemas"]["SightedDuringObjectSearchFilter"];
         /** @description Sighted at some time overlapping [start, end] */
         SightedDuringObjectSearchFilter: {
@@ -1167,7 +1167,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path?: never;
@@ -1177,7 +1177,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -1316,7 +1316,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path?: never;
@@ -1441,7 +1441,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -1628,7 +1628,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path: {
@@ -1641,7 +1641,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -1807,7 +1807,7 @@ export interface operations {
                 expectedVersion?: number;
             };
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path: {
@@ -1883,7 +1883,7 @@ export interface operations {
             /** @description Replaced, or unchanged (no new version) */
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -1894,7 +1894,7 @@ export interface operations {
             /** @description Created (or written again after a delete) */
             201: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -2108,7 +2108,7 @@ export interface operations {
                 expectedVersion?: number;
             };
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path: {
@@ -2123,7 +2123,7 @@ export interface operations {
         responses: {
             204: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -2334,7 +2334,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path?: never;
@@ -2401,7 +2401,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -2595,7 +2595,7 @@ export interface operations {
                 pageSize?: number;
             };
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path?: never;
@@ -2637,7 +2637,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -2831,7 +2831,7 @@ export interface operations {
                 pageSize?: number;
             };
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path?: never;
@@ -2854,7 +2854,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -3025,7 +3025,7 @@ export interface operations {
                 version?: number;
             };
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path: {
@@ -3040,7 +3040,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -3221,7 +3221,7 @@ export interface operations {
                 startTime: string;
             };
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path: {
@@ -3236,7 +3236,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -3405,7 +3405,7 @@ export interface operations {
                 environmentId?: string;
             };
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path: {
@@ -3418,7 +3418,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
@@ -3610,7 +3610,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
             };
             path?: never;
@@ -3656,7 +3656,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
                     "X-Consistency-Token"?: string;
                     [name: string]: unknown;
                 };

@@ -17,7 +17,7 @@ export interface InternalAggregateRequest {
   /** As the caller sent them; validated by the objects app. */
   groupBy?: unknown;
   metrics?: unknown;
-  /** Aggregate the members as of this instant (RFC 3339; API.md §10). */
+  /** Aggregate the members as of this instant (RFC 3339; docs/api.md §10). */
   asOf?: string;
 }
 

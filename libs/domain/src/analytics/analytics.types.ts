@@ -1,5 +1,5 @@
 /**
- * Ordering and aggregation (API.md §9): what a validated request says, resolved against the
+ * Ordering and aggregation (docs/api.md §9): what a validated request says, resolved against the
  * ontology so the SQL builders never look a property up again.
  */
 import { PropertyType } from '../ontology/ontology.types';
@@ -96,7 +96,7 @@ export interface ResolvedAggregation {
 export const BUCKET_TYPES = ['exact', 'fixedWidth', 'ranges', 'duration'] as const;
 export const METRIC_TYPES = ['count', 'min', 'max', 'sum', 'avg', 'exactDistinct', 'approximateDistinct'] as const;
 
-/** Limits of API.md §9. */
+/** Limits of docs/api.md §9. */
 export const ANALYTICS_LIMITS = {
   orderByKeys: 3,
   buckets: 3,

@@ -1,6 +1,6 @@
 /**
  * Domain errors: thrown by services, turned into the Conjure `SerializableError`
- * body (API.md §2) by the one global exception filter. Services never build HTTP bodies.
+ * body (docs/api.md §2) by the one global exception filter. Services never build HTTP bodies.
  */
 export type ErrorCode =
   | 'INVALID_ARGUMENT'
@@ -12,7 +12,7 @@ export type ErrorCode =
   | 'UNAVAILABLE'
   | 'INTERNAL';
 
-/** The HTTP status of each error code (API.md §2). */
+/** The HTTP status of each error code (docs/api.md §2). */
 export const ERROR_CODE_STATUS: Readonly<Record<ErrorCode, number>> = {
   INVALID_ARGUMENT: 400,
   UNAUTHORIZED: 401,

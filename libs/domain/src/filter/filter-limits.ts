@@ -10,7 +10,7 @@ export const MAX_FILTER_TOTAL_LIST_ENTRIES = 100_000;
  */
 export const MAX_FILTER_STRING_LENGTH = 4096;
 
-/** Bounds of a filter (API.md §7). Compiled set definitions, sent between the services, use larger ones. */
+/** Bounds of a filter (docs/api.md §7). Compiled set definitions, sent between the services, use larger ones. */
 export interface FilterLimits {
   depth: number;
   nodes: number;

@@ -1,5 +1,5 @@
 /**
- * ObjectSearchFilter (API.md §7) in the Conjure union encoding:
+ * ObjectSearchFilter (docs/api.md §7) in the Conjure union encoding:
  * `{"type": "<variant>", "<variant>": { ...payload }}`.
  */
 export type PropertyValue = string | number | boolean | { lat: number; lon: number };

@@ -1,5 +1,5 @@
 /**
- * Identifier rules (API.md §1) for ObjectId, EnvironmentId, ObjectTypeId, LinkId, TagId and
+ * Identifier rules (docs/api.md §1) for ObjectId, EnvironmentId, ObjectTypeId, LinkId, TagId and
  * property ids: 1–256 characters, no `/`, no control characters, no leading or trailing
  * whitespace. `versioned` is reserved as an environment id because it would shadow a route.
  */

@@ -1,6 +1,6 @@
 import { ObjectSearchFilter } from '../filter';
 
-/** ObjectSetDefinition (API.md §5) in the Conjure union encoding. */
+/** ObjectSetDefinition (docs/api.md §5) in the Conjure union encoding. */
 export interface DefinitionPayloads {
   stable: { objects: { environmentId: string; id: string }[] };
   filter: { filter: ObjectSearchFilter; startingSet?: string };

@@ -1,4 +1,4 @@
-/** The ontology (API.md §6): object types with typed properties, and link types. */
+/** The ontology (docs/api.md §6): object types with typed properties, and link types. */
 export const PROPERTY_TYPES = ['string', 'long', 'double', 'boolean', 'date', 'timestamp', 'geopoint'] as const;
 export type PropertyType = (typeof PROPERTY_TYPES)[number];
 

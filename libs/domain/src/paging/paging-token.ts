@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidArgument, InvalidPagingToken } from '../errors';
 
 /**
- * Keyset paging tokens (API.md §3): opaque (base64url), tamper-evident (HMAC-SHA256 with a
+ * Keyset paging tokens (docs/api.md §3): opaque (base64url), tamper-evident (HMAC-SHA256 with a
  * server secret) and bound to their request (a hash of everything that defines the request
  * except the page size). The position inside is the keyset of the last item returned.
  */
@@ -96,7 +96,7 @@ export interface PageSizeLimits {
   max: number;
 }
 
-/** Page size rule (API.md §3): absent → default; below 1 → 400; above max → clamped. */
+/** Page size rule (docs/api.md §3): absent → default; below 1 → 400; above max → clamped. */
 export function resolvePageSize(raw: unknown, limits: PageSizeLimits, field = 'pageSize'): number {
   if (raw === undefined || raw === null || raw === '') return limits.default;
   const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;

@@ -1,7 +1,7 @@
 import { DomainError } from '../errors';
 import { asOfJson, parseAsOf } from './as-of';
 
-describe('parseAsOf (API.md §10)', () => {
+describe('parseAsOf (docs/api.md §10)', () => {
   const now = new Date('2026-11-22T08:00:00.000Z');
   const fault = (raw: unknown, field?: string) => {
     try {

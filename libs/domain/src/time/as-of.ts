@@ -2,7 +2,7 @@ import { InvalidArgument } from '../errors';
 import { parseDatetime } from './datetime';
 
 /**
- * `asOf` (API.md §10): an RFC 3339 datetime with an offset, not in the future; absent (undefined
+ * `asOf` (docs/api.md §10): an RFC 3339 datetime with an offset, not in the future; absent (undefined
  * or null) means now, which reads the current rows. A bad or future value is 400 InvalidArgument
  * naming `field`.
  */
@@ -23,7 +23,7 @@ export function parseAsOf(raw: unknown, field = 'asOf', now?: Date): Date | unde
 export const NO_LATER_BOUND = new Date(8.64e15);
 
 /**
- * The instant a snapshot walk (`"snapshot": true`, API.md §10) reads at, as one SQL expression:
+ * The instant a snapshot walk (`"snapshot": true`, docs/api.md §10) reads at, as one SQL expression:
  * the start of the oldest transaction still open in this database, less a millisecond, and never
  * later than now. A write stamps its versions with clock_timestamp() taken inside its own
  * transaction, so a version that is not committed yet can only get a validFrom after the start of
@@ -40,7 +40,7 @@ export function asOfJson(asOf: Date | undefined): string {
   return asOf ? `,"asOf":${JSON.stringify(asOf.toISOString())}` : '';
 }
 
-/** Swagger: the `asOf` body field of the reads that take one (API.md §10). */
+/** Swagger: the `asOf` body field of the reads that take one (docs/api.md §10). */
 export const AS_OF_BODY_SCHEMA = {
   description:
     'Read as of this instant (RFC 3339 with an offset): objects, values, links, tags and sightings as their versions were then; absent: now; in the future: 400 InvalidArgument. The response carries asOf, and paging tokens are bound to it.',
@@ -48,7 +48,7 @@ export const AS_OF_BODY_SCHEMA = {
   format: 'date-time',
 };
 
-/** Swagger: the `snapshot` body field of the paged reads (API.md §10). */
+/** Swagger: the `snapshot` body field of the paged reads (docs/api.md §10). */
 export const SNAPSHOT_BODY_SCHEMA = {
   description:
     'Consistent paging: without asOf, the first page fixes the instant it read at, the token carries it, and every page reports it as asOf, so a walk sees one state of the data whatever is written meanwhile',

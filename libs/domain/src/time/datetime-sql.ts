@@ -1,6 +1,6 @@
 /**
  * The SQL twin of `formatDatetime`: renders a timestamptz expression as the wire format of
- * API.md §1 (UTC with milliseconds, `2026-11-22T08:00:00.000Z`) inside PostgreSQL, for
+ * docs/api.md §1 (UTC with milliseconds, `2026-11-22T08:00:00.000Z`) inside PostgreSQL, for
  * responses that PostgreSQL renders as JSON.
  */
 export function isoUtcSql(expr: string): string {

@@ -1,5 +1,5 @@
 /**
- * Datetimes on the wire (API.md §1): RFC 3339 with an offset in requests; UTC with
+ * Datetimes on the wire (docs/api.md §1): RFC 3339 with an offset in requests; UTC with
  * milliseconds in responses. Instants are kept to millisecond precision throughout.
  */
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;

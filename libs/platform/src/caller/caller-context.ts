@@ -1,7 +1,7 @@
 import type { ReadContext } from '../replicas/read-context';
 
 /**
- * Who is calling: every request gets one (API.md §8). With AUTH_MODE=none the user comes from
+ * Who is calling: every request gets one (docs/api.md §8). With AUTH_MODE=none the user comes from
  * `X-User-Id` (or `anonymous`) and every environment is visible.
  */
 export interface CallerContext {
@@ -10,7 +10,7 @@ export interface CallerContext {
   environments: '*' | readonly string[];
   /** The raw Authorization header, forwarded to the other service. */
   authorization?: string;
-  /** What the request asks of the data it reads (API.md §11), forwarded with calls to the other app. */
+  /** What the request asks of the data it reads (docs/api.md §11), forwarded with calls to the other app. */
   consistency?: ReadContext;
   /**
    * The roles of the token's roles claim (AUTH_MODE=jwt; empty when it has none). Undefined with

@@ -8,7 +8,7 @@ import { ALL_ENVIRONMENTS, CallerContext } from './caller-context';
 export const CLOCK_TOLERANCE_SECONDS = 30;
 
 /**
- * Verifies `Authorization: Bearer <JWT>` (API.md §8): HS256 with AUTH_JWT_SECRET, or RS256 /
+ * Verifies `Authorization: Bearer <JWT>` (docs/api.md §8): HS256 with AUTH_JWT_SECRET, or RS256 /
  * ES256 with AUTH_JWT_PUBLIC_KEY. `sub` is the user id; `environments` the visible
  * environment ids or `["*"]`; the roles claim (AUTH_ROLES_CLAIM) the caller's roles. With
  * AUTH_JWT_ISSUER / AUTH_JWT_AUDIENCE set, `iss` must equal the one and `aud` hold the other.

@@ -1,7 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 
 /**
- * Configuration read from the environment (names and defaults as ARCHITECTURE.md lists them),
+ * Configuration read from the environment (names and defaults as the README's "Configuration" lists them),
  * validated once at start: a bad value stops the app with a message naming every problem.
  */
 export type AuthMode = 'none' | 'jwt';
@@ -36,7 +36,7 @@ export class AppConfig {
   bodyLimit: string;
   largeBodyLimit: string;
   dbPoolSize: number;
-  /** Hot standbys of DATABASE_URL each app reads from (API.md §11): DATABASE_REPLICA_URLS, or the app's own variable. */
+  /** Hot standbys of DATABASE_URL each app reads from (docs/api.md §11): DATABASE_REPLICA_URLS, or the app's own variable. */
   objectsDatabaseReplicaUrls: string[];
   objectSetsDatabaseReplicaUrls: string[];
   /** A read without a token may be served by a replica that replayed everything committed this long before. */

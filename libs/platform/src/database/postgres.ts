@@ -120,7 +120,7 @@ export function observeStatements(dataSource: DataSource, observer: StatementObs
   statementObservers.set(pgPool(dataSource), observer);
 }
 
-/** The read router of a DataSource that has replicas (API.md §11); registered by the app's ReadRouter provider. */
+/** The read router of a DataSource that has replicas (docs/api.md §11); registered by the app's ReadRouter provider. */
 const routers = new WeakMap<DataSource, ReadRouter>();
 
 export function routeReads(dataSource: DataSource, router: ReadRouter | undefined): void {
@@ -149,7 +149,7 @@ export function useWriteStatementTimeout(dataSource: DataSource, writeTimeoutMs:
  * The request being served, as its statements see it: one per request (made by
  * requestScopeMiddleware, the only AsyncLocalStorage a request enters). It knows whether the
  * request's client went away, which statements run for it (so they can be cancelled in
- * PostgreSQL when it does), its read context (API.md §11) and, only when something asks for one
+ * PostgreSQL when it does), its read context (docs/api.md §11) and, only when something asks for one
  * (a call to the other app), an AbortSignal. Nothing here costs a request more than one object:
  * no AbortController, closure or listener is made unless it is used.
  */
@@ -160,7 +160,7 @@ export class RequestScope {
   private controller: AbortController | undefined = undefined;
 
   constructor(
-    /** What the request asks of the data it reads (API.md §11), when the app routes reads. */
+    /** What the request asks of the data it reads (docs/api.md §11), when the app routes reads. */
     readonly read: ReadContext | undefined,
   ) {}
 
@@ -301,7 +301,7 @@ export function queryRows<T = any>(dataSource: DataSource, sql: string, params: 
 }
 
 /**
- * One statement on the primary's pool, whatever replicas there are (API.md §11: the members cache,
+ * One statement on the primary's pool, whatever replicas there are (docs/api.md §11: the members cache,
  * writes' own reads). With `label`, a hot statement: its duration is observed under that name like
  * queryRows'.
  */

@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { isDatabaseUnavailable, isIndexEntryTooLarge } from '../database/database-errors';
 import { DomainError, InvalidArgument, NotFoundRoute, PayloadTooLarge, DependencyUnavailable } from '@app/domain';
 
-/** The Conjure `SerializableError` body of API.md §2. */
+/** The Conjure `SerializableError` body of docs/api.md §2. */
 export interface SerializableError {
   errorCode: string;
   errorName: string;
@@ -14,7 +14,7 @@ export interface SerializableError {
 
 /**
  * Maps anything a handler throws to a domain error. Framework exceptions (body-parser limits,
- * unknown routes, malformed JSON) become the matching API.md error; a database that cannot be
+ * unknown routes, malformed JSON) become the matching docs/api.md error; a database that cannot be
  * reached (isDatabaseUnavailable) is 503 DependencyUnavailable with Retry-After, values too
  * large for an index entry (isIndexEntryTooLarge) are 400 InvalidArgument; unknown
  * exceptions become `Internal` and never leak their message.

@@ -102,7 +102,7 @@ const SAMPLE_PARAMETERS: Record<string, Record<string, unknown>> = {
 /** Errors every operation can answer. */
 const COMMON_ERRORS: ErrorName[] = ['InvalidArgument', 'Unauthorized', 'RequestHeadersTooLarge', 'Internal', 'DependencyUnavailable'];
 
-/** The status of an error: its code's, except where API.md says otherwise. */
+/** The status of an error: its code's, except where docs/api.md says otherwise. */
 const statusOf = (name: ErrorName): number => (name === 'RequestHeadersTooLarge' ? 431 : ERROR_CODE_STATUS[ERROR_CODES[name]]);
 
 /**
@@ -154,12 +154,12 @@ export function applyErrorResponses(document: OpenAPIObject, errors: OperationEr
 }
 
 const CONSISTENCY_TOKEN_DOC =
-  'API.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: ' +
+  'docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: ' +
   'read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to ' +
   'REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token).';
 
 /**
- * The consistency token of API.md §11 on every operation: an optional request header, and a
+ * The consistency token of docs/api.md §11 on every operation: an optional request header, and a
  * response header of every 2xx answer (a write's commit position, a read's position read at).
  */
 export function documentConsistencyToken(document: OpenAPIObject): void {
@@ -176,7 +176,7 @@ export function documentConsistencyToken(document: OpenAPIObject): void {
         response.headers = {
           ...response.headers,
           'X-Consistency-Token': {
-            description: 'API.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new',
+            description: 'docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new',
             schema: { type: 'string', example: 'AWsEqPBd7bvzAAAAAAMAEUg' },
           },
         };

@@ -6,7 +6,7 @@ import { FILTER_TYPES, FilterType } from '@app/domain';
 
 /*
  * The OpenAPI schemas that no DTO class describes: the recursive unions of the wire contract
- * (ObjectSearchFilter, API.md §7; ObjectSetDefinition, §5), the JSON forms of a property value,
+ * (ObjectSearchFilter, docs/api.md §7; ObjectSetDefinition, §5), the JSON forms of a property value,
  * and the Conjure error body (§2). createApiDocument adds the ones a document references.
  * Decorators reference them with apiSchemaRef(name). Like the DTOs, they only document: the
  * validators check the values at runtime and report the exact path of a fault.
@@ -102,7 +102,7 @@ const DEFINITION_PAYLOADS: Record<string, [SchemaObject, string]> = {
 };
 const definitionVariantName = (t: string) => `${cap(t)}ObjectSetDefinition`;
 
-/** The error names each status answers with (API.md §2). */
+/** The error names each status answers with (docs/api.md §2). */
 export const ERROR_CODES: Record<string, ErrorCode> = {
   InvalidArgument: 'INVALID_ARGUMENT',
   InvalidFilter: 'INVALID_ARGUMENT',
@@ -132,12 +132,12 @@ export type ErrorName = keyof typeof ERROR_CODES;
 export const API_SCHEMAS: Record<string, SchemaObject> = {
   ObjectSearchFilter: union(
     Object.fromEntries(FILTER_TYPES.map((t) => [t, filterVariantName(t)])),
-    'ObjectSearchFilter (API §7), a union in the encoding {"type": "<variant>", "<variant>": {...}}; at most 32 levels, 1,000 nodes and 10,000 entries per list',
+    'ObjectSearchFilter (docs/api.md §7), a union in the encoding {"type": "<variant>", "<variant>": {...}}; at most 32 levels, 1,000 nodes and 10,000 entries per list',
   ),
   ...Object.fromEntries(FILTER_TYPES.map((t) => [filterVariantName(t), variant(t, FILTER_PAYLOADS[t][0], FILTER_PAYLOADS[t][1])])),
   ObjectSetDefinition: union(
     Object.fromEntries(Object.keys(DEFINITION_PAYLOADS).map((t) => [t, definitionVariantName(t)])),
-    'ObjectSetDefinition (API §5), a union in the encoding {"type": "<variant>", "<variant>": {...}}',
+    'ObjectSetDefinition (docs/api.md §5), a union in the encoding {"type": "<variant>", "<variant>": {...}}',
   ),
   ...Object.fromEntries(Object.entries(DEFINITION_PAYLOADS).map(([t, [payload, description]]) => [definitionVariantName(t), variant(t, payload, description)])),
   ObjectSetFilter: union(
@@ -156,7 +156,7 @@ export const API_SCHEMAS: Record<string, SchemaObject> = {
   GeoPoint: object({ lat: { type: 'number', minimum: -90, maximum: 90 }, lon: { type: 'number', minimum: -180, maximum: 180 } }, ['lat', 'lon'], 'geopoint'),
   SerializableError: {
     type: 'object',
-    description: 'The Conjure error body (API §2)',
+    description: 'The Conjure error body (docs/api.md §2)',
     properties: {
       errorCode: { type: 'string', enum: [...new Set(Object.values(ERROR_CODES))] },
       errorName: { type: 'string', enum: Object.keys(ERROR_CODES) },

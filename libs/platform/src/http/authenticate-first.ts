@@ -16,7 +16,7 @@ export type RequestWithVerifiedCaller = { [VERIFIED_CALLER]?: CallerContext };
 const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
 
 /**
- * AUTH_MODE=jwt: verifies the bearer token before the body parser runs (API.md §8: credentials
+ * AUTH_MODE=jwt: verifies the bearer token before the body parser runs (docs/api.md §8: credentials
  * are checked before anything else), so a caller without valid credentials never makes the
  * service read, buffer or parse a body. A refused request that carries a body is answered 401
  * with `Connection: close`, so the rest of its body is not read either. The verified caller is

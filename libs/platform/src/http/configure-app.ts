@@ -72,7 +72,7 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
   //   the parser itself decides): a GET skips it.
   // - The body guard, before routing: no pipe ever sees a body it cannot handle.
   // - The request's scope (after the parser, whose stream callbacks would lose it), which holds
-  //   its read context (API.md §11) and cancels its statements in PostgreSQL and its calls to the
+  //   its read context (docs/api.md §11) and cancels its statements in PostgreSQL and its calls to the
   //   other app when its client goes away, until the handler.
   const parser = json({ limit: config.bodyLimit, type: JSON_MEDIA_TYPES, verify: noteUnicodeEscapes });
   const largeParser = json({ limit: config.largeBodyLimit, type: JSON_MEDIA_TYPES, verify: noteUnicodeEscapes });

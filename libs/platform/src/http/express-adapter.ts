@@ -54,7 +54,7 @@ export function createExpressServer(app: Express): Server {
     }
   }
   class ExpressResponse extends ServerResponse {
-    // The consistency token of every 2xx answer (API.md §11; attachReadContext), here rather
+    // The consistency token of every 2xx answer (docs/api.md §11; attachReadContext), here rather
     // than as properties set on each response.
     override writeHead(...args: unknown[]): this {
       consistencyWriteHead(this, args[0] as number);

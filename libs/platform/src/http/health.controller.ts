@@ -24,7 +24,7 @@ export class HealthController {
   @HealthCheck()
   ready() {
     const checks: HealthIndicatorFunction[] = [() => this.db.pingCheck('database', { timeout: 2000 })];
-    // Replicas are reported, never failed on: their reads go to the primary meanwhile (API.md §11).
+    // Replicas are reported, never failed on: their reads go to the primary meanwhile (docs/api.md §11).
     const router = this.router;
     if (router?.replicas.length) checks.push(async () => ({ replicas: { status: 'up', replicas: router.status() } }));
     return this.health.check(checks);

@@ -38,7 +38,7 @@ export async function callService(call: ServiceCall): Promise<string> {
         ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
         'x-user-id': call.caller.userId,
         ...(call.caller.authorization ? { authorization: call.caller.authorization } : {}),
-        // The caller's consistency holds in the other app too (API.md §11).
+        // The caller's consistency holds in the other app too (docs/api.md §11).
         ...consistencyHeaders(call.caller.consistency),
       },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),

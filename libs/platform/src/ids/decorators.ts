@@ -17,14 +17,14 @@ function ruleDecorator(name: string, fault: (v: unknown) => string | undefined, 
     });
 }
 
-/** The Swagger schema of an identifier (API.md §1), for a body checked by hand rather than by the validation pipe. */
+/** The Swagger schema of an identifier (docs/api.md §1), for a body checked by hand rather than by the validation pipe. */
 export const ApiIdentifier = (api: ApiPropertyOptions = {}) => ApiProperty({ minLength: 1, maxLength: MAX_IDENTIFIER_LENGTH, ...api } as ApiPropertyOptions);
 
 /** The Swagger schema of an environment id. */
 export const ApiEnvironmentId = (api: ApiPropertyOptions = {}, options: { each?: boolean } = {}) =>
   ApiIdentifier({ example: options.each ? ['prod'] : 'prod', ...api } as ApiPropertyOptions);
 
-/** An identifier (API.md §1), validated and documented in one decorator. */
+/** An identifier (docs/api.md §1), validated and documented in one decorator. */
 export function IsIdentifier(api: ApiPropertyOptions = {}, options: { each?: boolean } = {}) {
   return applyDecorators(ruleDecorator('isIdentifier', identifierFault, !!options.each), ApiIdentifier(api));
 }

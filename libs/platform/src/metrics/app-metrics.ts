@@ -66,7 +66,7 @@ export class AppMetrics implements OnModuleInit {
       this.dataSource?.isInitialized ? pgPool(this.dataSource) : undefined;
     new Gauge({ name: 'db_pool_connections', help: 'Connections the pg pool holds (open)', registers, collect() { this.set(pool()?.totalCount ?? 0); } });
     new Gauge({ name: 'db_pool_idle_connections', help: 'Open pg pool connections not in use', registers, collect() { this.set(pool()?.idleCount ?? 0); } });
-    // Read replicas (API.md §11), when the app has any: read statements by target, each replica's state and lag.
+    // Read replicas (docs/api.md §11), when the app has any: read statements by target, each replica's state and lag.
     const router = () => (this.dataSource ? readRouterOf(this.dataSource) : undefined);
     const counted = { primary: 0, replica: 0 };
     new Counter({

@@ -1,7 +1,7 @@
 import { InvalidArgument } from '@app/domain';
 
 /**
- * The consistency token of API.md §11: opaque to clients, here version 1 of a small binary
+ * The consistency token of docs/api.md §11: opaque to clients, here version 1 of a small binary
  * record in base64url. It names, for each PostgreSQL cluster a request touched (a primary and
  * its physical standbys share one `system_identifier`), a WAL position: the data a response
  * was read from, or a write committed, is at or before it. Each app acts on its own cluster's

@@ -15,7 +15,7 @@ type ContextRequest = Request & { readContext?: ReadContext; [ROUTER]?: ReadRout
 type HookedResponse = ServerResponse & { req: ContextRequest };
 
 /**
- * Whether a request is a write (API.md §11's list: PUT/DELETE of objects and sets, ingest,
+ * Whether a request is a write (docs/api.md §11's list: PUT/DELETE of objects and sets, ingest,
  * PUT /ontology, POST /object-sets), by method and path: the POSTs that read (bulk, search,
  * aggregate, the apps' internal calls) are reads.
  */
@@ -26,7 +26,7 @@ export function isWriteRequest(method: string, path: string): boolean {
 }
 
 /**
- * Gives a request its ReadContext (API.md §11) and returns it: the client's X-Consistency-Token
+ * Gives a request its ReadContext (docs/api.md §11) and returns it: the client's X-Consistency-Token
  * (400 InvalidArgument, thrown, when unparsable), the other app's X-Consistency-Level, and
  * whether it is a write. Every 2xx response then carries X-Consistency-Token: a read's the
  * position it read at (at least), a write's the primary's position after its commit. The

@@ -2,7 +2,7 @@ import { CallerContext } from '../caller/caller-context';
 import { ConsistencyPositions, mergePositions } from './consistency-token';
 
 /**
- * What one request asks of the data it reads, and what it learned (API.md §11). Made by
+ * What one request asks of the data it reads, and what it learned (docs/api.md §11). Made by
  * attachReadContext for every request, carried on the request and on its CallerContext (so
  * calls to the other app forward it) and in the request's RequestScope, which the routed read
  * statements consult (ReadRouter).
@@ -45,7 +45,7 @@ export class ReadContext {
 }
 
 /**
- * Reads of this request see every write acknowledged before it arrived (API.md §11: STRONG
+ * Reads of this request see every write acknowledged before it arrived (docs/api.md §11: STRONG
  * members, a set's diff and aggregates): the primary's position then is their floor. Does
  * nothing for a request whose reads all run on the primary anyway.
  */

@@ -4,7 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { ReadRouter } from './read-router';
 
 /**
- * The app's ReadRouter (API.md §11) over its DataSource, with the replicas `replicaUrls` picks
+ * The app's ReadRouter (docs/api.md §11) over its DataSource, with the replicas `replicaUrls` picks
  * from the configuration (each app has its own variable, DATABASE_REPLICA_URLS for both).
  * It starts polling when the module initialises and stops when it is destroyed.
  */

@@ -7,7 +7,7 @@ import { parseLsn } from './consistency-token';
 import { ReadContext } from './read-context';
 
 /**
- * Read routing over PostgreSQL streaming replicas (API.md §11), one per app, for its DataSource.
+ * Read routing over PostgreSQL streaming replicas (docs/api.md §11), one per app, for its DataSource.
  *
  * A timer (not each request) asks the primary for its WAL position (`pg_current_wal_insert_lsn`)
  * and each replica for what it has replayed (`pg_last_wal_replay_lsn`). From the primary's

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Time travel of sets (API.md §10): every state of a set's metadata and definition, with its
+ * Time travel of sets (docs/api.md §10): every state of a set's metadata and definition, with its
  * validity interval [valid_from, valid_to) (valid_to 'infinity' while current). A trigger on
  * object_sets.object_set writes it in the same transaction as every change, whoever makes it (the
  * API, the expiry sweep, npm start's demo loader, an operator's SQL): an insert opens a row valid

@@ -91,7 +91,7 @@ export class ObjectSetMetadataDto {
   @ApiPropertyOptional({ description: 'Ephemeral sets only', example: '2026-11-23T08:00:00.000Z' }) expiresAt?: string;
 }
 
-/** getObjectSetMetadata: the metadata, with `asOf` when it was read as of an instant (API.md §10). */
+/** getObjectSetMetadata: the metadata, with `asOf` when it was read as of an instant (docs/api.md §10). */
 export class ObjectSetMetadataReadDto extends ObjectSetMetadataDto {
   @ApiPropertyOptional(AS_OF_RESPONSE_SCHEMA) asOf?: string;
 }
@@ -110,7 +110,7 @@ export class GetObjectSetMembersResultDto {
   @ApiPropertyOptional(AS_OF_RESPONSE_SCHEMA) asOf?: string;
 }
 
-/** getObjectSetDiff (API.md §10): members at `to` and not at `from` (added), and the reverse (removed). */
+/** getObjectSetDiff (docs/api.md §10): members at `to` and not at `from` (added), and the reverse (removed). */
 export class ObjectSetDiffDto {
   @ApiProperty({
     description: 'Environment → ids (sorted) of the members at `to` that were not members at `from`; environments with none are left out',
@@ -128,7 +128,7 @@ export class ObjectSetDiffDto {
   removed: Record<string, string[]>;
 }
 
-/** The aggregation of a set's members (API.md §9); checked by the objects app (400 InvalidArgument with `path`). */
+/** The aggregation of a set's members (docs/api.md §9); checked by the objects app (400 InvalidArgument with `path`). */
 export class AggregateObjectSetRequestDto {
   @ApiGroupByField() groupBy?: unknown;
   @ApiMetricsField() metrics: unknown;

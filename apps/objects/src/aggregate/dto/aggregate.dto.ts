@@ -4,12 +4,12 @@ import { ApiAsOfBodyField, ApiGroupByField, ApiMetricsField, apiSchemaRef } from
 import { hasOwn, InternalAggregateRequest, InvalidArgument, isPlainObject, kindOf } from '@app/domain';
 
 /**
- * AggregateObjectsRequest (API.md §9). `filter` is checked by the filter validator (400
+ * AggregateObjectsRequest (docs/api.md §9). `filter` is checked by the filter validator (400
  * InvalidFilter), `groupBy` and `metrics` by validateAggregation (400 InvalidArgument with `path`).
  */
 export class AggregateObjectsRequestDto {
   @ApiProperty({
-    description: 'An ObjectSearchFilter in the union encoding {"type": "<variant>", "<variant>": {...}} (API §7)',
+    description: 'An ObjectSearchFilter in the union encoding {"type": "<variant>", "<variant>": {...}} (docs/api.md §7)',
     ...apiSchemaRef('ObjectSearchFilter'),
     example: { type: 'objectType', objectType: { types: ['device'] } },
   })

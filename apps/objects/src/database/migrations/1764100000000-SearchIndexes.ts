@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Indexes for searchObjects (API.md §7): one per selective filter variant, written for the exact
+ * Indexes for searchObjects (docs/api.md §7): one per selective filter variant, written for the exact
  * expressions apps/objects/src/search/filter-compiler.ts emits (see SEARCH_INDEX_DDL there; a
  * test checks the two agree). Strings are indexed on their first 300 characters so long values
  * still fit a btree entry; the compiler rechecks the full value. The CREATE STATISTICS give the

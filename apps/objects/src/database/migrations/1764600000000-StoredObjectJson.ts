@@ -18,7 +18,7 @@ export function objectJsonSql(alias: string): string {
 }
 
 /**
- * Every current object and every version keeps its OntologyObject JSON (API.md §4) as text,
+ * Every current object and every version keeps its OntologyObject JSON (docs/api.md §4) as text,
  * rendered once when the row is written (object-writes.repository.ts rendered it with the same
  * objectJsonSql then), so the hot reads return stored text instead of building JSON from jsonb on
  * every call. A version's envelope (`version`, `validFrom`, `validTo`) is not stored: `validTo`

@@ -33,7 +33,7 @@ export const SEARCH_HISTORY_INDEX_DDL: string[] = [
 ];
 
 /**
- * Time travel (API.md §10): the derived search rows get a history. property_value and link keep
+ * Time travel (docs/api.md §10): the derived search rows get a history. property_value and link keep
  * the present exactly as before (so reads of the present do not change at all); every row they
  * ever held is also in property_value_history / link_history with its validity interval
  * [valid_from, valid_to) (valid_to 'infinity' while current), written by the object write path in

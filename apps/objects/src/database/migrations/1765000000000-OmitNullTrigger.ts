@@ -26,7 +26,7 @@ interface Row {
 }
 
 /**
- * Optional fields with no value are omitted, never null (API.md §1): writes now take a property
+ * Optional fields with no value are omitted, never null (docs/api.md §1): writes now take a property
  * value's `"trigger": null` as no trigger, and this rewrites the rows written before, where a
  * null trigger was stored as sent, to read exactly as if written now. Forward only (there is
  * nothing to undo: null and absent mean the same).

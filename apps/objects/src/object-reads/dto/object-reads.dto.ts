@@ -6,7 +6,7 @@ import { PROPERTY_VALUE_SCHEMA } from '../../object-writes/dto/write-object.dto'
 
 export const MAX_BULK_IDS = 10_000;
 
-/** The instant a paged read of objects (bulk, search) is read at (API.md §10): `asOf`, or a snapshot walk. */
+/** The instant a paged read of objects (bulk, search) is read at (docs/api.md §10): `asOf`, or a snapshot walk. */
 export abstract class PagedReadInstantDto {
   @ApiPropertyOptional(AS_OF_BODY_SCHEMA)
   @IsOptional()
@@ -19,7 +19,7 @@ export abstract class PagedReadInstantDto {
   snapshot?: boolean;
 }
 
-/** BulkLoadObjectRequest (seed §2): 1 to 10,000 ids; duplicates are ignored. */
+/** BulkLoadObjectRequest (docs/api.md §4): 1 to 10,000 ids; duplicates are ignored. */
 export class BulkLoadObjectRequestDto extends PagedReadInstantDto {
   @IsArray()
   @ArrayMinSize(1)
@@ -58,7 +58,7 @@ export class OntologyObjectWithVersionDto {
   @ApiPropertyOptional({ description: 'Omitted for the current version', example: '2026-04-01T00:00:00.000Z' }) validTo?: string;
 }
 
-/** loadOntologyObject's answer: the object, with `asOf` when read as of an instant (API.md §10). */
+/** loadOntologyObject's answer: the object, with `asOf` when read as of an instant (docs/api.md §10). */
 export class LoadedOntologyObjectDto extends OntologyObjectDto {
   @ApiPropertyOptional(AS_OF_RESPONSE_SCHEMA) asOf?: string;
 }

@@ -4,10 +4,10 @@ import { apiSchemaRef, ORDER_BY_SCHEMA } from '@app/platform';
 import { AS_OF_RESPONSE_SCHEMA } from '@app/domain';
 import { PagedReadInstantDto } from '../../object-reads/dto/object-reads.dto';
 
-/** ObjectSearchRequest (seed §2). `filter` is checked by the filter validator (400 InvalidFilter). */
+/** ObjectSearchRequest (docs/api.md §4). `filter` is checked by the filter validator (400 InvalidFilter). */
 export class ObjectSearchRequestDto extends PagedReadInstantDto {
   @ApiProperty({
-    description: 'An ObjectSearchFilter in the union encoding {"type": "<variant>", "<variant>": {...}} (API §7)',
+    description: 'An ObjectSearchFilter in the union encoding {"type": "<variant>", "<variant>": {...}} (docs/api.md §7)',
     ...apiSchemaRef('ObjectSearchFilter'),
     example: { type: 'and', and: { filters: [{ type: 'objectType', objectType: { types: ['person'] } }, { type: 'tag', tag: { tags: ['vip'] } }] } },
   })
