@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { ERROR_CODES } from '@app/platform';
 
 /**
@@ -95,4 +95,31 @@ describe('docs/api.md', () => {
     const rows = new Map([...DOC.matchAll(/^\| `(\w+)` \| (\d{3}) \| (\w+) \|/gm)].map((m) => [m[1], m[3]]));
     expect(Object.fromEntries(rows)).toEqual(ERROR_CODES);
   });
+
+  it('is what code and docs point at: every "docs/api.md §N" exists, and nothing points at documents outside the repository', () => {
+    const numbers = new Set([...DOC.matchAll(/^## (\d+)\. /gm)].map((m) => m[1]));
+    const faults: string[] = [];
+    for (const file of sourceFiles()) {
+      const text = readFileSync(file, 'utf8');
+      const where = relative(ROOT, file);
+      for (const m of text.matchAll(/docs\/api\.md §(\d+)/g)) if (!numbers.has(m[1])) faults.push(`${where}: docs/api.md has no §${m[1]}`);
+      for (const m of text.matchAll(/(?<![\w/.])(API\.md|API §\d+|ARCHITECTURE\.md|seed §[\d.]+)/g)) faults.push(`${where}: ${m[1]} is not in the repository (docs/api.md has the same section numbers)`);
+    }
+    expect(faults).toEqual([]);
+  });
 });
+
+/** The repository's sources and documents (not generated files, not recorded results). */
+function sourceFiles(): string[] {
+  const out: string[] = [join(ROOT, 'README.md')];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!['node_modules', 'generated', 'results', 'queries'].includes(entry.name)) walk(path);
+      } else if (/\.(ts|mjs|cjs|js|md|ya?ml|sh)$/.test(entry.name) && path !== join(ROOT, 'docs/api.md')) out.push(path);
+    }
+  };
+  for (const dir of ['apps', 'libs', 'test', 'scripts', 'bench', 'docs', 'docker']) walk(join(ROOT, dir));
+  return out;
+}
