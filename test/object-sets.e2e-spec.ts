@@ -133,6 +133,14 @@ describe('object sets: definitions, members, consistency, errors', () => {
       ]);
     });
 
+    it('a filter with an empty id list: no members, and the set reads back as it was written', async () => {
+      const definition = { type: 'filter', filter: { filter: { type: 'objectId', objectId: { ids: [] } } } };
+      const id = await create(definition);
+      expect(await expectMembers(id, {})).toEqual({ members: {}, links: [] });
+      // Its answer is checked against the OpenAPI document too (which once said ids had at least one entry).
+      expect((await t.setsHttp().get(`/object-sets/${id}/metadata`).expect(200)).body.definition).toEqual(definition);
+    });
+
     it('filter, with and without a starting set', async () => {
       const vip = await create({ type: 'filter', filter: { filter: f.tag('vip') } });
       await expectMembers(vip, { prod: ['p-1', 'p-2', 'p-5'], staging: ['p-1'] });

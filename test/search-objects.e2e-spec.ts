@@ -53,6 +53,12 @@ describe('POST /objects/search: every filter variant on real data', () => {
     ['objectType', v('objectType', { types: ['company'] }), ['prod/c-1', 'prod/c-2']],
     ['environment', v('environment', { environmentIds: ['staging'] }), ['staging/p-1']],
     ['objectId (any environment)', v('objectId', { ids: ['p-1', 'nope'] }), ['prod/p-1', 'staging/p-1']],
+    // Empty id lists are taken (and documented so): nothing has one of no ids; ALL of no tags holds for every object.
+    ['objectId with no ids: nothing', v('objectId', { ids: [] }), []],
+    ['objectType with no types: nothing', v('objectType', { types: [] }), []],
+    ['environment with no environments: nothing', v('environment', { environmentIds: [] }), []],
+    ['tag ANY of no tags: nothing', v('tag', { tags: [] }), []],
+    ['tag ALL of no tags: every object', v('tag', { tags: [], match: 'ALL' }), ALL],
     ['tag ANY (default)', v('tag', { tags: ['navy', 'math'] }), ['prod/p-1', 'prod/p-3']],
     ['tag ALL', v('tag', { tags: ['vip', 'math'], match: 'ALL' }), ['prod/p-1']],
     ['propertyExists', v('propertyExists', { propertyId: 'email' }), ['prod/p-1', 'prod/p-2']],

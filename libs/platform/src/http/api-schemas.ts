@@ -52,15 +52,18 @@ function union(variants: Record<string, string>, description: string): SchemaObj
 const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
 const DATETIME = 'A datetime with an offset (RFC 3339)';
 
+// The id lists of objectType, environment, objectId and tag may be empty, as the filter validator
+// takes them: an empty list matches no object (tag with ALL: every object), so a filter built
+// from a list that happens to be empty needs no special case.
 const FILTER_PAYLOADS: Record<FilterType, [SchemaObject, string]> = {
   and: [object({ filters: { type: 'array', items: ref('ObjectSearchFilter'), minItems: 1 } }, ['filters']), 'Every filter holds'],
   or: [object({ filters: { type: 'array', items: ref('ObjectSearchFilter'), minItems: 1 } }, ['filters']), 'Any filter holds'],
   not: [object({ filter: ref('ObjectSearchFilter') }, ['filter']), 'The filter does not hold'],
   all: [object({}), 'Every object'],
-  objectType: [object({ types: strings('Object type ids', 1) }, ['types']), 'Objects of one of these types'],
-  environment: [object({ environmentIds: strings('Environment ids', 1) }, ['environmentIds']), 'Objects in one of these environments'],
-  objectId: [object({ ids: strings('Object ids (any environment)', 1) }, ['ids']), 'Objects with one of these ids'],
-  tag: [object({ tags: strings('Tag ids', 1), match: { type: 'string', enum: ['ANY', 'ALL'], default: 'ANY' } }, ['tags']), 'Objects carrying any / all of the tags'],
+  objectType: [object({ types: strings('Object type ids') }, ['types']), 'Objects of one of these types'],
+  environment: [object({ environmentIds: strings('Environment ids') }, ['environmentIds']), 'Objects in one of these environments'],
+  objectId: [object({ ids: strings('Object ids (any environment)') }, ['ids']), 'Objects with one of these ids'],
+  tag: [object({ tags: strings('Tag ids'), match: { type: 'string', enum: ['ANY', 'ALL'], default: 'ANY' } }, ['tags']), 'Objects carrying any / all of the tags'],
   propertyExists: [object({ propertyId: string() }, ['propertyId']), 'Objects with a value for the property'],
   propertyEquals: [object({ propertyId: string(), value: ref('PropertyValue') }, ['propertyId', 'value']), 'Objects with a value equal to it (exact, case-sensitive)'],
   propertyIn: [object({ propertyId: string(), values: { type: 'array', items: ref('PropertyValue'), maxItems: 10000 } }, ['propertyId', 'values']), 'Objects with a value in the list'],
