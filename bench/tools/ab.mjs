@@ -50,7 +50,7 @@ const envOf = (pairs) =>
 /** Both apps of the build in `root` on `databaseUrl`, as `npm run bench` starts them, with `env` on top. */
 async function startBuild(root, databaseUrl, env) {
   const stack = await startStack({ objects: n, databaseUrl, root, env });
-  return { root, env, url: stack.objectsUrl, pids: stack.children.map((c) => c.pid), stop: stack.stop };
+  return { root, env, url: stack.objectsUrl, setsUrl: stack.objectSetsUrl, pids: stack.children.map((c) => c.pid), stop: stack.stop };
 }
 
 const fmt = (m) =>
@@ -75,11 +75,13 @@ async function main() {
     for (const s of scenarios) {
       if (!only.has(s.name) || s.loop) continue;
       const opts = { connections: s.connections ?? connections };
-      for (const x of builds) await cannon(x.url, s.product.bind(null, prng(2)), { ...opts, duration: 3 });
+      // Member reads go to the object-sets app, everything else to the objects app.
+      const urlOf = (x) => (s.product(prng(1)).path.startsWith('/object-sets') ? x.setsUrl : x.url);
+      for (const x of builds) await cannon(urlOf(x), s.product.bind(null, prng(2)), { ...opts, duration: 3 });
       const [nextA, nextB] = [s.product.bind(null, prng(3)), s.product.bind(null, prng(3))];
       const perSlice = [];
       const run = (x, next) => async (seconds) => {
-        const r = await cannon(x.url, next, { ...opts, duration: seconds });
+        const r = await cannon(urlOf(x), next, { ...opts, duration: seconds });
         perSlice.push({ build: x === a ? 'A' : 'B', requestsPerSecond: r.requestsPerSecond, p50: r.p50 });
         return r;
       };
