@@ -1,29 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { renderObjectJson } from '../../object-reads/object-json';
-
-/** Rows rendered in Node per statement. */
-const BATCH = 5_000;
+import { rerenderStoredJson, sameKey, STORED_JSON_TABLES } from './stored-json-rerender';
 
 /** A property value stored with `"trigger": null`. */
 const HAS_NULL_TRIGGER = `properties @? '$[*] ? (@.trigger == null)'`;
-
-const TABLES = [
-  { table: 'object', key: ['environment_id', 'id'] },
-  { table: 'object_version', key: ['environment_id', 'id', 'version'] },
-];
-
-interface Row {
-  environment_id: string;
-  id: string;
-  version?: number;
-  type: string;
-  first_sighting: Date;
-  last_sighting: Date;
-  properties: object[];
-  links: Record<string, string[]>;
-  tags: string[];
-}
 
 /**
  * Optional fields with no value are omitted, never null (docs/api.md §1): writes now take a property
@@ -44,7 +24,7 @@ export class OmitNullTrigger1765000000000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     const logger = new Logger('Migrations');
     await q.query(`SET LOCAL statement_timeout = 0`);
-    for (const { table, key } of TABLES) {
+    for (const { table, key } of STORED_JSON_TABLES) {
       const changed = await this.rewrite(q, table, key);
       if (changed) logger.log(`OmitNullTrigger: objects.${table}: ${changed} rows without a null trigger`);
     }
@@ -53,8 +33,6 @@ export class OmitNullTrigger1765000000000 implements MigrationInterface {
   /** Rewrites the rows of `table` that hold a null trigger, in primary key order; returns how many. */
   private async rewrite(q: QueryRunner, table: string, key: string[]): Promise<number> {
     const keyList = key.join(', ');
-    const types = key.map((k) => (k === 'version' ? 'int' : 'text'));
-    const sameKey = (a: string, b: string) => key.map((k) => (k === 'version' ? `${a}.${k} = ${b}.${k}` : `${a}.${k} = ${b}.${k} COLLATE "C"`)).join(' AND ');
     // Their keys first (one scan), so each batch is a primary key lookup rather than another scan.
     await q.query(`CREATE TEMPORARY TABLE null_trigger_pending ON COMMIT DROP AS SELECT ${keyList} FROM objects.${table} WHERE ${HAS_NULL_TRIGGER}`);
     await q.query(`ALTER TABLE null_trigger_pending ADD PRIMARY KEY (${keyList})`);
@@ -64,44 +42,9 @@ export class OmitNullTrigger1765000000000 implements MigrationInterface {
           SET properties = (SELECT jsonb_agg(CASE WHEN e.value -> 'trigger' = 'null'::jsonb THEN e.value - 'trigger' ELSE e.value END ORDER BY e.ord)
                               FROM jsonb_array_elements(t.properties) WITH ORDINALITY AS e(value, ord))
          FROM null_trigger_pending p
-        WHERE ${sameKey('t', 'p')}`,
+        WHERE ${sameKey(key, 't', 'p')}`,
     );
-    let done = 0;
-    let after: unknown[] | undefined;
-    for (;;) {
-      const from = after ? `WHERE (${key.map((k) => `p.${k}`).join(', ')}) > (${key.map((_, i) => `$${i + 1}::${types[i]}`).join(', ')})` : '';
-      const rows: Row[] = await q.query(
-        `SELECT ${key.map((k) => `t.${k}`).join(', ')}, t.type, t.first_sighting, t.last_sighting, t.properties, t.links, t.tags
-           FROM (SELECT ${key.map((k) => `p.${k}`).join(', ')} FROM null_trigger_pending p ${from} ORDER BY ${keyList} LIMIT ${BATCH}) p
-           JOIN objects.${table} t USING (${keyList})
-          ORDER BY ${key.map((k) => `t.${k}`).join(', ')}`,
-        after,
-      );
-      if (!rows.length) break;
-      const json = rows.map((r) =>
-        renderObjectJson({
-          environmentId: r.environment_id,
-          id: r.id,
-          type: r.type,
-          firstSighting: r.first_sighting.toISOString(),
-          lastSighting: r.last_sighting.toISOString(),
-          properties: r.properties,
-          links: r.links,
-          tags: r.tags,
-        }),
-      );
-      await q.query(
-        `UPDATE objects.${table} t SET json = u.json
-           FROM unnest(${key.map((_, i) => `$${i + 1}::${types[i]}[]`).join(', ')}, $${key.length + 1}::text[]) AS u(${keyList}, json)
-          WHERE ${sameKey('t', 'u')}`,
-        [...key.map((k) => rows.map((r) => r[k as keyof Row])), json],
-      );
-      done += rows.length;
-      const last = rows[rows.length - 1];
-      after = key.map((k) => last[k as keyof Row]);
-    }
-    await q.query(`DROP TABLE null_trigger_pending`);
-    return done;
+    return rerenderStoredJson(q, table, key, 'null_trigger_pending');
   }
 
   async down(): Promise<void> {

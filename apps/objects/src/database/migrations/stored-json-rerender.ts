@@ -1,0 +1,74 @@
+import { QueryRunner } from 'typeorm';
+import { renderObjectJson } from '../../object-reads/object-json';
+
+/** Rows rendered in Node per statement. */
+const BATCH = 5_000;
+
+/** The tables that keep an object's response JSON, with their primary keys. */
+export const STORED_JSON_TABLES = [
+  { table: 'object', key: ['environment_id', 'id'] },
+  { table: 'object_version', key: ['environment_id', 'id', 'version'] },
+];
+
+interface Row {
+  environment_id: string;
+  id: string;
+  version?: number;
+  type: string;
+  first_sighting: Date;
+  last_sighting: Date;
+  properties: object[];
+  links: Record<string, string[]>;
+  tags: string[];
+}
+
+/** `a.k = b.k` for each column of the key (text compared in "C", as the primary key is). */
+export const sameKey = (key: string[], a: string, b: string): string =>
+  key.map((k) => (k === 'version' ? `${a}.${k} = ${b}.${k}` : `${a}.${k} = ${b}.${k} COLLATE "C"`)).join(' AND ');
+
+/**
+ * Renders `json` again in Node from the row's columns, as writes render it (renderObjectJson), for
+ * the rows of `objects.<table>` whose keys the temporary table `pending` holds, in batches in
+ * primary key order (each batch a primary key lookup rather than another scan); drops `pending`
+ * and returns how many rows it rendered. For migrations that change what the stored JSON says.
+ */
+export async function rerenderStoredJson(q: QueryRunner, table: string, key: string[], pending: string): Promise<number> {
+  const keyList = key.join(', ');
+  const types = key.map((k) => (k === 'version' ? 'int' : 'text'));
+  let done = 0;
+  let after: unknown[] | undefined;
+  for (;;) {
+    const from = after ? `WHERE (${key.map((k) => `p.${k}`).join(', ')}) > (${key.map((_, i) => `$${i + 1}::${types[i]}`).join(', ')})` : '';
+    const rows: Row[] = await q.query(
+      `SELECT ${key.map((k) => `t.${k}`).join(', ')}, t.type, t.first_sighting, t.last_sighting, t.properties, t.links, t.tags
+         FROM (SELECT ${key.map((k) => `p.${k}`).join(', ')} FROM ${pending} p ${from} ORDER BY ${keyList} LIMIT ${BATCH}) p
+         JOIN objects.${table} t USING (${keyList})
+        ORDER BY ${key.map((k) => `t.${k}`).join(', ')}`,
+      after,
+    );
+    if (!rows.length) break;
+    const json = rows.map((r) =>
+      renderObjectJson({
+        environmentId: r.environment_id,
+        id: r.id,
+        type: r.type,
+        firstSighting: r.first_sighting.toISOString(),
+        lastSighting: r.last_sighting.toISOString(),
+        properties: r.properties,
+        links: r.links,
+        tags: r.tags,
+      }),
+    );
+    await q.query(
+      `UPDATE objects.${table} t SET json = u.json
+         FROM unnest(${key.map((_, i) => `$${i + 1}::${types[i]}[]`).join(', ')}, $${key.length + 1}::text[]) AS u(${keyList}, json)
+        WHERE ${sameKey(key, 't', 'u')}`,
+      [...key.map((k) => rows.map((r) => r[k as keyof Row])), json],
+    );
+    done += rows.length;
+    const last = rows[rows.length - 1];
+    after = key.map((k) => last[k as keyof Row]);
+  }
+  await q.query(`DROP TABLE ${pending}`);
+  return done;
+}
