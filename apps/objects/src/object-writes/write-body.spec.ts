@@ -1,19 +1,8 @@
 import { canonicalJson, InvalidArgument } from '@app/domain';
 import { checkIngestBody, checkWriteObjectBody } from './write-body';
 import { validateObject } from './ontology-check';
+import { invalidArgumentOf as fault } from '../../../../test/support/faults';
 import { ontologyIndexOf } from '../../../../test/support/ontologies';
-
-/** The fault a check throws, as `{path, reason}`; fails the test when it throws nothing else. */
-function fault(check: () => unknown): { path: string; reason: string } {
-  try {
-    check();
-  } catch (e) {
-    expect(e).toBeInstanceOf(InvalidArgument);
-    const { path, reason } = (e as InvalidArgument).parameters as { path: string; reason: string };
-    return { path, reason };
-  }
-  throw new Error('expected an InvalidArgument');
-}
 
 /** Parses like the JSON body parser, so `__proto__` is an own key as it is in a request. */
 const json = (v: unknown): unknown => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));

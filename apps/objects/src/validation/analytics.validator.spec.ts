@@ -1,5 +1,6 @@
 import { InvalidArgument } from '@app/domain';
 import { validateAggregation, validateOrderBy } from './analytics.validator';
+import { invalidArgumentOf as fault } from '../../../../test/support/faults';
 import { ontologyIndexOf } from '../../../../test/support/ontologies';
 
 const ontology = ontologyIndexOf(
@@ -10,17 +11,6 @@ const ontology = ontologyIndexOf(
   [],
   3,
 );
-
-function fault(fn: () => unknown): { path: unknown; reason: unknown } {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(InvalidArgument);
-    const { path, reason } = (e as InvalidArgument).parameters;
-    return { path, reason };
-  }
-  throw new Error('expected InvalidArgument');
-}
 
 describe('validateOrderBy', () => {
   it('absent is the default order; keys resolve to their column, ASC by default', () => {
