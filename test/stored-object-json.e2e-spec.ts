@@ -7,28 +7,15 @@ import { createObjectsApp } from '../apps/objects/src/create-app';
 import { objectsDataSourceOptions } from '../apps/objects/src/database/data-source';
 import { OBJECTS_MIGRATIONS } from '../apps/objects/src/database/migrations';
 import { CompactObjectJson1764800000000 } from '../apps/objects/src/database/migrations/1764800000000-CompactObjectJson';
+import { renderStoredRow } from '../apps/objects/src/database/migrations/stored-json-rerender';
 import { objectJsonSql } from '../apps/objects/src/database/migrations/1764600000000-StoredObjectJson';
 import { WRITE_ONTOLOGY } from './support/ontologies';
-import { renderObjectJson } from '../apps/objects/src/object-reads/object-json';
 
 /**
  * Reads return each object's and each version's JSON as stored when it was written (migration
  * StoredObjectJson). These tests check that every kind of write keeps that text equal to the
  * row it belongs to, and that reads return it with the version envelope around it.
  */
-/** What the writes store for a row of objects.object or objects.object_version, read with pg. */
-function renderStored(r: { environment_id: string; id: string; type: string; first_sighting: Date; last_sighting: Date; properties: object[]; links: Record<string, string[]>; tags: string[] }): string {
-  return renderObjectJson({
-    environmentId: r.environment_id,
-    id: r.id,
-    type: r.type,
-    firstSighting: r.first_sighting.toISOString(),
-    lastSighting: r.last_sighting.toISOString(),
-    properties: r.properties,
-    links: r.links,
-    tags: r.tags,
-  });
-}
 
 describe('stored object JSON follows every write', () => {
   let t: TestObjectsApp;
@@ -57,7 +44,7 @@ describe('stored object JSON follows every write', () => {
        UNION ALL
        SELECT 'version ' || environment_id || '/' || id || '@' || version, environment_id, id, type, first_sighting, last_sighting, properties, links, tags, json FROM objects.object_version`,
     );
-    return rows.filter((r) => r.json !== renderStored(r)).map((r) => r.row);
+    return rows.filter((r) => r.json !== renderStoredRow(r)).map((r) => r.row);
   }
 
   it('returns compact JSON (as JSON.stringify writes it), in the API\'s key order', async () => {
@@ -232,7 +219,7 @@ describe('CompactObjectJson migration', () => {
          UNION ALL SELECT environment_id, id, type, first_sighting, last_sighting, properties, links, tags, json FROM objects.object_version`,
       );
       expect(rows).toHaveLength(3 * n);
-      expect(rows.filter((r) => r.json !== renderStored(r))).toEqual([]);
+      expect(rows.filter((r) => r.json !== renderStoredRow(r))).toEqual([]);
       for (const r of rows) expect(r.json).toBe(JSON.stringify(JSON.parse(r.json)));
 
       const request = (await import('supertest')).default;

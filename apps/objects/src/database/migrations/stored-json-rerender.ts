@@ -10,7 +10,7 @@ export const STORED_JSON_TABLES = [
   { table: 'object_version', key: ['environment_id', 'id', 'version'] },
 ];
 
-interface Row {
+export interface StoredObjectRow {
   environment_id: string;
   id: string;
   version?: number;
@@ -20,6 +20,20 @@ interface Row {
   properties: object[];
   links: Record<string, string[]>;
   tags: string[];
+}
+
+/** The JSON writes store for a row of objects.object or objects.object_version, from its columns. */
+export function renderStoredRow(r: StoredObjectRow): string {
+  return renderObjectJson({
+    environmentId: r.environment_id,
+    id: r.id,
+    type: r.type,
+    firstSighting: r.first_sighting.toISOString(),
+    lastSighting: r.last_sighting.toISOString(),
+    properties: r.properties,
+    links: r.links,
+    tags: r.tags,
+  });
 }
 
 /** `a.k = b.k` for each column of the key (text compared in "C", as the primary key is). */
@@ -39,7 +53,7 @@ export async function rerenderStoredJson(q: QueryRunner, table: string, key: str
   let after: unknown[] | undefined;
   for (;;) {
     const from = after ? `WHERE (${key.map((k) => `p.${k}`).join(', ')}) > (${key.map((_, i) => `$${i + 1}::${types[i]}`).join(', ')})` : '';
-    const rows: Row[] = await q.query(
+    const rows: StoredObjectRow[] = await q.query(
       `SELECT ${key.map((k) => `t.${k}`).join(', ')}, t.type, t.first_sighting, t.last_sighting, t.properties, t.links, t.tags
          FROM (SELECT ${key.map((k) => `p.${k}`).join(', ')} FROM ${pending} p ${from} ORDER BY ${keyList} LIMIT ${BATCH}) p
          JOIN objects.${table} t USING (${keyList})
@@ -47,27 +61,16 @@ export async function rerenderStoredJson(q: QueryRunner, table: string, key: str
       after,
     );
     if (!rows.length) break;
-    const json = rows.map((r) =>
-      renderObjectJson({
-        environmentId: r.environment_id,
-        id: r.id,
-        type: r.type,
-        firstSighting: r.first_sighting.toISOString(),
-        lastSighting: r.last_sighting.toISOString(),
-        properties: r.properties,
-        links: r.links,
-        tags: r.tags,
-      }),
-    );
+    const json = rows.map(renderStoredRow);
     await q.query(
       `UPDATE objects.${table} t SET json = u.json
          FROM unnest(${key.map((_, i) => `$${i + 1}::${types[i]}[]`).join(', ')}, $${key.length + 1}::text[]) AS u(${keyList}, json)
         WHERE ${sameKey(key, 't', 'u')}`,
-      [...key.map((k) => rows.map((r) => r[k as keyof Row])), json],
+      [...key.map((k) => rows.map((r) => r[k as keyof StoredObjectRow])), json],
     );
     done += rows.length;
     const last = rows[rows.length - 1];
-    after = key.map((k) => last[k as keyof Row]);
+    after = key.map((k) => last[k as keyof StoredObjectRow]);
   }
   await q.query(`DROP TABLE ${pending}`);
   return done;
