@@ -15,8 +15,8 @@ export const STAMP = join('dist', '.build-stamp');
 /** Held (created exclusively, holding the builder's pid) while a build runs. */
 const LOCK = join('dist', '.build-lock');
 const SOURCE_DIRS = ['apps', 'libs'];
-/** Tests, and the SQL snapshots they compare with (queries/*.sql), are not part of the build. */
-const NOT_BUILT = /\.(e2e-)?spec\.ts$|\.sql$/;
+/** Tests are not part of the build (nor are the SQL snapshots they compare with: they live in test/sql-snapshots). */
+const NOT_BUILT = /\.(e2e-)?spec\.ts$/;
 
 function rootInputs(root) {
   return readdirSync(root)
