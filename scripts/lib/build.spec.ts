@@ -64,6 +64,7 @@ describe('npm start builds only when the sources changed', () => {
     for (const [path, text] of [
       ['apps/objects/src/object-reads/objects.service.ts', 'service, changed'],
       ['libs/domain/src/new-file.ts', 'a new file'],
+      ['openapi/objects.d.ts', 'export interface paths {}'],
       ['tsconfig.build.json', '{"compilerOptions": {}}'],
       ['nest-cli.json', '{"monorepo": true}'],
       ['package-lock.json', '{"lockfileVersion": 3, "packages": {}}'],
