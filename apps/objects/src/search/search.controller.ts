@@ -1,6 +1,6 @@
 import { Body, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ANALYTICS_MODELS, ApiController, ApiPagingQuery, Caller, CallerContext, ReadingPost, sendJsonText } from '@app/platform';
+import { ANALYTICS_MODELS, ApiController, Caller, CallerContext, PagedReadingPost, sendJsonText } from '@app/platform';
 import { PAGE_LIMITS, pagingTokenParam, resolvePageSize } from '@app/domain';
 import { ObjectIdsAndLinksPageDto, ObjectSearchRequestDto } from './dto/search.dto';
 import { SearchService } from './search.service';
@@ -9,7 +9,7 @@ import { SearchService } from './search.service';
 export class SearchController {
   constructor(private readonly search: SearchService) {}
 
-  @ReadingPost(
+  @PagedReadingPost(
     'search',
     {
       operationId: 'searchObjects',
@@ -17,14 +17,9 @@ export class SearchController {
     },
     ObjectSearchRequestDto,
     ObjectIdsAndLinksPageDto,
+    'Default 1000, maximum 10000 (clamped)',
   )
-  @ApiPagingQuery('Default 1000, maximum 10000 (clamped)')
-  async searchObjects(
-    @Caller() caller: CallerContext,
-    @Body() body: ObjectSearchRequestDto,
-    @Query() query: Record<string, unknown>,
-    @Res() res: Response,
-  ): Promise<void> {
+  async searchObjects(@Caller() caller: CallerContext, @Body() body: ObjectSearchRequestDto, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     const size = resolvePageSize(query.pageSize, PAGE_LIMITS.search);
     sendJsonText(res, await this.search.search(caller, body, size, pagingTokenParam(query.pagingToken)));
   }
