@@ -16,6 +16,9 @@ RUN npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
 COPY libs ./libs
+# The typed client (libs/client, which the object-sets app calls the objects app with) is typed by
+# the types npm run openapi makes beside the OpenAPI documents.
+COPY openapi/objects.d.ts openapi/object-sets.d.ts ./openapi/
 # npm run build is scripts/build.mjs (it writes the build stamp that npm start reads); it loads
 # scripts/lib/build.mjs and scripts/lib/apps.mjs (.dockerignore lets exactly these three in).
 COPY scripts/build.mjs ./scripts/

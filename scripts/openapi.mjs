@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run openapi` (after `npm run build`): writes the OpenAPI documents of both apps to
 // openapi/objects.json and openapi/object-sets.json, made from the built apps without a
-// database, then the typed client's types from them (libs/client/src/generated/).
+// database, then the typed client's types from them (openapi/objects.d.ts, openapi/object-sets.d.ts).
 // `node scripts/openapi.mjs --check` writes nothing: it exits 1 when the generated types are not
 // what the committed documents make (test/openapi-files.e2e-spec.ts runs it; the documents
 // themselves are compared there, with the apps compiled from their sources).

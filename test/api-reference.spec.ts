@@ -116,7 +116,7 @@ function sourceFiles(): string[] {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (!['node_modules', 'generated', 'results', 'queries'].includes(entry.name)) walk(path);
+        if (!['node_modules', 'results', 'sql-snapshots'].includes(entry.name)) walk(path);
       } else if (/\.(ts|mjs|cjs|js|md|ya?ml|sh)$/.test(entry.name) && path !== join(ROOT, 'docs/api.md')) out.push(path);
     }
   };

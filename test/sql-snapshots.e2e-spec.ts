@@ -4,28 +4,29 @@ import { Client, type QueryConfig } from 'pg';
 import type request from 'supertest';
 import { startBothApps, TestBothApps } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
+import { sqlSnapshotPath } from './support/sql-snapshot';
 
 /**
- * Every statement the hot operations of both apps send to PostgreSQL, committed beside the code
- * that runs them (queries/*.sql, like immich's server/src/queries) so a change to any of them
+ * Every statement the hot operations of both apps send to PostgreSQL, committed in
+ * test/sql-snapshots/<app>/*.sql (like immich's server/src/queries) so a change to any of them
  * shows in review: reads by id, bulk, history, versions, reads as of a time and snapshot walks,
  * search and ordered search requests, aggregates, the write path (create, update, unchanged,
  * delete, ingest), the ontology, object-set writes, members (STRONG, EVENTUALLY, as of), diff,
  * set aggregates and set search. The statements are recorded from a real run of both apps on a
  * real database (the text each pg connection is asked to run, by application_name), so
  * statements built inline are covered as well as the ones the unit snapshots render
- * (queries/search.sql, ordered-search.sql, aggregate.sql: every filter, order and bucket shape).
+ * (test/sql-snapshots/objects/search.sql, ordered-search.sql, aggregate.sql: every filter, order and bucket shape).
  * Values are parameters and not part of the text, so the files change only when SQL does.
  * Regenerate: UPDATE_SQL_SNAPSHOT=1 npx jest --config jest.config.js test/sql-snapshots.e2e-spec.ts
  */
 const ROOT = join(__dirname, '..');
 const FILES = {
-  reads: 'apps/objects/src/object-reads/queries/reads.sql',
-  writes: 'apps/objects/src/object-writes/queries/writes.sql',
-  ontology: 'apps/objects/src/ontology/queries/ontology.sql',
-  search: 'apps/objects/src/search/queries/search-requests.sql',
-  sets: 'apps/object-sets/src/object-sets/queries/object-sets.sql',
-  setSearch: 'apps/object-sets/src/set-search/queries/set-search.sql',
+  reads: sqlSnapshotPath('objects', 'reads'),
+  writes: sqlSnapshotPath('objects', 'writes'),
+  ontology: sqlSnapshotPath('objects', 'ontology'),
+  search: sqlSnapshotPath('objects', 'search-requests'),
+  sets: sqlSnapshotPath('object-sets', 'object-sets'),
+  setSearch: sqlSnapshotPath('object-sets', 'set-search'),
 } as const;
 
 interface Recorded {
@@ -99,7 +100,7 @@ describe('SQL snapshots of the hot statements of both apps', () => {
     return res;
   }
 
-  it('records each operation and matches the committed queries/*.sql files', async () => {
+  it('records each operation and matches the committed test/sql-snapshots/*/*.sql files', async () => {
     const json = { 'content-type': 'application/json' };
     const person = (name: string, extra: object = {}) => ({
       type: 'person',

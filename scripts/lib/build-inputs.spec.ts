@@ -4,8 +4,8 @@ import * as ts from 'typescript';
 
 /**
  * What `npm run build` puts into dist/: the apps' and the lib's sources, never a test file
- * (`*.spec.ts`, test/) and never a test snapshot (the committed `queries/*.sql` the SQL snapshot
- * tests compare with). Read from the same tsconfig files and nest-cli.json that `nest build` reads.
+ * (`*.spec.ts`, test/) and never a test snapshot (the committed `test/sql-snapshots/<app>/*.sql` the SQL
+ * snapshot tests compare with). Read from the same tsconfig files and nest-cli.json that `nest build` reads.
  */
 const ROOT = join(__dirname, '../..');
 const TSCONFIGS = ['apps/objects/tsconfig.app.json', 'apps/object-sets/tsconfig.app.json', 'libs/domain/tsconfig.lib.json', 'libs/platform/tsconfig.lib.json'];
@@ -37,9 +37,9 @@ describe('npm run build compiles the product only', () => {
     expect(files.filter((f) => /\.(e2e-)?spec\.ts$/.test(f) || f.startsWith('test/'))).toEqual([]);
   });
 
-  it('copies no SQL snapshot into dist/ (nest-cli.json declares no .sql asset)', () => {
-    const snapshots = [...sqlFiles('apps'), ...sqlFiles('libs')];
-    expect(snapshots.length).toBeGreaterThan(0);
+  it('copies no SQL snapshot into dist/ (they live in test/sql-snapshots, and nest-cli.json declares no .sql asset)', () => {
+    expect(sqlFiles('test/sql-snapshots').length).toBeGreaterThan(0);
+    expect([...sqlFiles('apps'), ...sqlFiles('libs')]).toEqual([]);
     const nest = JSON.parse(readFileSync(join(ROOT, 'nest-cli.json'), 'utf8')) as {
       compilerOptions?: { assets?: unknown[] };
       projects: Record<string, { compilerOptions?: { assets?: unknown[] } }>;

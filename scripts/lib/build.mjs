@@ -1,7 +1,8 @@
 // Builds both apps into dist/ (`npm run build`, `npm test`) and tells `npm start` whether dist/
 // is still what the sources make. After a successful build, dist/.build-stamp records a hash of
-// everything the build reads (apps/, libs/, the root tsconfig*.json, nest-cli.json and
-// package-lock.json, which pins the compiler and the Swagger plugin); tests and SQL snapshots are not part of it.
+// everything the build reads (apps/, libs/, the client's types in openapi/*.d.ts, the root
+// tsconfig*.json, nest-cli.json and package-lock.json, which pins the compiler and the Swagger
+// plugin); tests and SQL snapshots are not part of it.
 // The hash is of contents, not times, so a checkout that touches files without changing them
 // does not cost a rebuild, and one that changes them always does.
 import { spawn } from 'node:child_process';
@@ -15,13 +16,19 @@ export const STAMP = join('dist', '.build-stamp');
 /** Held (created exclusively, holding the builder's pid) while a build runs. */
 const LOCK = join('dist', '.build-lock');
 const SOURCE_DIRS = ['apps', 'libs'];
-/** Tests, and the SQL snapshots they compare with (queries/*.sql), are not part of the build. */
-const NOT_BUILT = /\.(e2e-)?spec\.ts$|\.sql$/;
+/** Tests are not part of the build (nor are the SQL snapshots they compare with: they live in test/sql-snapshots). */
+const NOT_BUILT = /\.(e2e-)?spec\.ts$/;
 
 function rootInputs(root) {
   return readdirSync(root)
     .filter((f) => /^tsconfig.*\.json$/.test(f) || f === 'nest-cli.json' || f === 'package-lock.json')
     .map((f) => join(root, f));
+}
+
+/** The typed client's types (libs/client imports them; npm run openapi writes them beside the documents). */
+function clientTypes(root) {
+  const dir = join(root, 'openapi');
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.d.ts')).map((f) => join(dir, f)) : [];
 }
 
 function walk(dir, out) {
@@ -35,7 +42,7 @@ function walk(dir, out) {
 
 /** A hash of every file the build reads, by path and content. */
 export function sourceHash(root) {
-  const files = [...rootInputs(root), ...SOURCE_DIRS.flatMap((d) => (existsSync(join(root, d)) ? walk(join(root, d), []) : []))];
+  const files = [...rootInputs(root), ...clientTypes(root), ...SOURCE_DIRS.flatMap((d) => (existsSync(join(root, d)) ? walk(join(root, d), []) : []))];
   const hash = createHash('sha256');
   for (const file of files.map((f) => relative(root, f).split(sep).join('/')).sort()) {
     hash.update(`${file}\0`);

@@ -64,6 +64,7 @@ describe('npm start builds only when the sources changed', () => {
     for (const [path, text] of [
       ['apps/objects/src/object-reads/objects.service.ts', 'service, changed'],
       ['libs/domain/src/new-file.ts', 'a new file'],
+      ['openapi/objects.d.ts', 'export interface paths {}'],
       ['tsconfig.build.json', '{"compilerOptions": {}}'],
       ['nest-cli.json', '{"monorepo": true}'],
       ['package-lock.json', '{"lockfileVersion": 3, "packages": {}}'],
@@ -77,8 +78,9 @@ describe('npm start builds only when the sources changed', () => {
   it('does not build again for files the build does not read: tests, SQL snapshots, docs, package.json scripts', () => {
     built();
     write('apps/objects/src/object-reads/objects.service.spec.ts', 'another unit test');
-    write('apps/objects/src/object-reads/queries/reads.sql', 'SELECT 1;');
+    write('test/sql-snapshots/objects/reads.sql', 'SELECT 1;');
     write('README.md', 'more docs');
+    write('openapi/objects.json', '{"openapi": "3.0.0"}');
     write('package.json', '{"scripts": {}}');
     write('test/some.e2e-spec.ts', 'an e2e test');
     expect(stale()).toBeNull();

@@ -1,6 +1,6 @@
 /**
  * A typed client of both APIs: openapi-fetch over the types openapi-typescript makes from the
- * committed OpenAPI files (./generated, `npm run openapi`), and a small hand-written layer:
+ * committed OpenAPI files (openapi/*.d.ts beside them, `npm run openapi`), and a small hand-written layer:
  * `unwrap` turns an error answer into a ConjureError exception, `pages` walks a paged operation
  * with `for await`.
  *
@@ -8,8 +8,8 @@
  *   const ada = await unwrap(objects.GET('/objects/{id}', { params: { path: { id: 'person-001' } } }));
  */
 import createClient, { Client, ClientOptions, Middleware } from 'openapi-fetch';
-import type { components as ObjectSetsComponents, paths as ObjectSetsPaths } from './generated/object-sets';
-import type { components as ObjectsComponents, paths as ObjectsPaths } from './generated/objects';
+import type { components as ObjectSetsComponents, paths as ObjectSetsPaths } from '../../../openapi/object-sets';
+import type { components as ObjectsComponents, paths as ObjectsPaths } from '../../../openapi/objects';
 
 export type { ObjectsPaths, ObjectSetsPaths };
 /** The objects API's schemas, by name: `ObjectsSchemas['OntologyObject']`. */

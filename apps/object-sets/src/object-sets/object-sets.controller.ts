@@ -1,7 +1,7 @@
 import { Body, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingPost, sendJsonText } from '@app/platform';
+import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingGet, ReadingPost, sendJsonText } from '@app/platform';
 import {
   checkSetIdParam,
   CompiledFilterResponse,
@@ -53,23 +53,19 @@ export class ObjectSetsController {
     await this.sets.delete(caller, id);
   }
 
-  @Get(':id/metadata')
-  @ApiOperation({ operationId: 'getObjectSetMetadata', summary: 'The definition and bookkeeping of a set, not its members' })
-  @ApiQuery(AS_OF_QUERY)
-  @ApiOkResponse({ type: ObjectSetMetadataReadDto })
+  @ReadingGet(':id/metadata', { operationId: 'getObjectSetMetadata', summary: 'The definition and bookkeeping of a set, not its members' }, ObjectSetMetadataReadDto, ApiQuery(AS_OF_QUERY))
   async metadata(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown, @Res() res: Response): Promise<void> {
     checkSetIdParam(id);
     sendJsonText(res, await this.sets.metadata(caller, id, parseAsOf(queryString('asOf', asOf))));
   }
 
-  @Get(':id/members')
-  @ApiOperation({
-    operationId: 'getObjectSetMembers',
-    summary: 'Members visible to the caller, grouped by environment, with the links among them; 413 past OBJECT_SET_MEMBER_LIMIT',
-  })
-  @ApiQuery({ name: 'consistency', required: false, enum: ['STRONG', 'EVENTUALLY'], description: 'Default STRONG' })
-  @ApiQuery(AS_OF_QUERY)
-  @ApiOkResponse({ type: GetObjectSetMembersResultDto })
+  @ReadingGet(
+    ':id/members',
+    { operationId: 'getObjectSetMembers', summary: 'Members visible to the caller, grouped by environment, with the links among them; 413 past OBJECT_SET_MEMBER_LIMIT' },
+    GetObjectSetMembersResultDto,
+    ApiQuery({ name: 'consistency', required: false, enum: ['STRONG', 'EVENTUALLY'], description: 'Default STRONG' }),
+    ApiQuery(AS_OF_QUERY),
+  )
   async members(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     checkSetIdParam(id);
     const consistency = query.consistency;
@@ -80,14 +76,16 @@ export class ObjectSetsController {
     sendJsonText(res, await this.sets.members(caller, id, (consistency as Consistency | undefined) ?? 'STRONG', asOf));
   }
 
-  @Get(':id/diff')
-  @ApiOperation({
-    operationId: 'getObjectSetDiff',
-    summary: 'The members that entered (added) and left (removed) the set between two instants, each side read with the definitions valid then; ids sorted',
-  })
-  @ApiQuery({ name: 'from', required: true, type: String, description: 'RFC 3339 datetime with an offset; before `to`; not in the future' })
-  @ApiQuery({ name: 'to', required: false, type: String, description: 'RFC 3339 datetime with an offset; default now; not in the future' })
-  @ApiOkResponse({ type: ObjectSetDiffDto })
+  @ReadingGet(
+    ':id/diff',
+    {
+      operationId: 'getObjectSetDiff',
+      summary: 'The members that entered (added) and left (removed) the set between two instants, each side read with the definitions valid then; ids sorted',
+    },
+    ObjectSetDiffDto,
+    ApiQuery({ name: 'from', required: true, type: String, description: 'RFC 3339 datetime with an offset; before `to`; not in the future' }),
+    ApiQuery({ name: 'to', required: false, type: String, description: 'RFC 3339 datetime with an offset; default now; not in the future' }),
+  )
   async diff(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     checkSetIdParam(id);
     const now = new Date();

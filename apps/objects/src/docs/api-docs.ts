@@ -46,6 +46,9 @@ const NEW_PERSON = {
   metadata: { firstSighting: '2026-07-01T09:00:00Z', lastSighting: '2026-07-01T09:00:00Z' },
 };
 
+/** An object of the ingest example, in prod: its fields in the order the API documents them. */
+const prodObject = (id: string, type: string, properties: object[], rest: object = {}) => ({ environmentId: 'prod', id, type, properties, ...rest });
+
 const EVERYTHING = { startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' };
 
 export const OBJECTS_REQUEST_EXAMPLES: RequestExamples = {
@@ -62,27 +65,20 @@ export const OBJECTS_REQUEST_EXAMPLES: RequestExamples = {
   ingestOntologyObjects: {
     body: {
       objects: [
-        {
-          environmentId: 'prod',
-          id: 'company-031',
-          type: 'company',
-          properties: [
-            { id: 'name', value: 'Langley Works 31', origin: 'partner-feed' },
-            { id: 'industry', value: 'aerospace', origin: 'partner-feed' },
-            { id: 'founded', value: '1917-07-17', origin: 'web' },
-          ],
-        },
-        {
-          environmentId: 'prod',
-          id: 'person-262',
-          type: 'person',
-          properties: [
+        prodObject('company-031', 'company', [
+          { id: 'name', value: 'Langley Works 31', origin: 'partner-feed' },
+          { id: 'industry', value: 'aerospace', origin: 'partner-feed' },
+          { id: 'founded', value: '1917-07-17', origin: 'web' },
+        ]),
+        prodObject(
+          'person-262',
+          'person',
+          [
             { id: 'name', value: 'Dorothy Vaughan', origin: 'crm' },
             { id: 'born', value: '1950-09-20', origin: 'hr' },
           ],
-          links: { worksFor: ['company-031'] },
-          tags: ['new'],
-        },
+          { links: { worksFor: ['company-031'] }, tags: ['new'] },
+        ),
       ],
     },
   },

@@ -1,7 +1,7 @@
-import { Body, Get, Param, Query, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
+import { Body, Param, Query, Res } from '@nestjs/common';
+import { ApiQuery } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiController, ApiPagingQuery, Caller, CallerContext, ReadingPost, sendJsonText } from '@app/platform';
+import { ApiController, ApiPagingQuery, Caller, CallerContext, PagedReadingPost, ReadingGet, sendJsonText } from '@app/platform';
 import {
   checkEnvironmentIdParam,
   checkIdentifierParam,
@@ -23,6 +23,7 @@ import {
 } from './dto/object-reads.dto';
 import { ObjectsService } from './objects.service';
 
+const DATETIME = 'RFC 3339 datetime with an offset';
 const AS_OF_QUERY_DESCRIPTION =
   'Read the object as of this instant (RFC 3339 with an offset): its version valid then; absent: now; deleted or not yet written then: 404; in the future: 400. The answer carries asOf.';
 
@@ -35,7 +36,7 @@ const AS_OF_QUERY_DESCRIPTION =
 export class ObjectsController {
   constructor(private readonly objects: ObjectsService) {}
 
-  @ReadingPost(
+  @PagedReadingPost(
     'bulk',
     {
       operationId: 'bulkLoadOntologyObjects',
@@ -43,34 +44,22 @@ export class ObjectsController {
     },
     BulkLoadObjectRequestDto,
     ObjectPageDto,
+    'Default 100, maximum 1000 (clamped)',
   )
-  @ApiPagingQuery('Default 100, maximum 1000 (clamped)')
-  async bulk(
-    @Caller() caller: CallerContext,
-    @Body() body: BulkLoadObjectRequestDto,
-    @Query() query: Record<string, unknown>,
-    @Res() res: Response,
-  ): Promise<void> {
+  async bulk(@Caller() caller: CallerContext, @Body() body: BulkLoadObjectRequestDto, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     const size = resolvePageSize(query.pageSize, PAGE_LIMITS.bulk);
     const at = { asOf: parseAsOf(body.asOf), snapshot: body.snapshot === true };
     sendJsonText(res, await this.objects.bulk(caller, body.objectIds, size, pagingTokenParam(query.pagingToken), at));
   }
 
-  @Get('versioned/:environmentId/:id')
-  @ApiOperation({
-    operationId: 'getObjectAtVersion',
-    summary: 'Reads an object at a version or at a timestamp (exactly one of the two)',
-  })
-  @ApiQuery({ name: 'version', required: false, type: Number, description: 'Logical version, from 1' })
-  @ApiQuery({ name: 'timestamp', required: false, type: String, description: 'RFC 3339 datetime with an offset' })
-  @ApiOkResponse({ type: OntologyObjectWithVersionDto })
-  async atVersion(
-    @Caller() caller: CallerContext,
-    @Param('environmentId') environmentId: string,
-    @Param('id') id: string,
-    @Query() query: Record<string, unknown>,
-    @Res() res: Response,
-  ): Promise<void> {
+  @ReadingGet(
+    'versioned/:environmentId/:id',
+    { operationId: 'getObjectAtVersion', summary: 'Reads an object at a version or at a timestamp (exactly one of the two)' },
+    OntologyObjectWithVersionDto,
+    ApiQuery({ name: 'version', required: false, type: Number, description: 'Logical version, from 1' }),
+    ApiQuery({ name: 'timestamp', required: false, type: String, description: DATETIME }),
+  )
+  async atVersion(@Caller() caller: CallerContext, @Param('environmentId') environmentId: string, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     checkObjectPathIds(environmentId, id);
     const version = queryString('version', query.version);
     const timestamp = queryString('timestamp', query.timestamp);
@@ -89,22 +78,15 @@ export class ObjectsController {
     sendJsonText(res, await this.objects.atVersion(caller, environmentId, id, at));
   }
 
-  @Get(':environmentId/:id/history')
-  @ApiOperation({
-    operationId: 'getObjectHistory',
-    summary: 'Versions whose validity [validFrom, validTo) overlaps [startTime, endTime], ascending by version',
-  })
-  @ApiQuery({ name: 'startTime', required: true, type: String, description: 'RFC 3339 datetime with an offset' })
-  @ApiQuery({ name: 'endTime', required: true, type: String, description: 'RFC 3339 datetime with an offset' })
-  @ApiPagingQuery('Default 100, maximum 1000 (clamped)')
-  @ApiOkResponse({ type: ObjectHistoryPageDto })
-  async history(
-    @Caller() caller: CallerContext,
-    @Param('environmentId') environmentId: string,
-    @Param('id') id: string,
-    @Query() query: Record<string, unknown>,
-    @Res() res: Response,
-  ): Promise<void> {
+  @ReadingGet(
+    ':environmentId/:id/history',
+    { operationId: 'getObjectHistory', summary: 'Versions whose validity [validFrom, validTo) overlaps [startTime, endTime], ascending by version' },
+    ObjectHistoryPageDto,
+    ApiQuery({ name: 'startTime', required: true, type: String, description: DATETIME }),
+    ApiQuery({ name: 'endTime', required: true, type: String, description: DATETIME }),
+    ApiPagingQuery('Default 100, maximum 1000 (clamped)'),
+  )
+  async history(@Caller() caller: CallerContext, @Param('environmentId') environmentId: string, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     checkObjectPathIds(environmentId, id);
     const startTime = requiredDatetime('startTime', query.startTime);
     const endTime = requiredDatetime('endTime', query.endTime);
@@ -114,20 +96,14 @@ export class ObjectsController {
     sendJsonText(res, await this.objects.history(caller, environmentId, id, { startTime, endTime }, size, token));
   }
 
-  @Get(':id')
-  @ApiOperation({
-    operationId: 'loadOntologyObject',
-    summary: 'Reads one object; without environmentId, an id in several visible environments is 409 ObjectIdAmbiguous',
-  })
-  @ApiQuery({ name: 'environmentId', required: false, type: String })
-  @ApiQuery({ name: 'asOf', required: false, type: String, description: AS_OF_QUERY_DESCRIPTION })
-  @ApiOkResponse({ type: LoadedOntologyObjectDto })
-  async load(
-    @Caller() caller: CallerContext,
-    @Param('id') id: string,
-    @Query() query: Record<string, unknown>,
-    @Res() res: Response,
-  ): Promise<void> {
+  @ReadingGet(
+    ':id',
+    { operationId: 'loadOntologyObject', summary: 'Reads one object; without environmentId, an id in several visible environments is 409 ObjectIdAmbiguous' },
+    LoadedOntologyObjectDto,
+    ApiQuery({ name: 'environmentId', required: false, type: String }),
+    ApiQuery({ name: 'asOf', required: false, type: String, description: AS_OF_QUERY_DESCRIPTION }),
+  )
+  async load(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     checkIdentifierParam('id', id);
     const environmentId = queryString('environmentId', query.environmentId);
     if (environmentId !== undefined) checkEnvironmentIdParam(environmentId);

@@ -35,6 +35,22 @@ const CLOSE_VALUE_HISTORY = (validTo: string) => `UPDATE objects.property_value_
 const VERSION_COLUMNS = `environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
   first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb`;
 const OBJECT_COLUMNS = `${VERSION_COLUMNS}, values_ontology_version int`;
+
+/**
+ * Deletes from `objects.<table alias>` the rows whose primary key the arrays $1… hold (one array
+ * per key column, of the given types; text compared in "C", as the primary key is), returning their keys.
+ */
+function deleteByKeys(tableAlias: string, key: string[], types: string[]): string {
+  const alias = tableAlias.split(' ')[1];
+  const same = key.map((k, i) => `${alias}.${k} = k.${k}${types[i] === 'text' ? ' COLLATE "C"' : ''}`);
+  const pairs = same.flatMap((_, i) => (i % 2 ? [] : [same.slice(i, i + 2).join(' AND ')]));
+  return `
+           DELETE FROM objects.${tableAlias}
+            USING unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) AS k(${key.join(', ')})
+            WHERE ${pairs.join('\n              AND ')}
+        RETURNING ${key.map((k) => `${alias}.${k}`).join(', ')}`;
+}
+
 /**
  * The rows of $1 (jsonb, one object per row) side by side with their response JSON, which comes
  * in $2 as one text, a line per row: JSON.stringify never writes a raw newline, and text this way
@@ -191,12 +207,7 @@ export class ObjectWritesRepository {
     if (staleValues[0].length) {
       // property_value PK.
       await m.query(
-        `WITH w AS (
-           DELETE FROM objects.property_value p
-            USING unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS k(environment_id, object_id, property_id, ordinal)
-            WHERE p.environment_id = k.environment_id COLLATE "C" AND p.object_id = k.object_id COLLATE "C"
-              AND p.property_id = k.property_id COLLATE "C" AND p.ordinal = k.ordinal
-        RETURNING p.environment_id, p.object_id, p.property_id, p.ordinal)
+        `WITH w AS (${deleteByKeys('property_value p', ['environment_id', 'object_id', 'property_id', 'ordinal'], ['text', 'text', 'text', 'int'])})
          ${CLOSE_VALUE_HISTORY('o.valid_from')}`,
         staleValues,
       );
@@ -204,12 +215,7 @@ export class ObjectWritesRepository {
     if (staleLinks[0].length) {
       // link PK.
       await m.query(
-        `WITH w AS (
-           DELETE FROM objects.link l
-            USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(environment_id, source_id, link_id, target_id)
-            WHERE l.environment_id = k.environment_id COLLATE "C" AND l.source_id = k.source_id COLLATE "C"
-              AND l.link_id = k.link_id COLLATE "C" AND l.target_id = k.target_id COLLATE "C"
-        RETURNING l.environment_id, l.source_id, l.link_id, l.target_id)
+        `WITH w AS (${deleteByKeys('link l', ['environment_id', 'source_id', 'link_id', 'target_id'], ['text', 'text', 'text', 'text'])})
          UPDATE objects.link_history h SET valid_to = o.valid_from
            FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id
           WHERE h.environment_id = w.environment_id AND h.source_id = w.source_id AND h.link_id = w.link_id

@@ -44,36 +44,37 @@ export class DomainError extends Error {
   }
 }
 
+/**
+ * The DomainError class of one error that sends no extra header: `new X(...args)` answers
+ * `errorCode` with `errorName` (also the class's name) and the parameters `parameters(...args)`
+ * makes. Each is exported with a type of the same name, as a class declaration would be.
+ */
+function errorClass<A extends unknown[]>(errorCode: ErrorCode, errorName: string, parameters: (...args: A) => ErrorParameters) {
+  // A class defined as an object's property takes the property's name.
+  return {
+    [errorName]: class extends DomainError {
+      constructor(...args: A) {
+        super(errorCode, errorName, parameters(...args));
+      }
+    },
+  }[errorName];
+}
+
 /** Malformed body, query or path value. `field` and `path` both name the offending value. */
-export class InvalidArgument extends DomainError {
-  constructor(field: string, reason: string) {
-    super('INVALID_ARGUMENT', 'InvalidArgument', { field, path: field, reason });
-  }
-}
+export const InvalidArgument = errorClass('INVALID_ARGUMENT', 'InvalidArgument', (field: string, reason: string) => ({ field, path: field, reason }));
+export type InvalidArgument = InstanceType<typeof InvalidArgument>;
 
-export class InvalidFilter extends DomainError {
-  constructor(path: string, reason: string) {
-    super('INVALID_ARGUMENT', 'InvalidFilter', { path, reason });
-  }
-}
+export const InvalidFilter = errorClass('INVALID_ARGUMENT', 'InvalidFilter', (path: string, reason: string) => ({ path, reason }));
+export type InvalidFilter = InstanceType<typeof InvalidFilter>;
 
-export class InvalidPagingToken extends DomainError {
-  constructor(reason: string) {
-    super('INVALID_ARGUMENT', 'InvalidPagingToken', { reason });
-  }
-}
+export const InvalidPagingToken = errorClass('INVALID_ARGUMENT', 'InvalidPagingToken', (reason: string) => ({ reason }));
+export type InvalidPagingToken = InstanceType<typeof InvalidPagingToken>;
 
-export class InvalidObject extends DomainError {
-  constructor(path: string, reason: string) {
-    super('INVALID_ARGUMENT', 'InvalidObject', { path, reason });
-  }
-}
+export const InvalidObject = errorClass('INVALID_ARGUMENT', 'InvalidObject', (path: string, reason: string) => ({ path, reason }));
+export type InvalidObject = InstanceType<typeof InvalidObject>;
 
-export class InvalidObjectSetDefinition extends DomainError {
-  constructor(path: string, reason: string) {
-    super('INVALID_ARGUMENT', 'InvalidObjectSetDefinition', { path, reason });
-  }
-}
+export const InvalidObjectSetDefinition = errorClass('INVALID_ARGUMENT', 'InvalidObjectSetDefinition', (path: string, reason: string) => ({ path, reason }));
+export type InvalidObjectSetDefinition = InstanceType<typeof InvalidObjectSetDefinition>;
 
 export class Unauthorized extends DomainError {
   constructor(reason: string) {
@@ -81,71 +82,38 @@ export class Unauthorized extends DomainError {
   }
 }
 
-export class PermissionDenied extends DomainError {
-  constructor(reason: string, parameters: ErrorParameters = {}) {
-    super('PERMISSION_DENIED', 'PermissionDenied', { ...parameters, reason });
-  }
-}
+export const PermissionDenied = errorClass('PERMISSION_DENIED', 'PermissionDenied', (reason: string, parameters: ErrorParameters = {}) => ({ ...parameters, reason }));
+export type PermissionDenied = InstanceType<typeof PermissionDenied>;
 
-export class ObjectNotFound extends DomainError {
-  constructor(objectId: string, environmentId?: string) {
-    super('NOT_FOUND', 'ObjectNotFound', environmentId === undefined ? { objectId } : { objectId, environmentId });
-  }
-}
+export const ObjectNotFound = errorClass('NOT_FOUND', 'ObjectNotFound', (objectId: string, environmentId?: string): ErrorParameters => (environmentId === undefined ? { objectId } : { objectId, environmentId }));
+export type ObjectNotFound = InstanceType<typeof ObjectNotFound>;
 
-export class ObjectVersionNotFound extends DomainError {
-  constructor(parameters: ErrorParameters) {
-    super('NOT_FOUND', 'ObjectVersionNotFound', parameters);
-  }
-}
+export const ObjectVersionNotFound = errorClass('NOT_FOUND', 'ObjectVersionNotFound', (parameters: ErrorParameters) => parameters);
+export type ObjectVersionNotFound = InstanceType<typeof ObjectVersionNotFound>;
 
-export class OntologyVersionNotFound extends DomainError {
-  constructor(version: number) {
-    super('NOT_FOUND', 'OntologyVersionNotFound', { version });
-  }
-}
+export const OntologyVersionNotFound = errorClass('NOT_FOUND', 'OntologyVersionNotFound', (version: number) => ({ version }));
+export type OntologyVersionNotFound = InstanceType<typeof OntologyVersionNotFound>;
 
-export class ObjectSetNotFound extends DomainError {
-  constructor(objectSetId: string) {
-    super('NOT_FOUND', 'ObjectSetNotFound', { objectSetId });
-  }
-}
+export const ObjectSetNotFound = errorClass('NOT_FOUND', 'ObjectSetNotFound', (objectSetId: string) => ({ objectSetId }));
+export type ObjectSetNotFound = InstanceType<typeof ObjectSetNotFound>;
 
-export class ObjectIdAmbiguous extends DomainError {
-  constructor(objectId: string, environmentIds: string[]) {
-    super('CONFLICT', 'ObjectIdAmbiguous', { objectId, environmentIds });
-  }
-}
+export const ObjectIdAmbiguous = errorClass('CONFLICT', 'ObjectIdAmbiguous', (objectId: string, environmentIds: string[]) => ({ objectId, environmentIds }));
+export type ObjectIdAmbiguous = InstanceType<typeof ObjectIdAmbiguous>;
 
-export class VersionConflict extends DomainError {
-  constructor(parameters: ErrorParameters) {
-    super('CONFLICT', 'VersionConflict', parameters);
-  }
-}
+export const VersionConflict = errorClass('CONFLICT', 'VersionConflict', (parameters: ErrorParameters) => parameters);
+export type VersionConflict = InstanceType<typeof VersionConflict>;
 
-export class ObjectSetImmutable extends DomainError {
-  constructor(objectSetId: string) {
-    super('CONFLICT', 'ObjectSetImmutable', { objectSetId });
-  }
-}
+export const ObjectSetImmutable = errorClass('CONFLICT', 'ObjectSetImmutable', (objectSetId: string) => ({ objectSetId }));
+export type ObjectSetImmutable = InstanceType<typeof ObjectSetImmutable>;
 
-export class ObjectSetInUse extends DomainError {
-  constructor(objectSetId: string, referencedBy: string[]) {
-    super('CONFLICT', 'ObjectSetInUse', { objectSetId, referencedBy });
-  }
-}
+export const ObjectSetInUse = errorClass('CONFLICT', 'ObjectSetInUse', (objectSetId: string, referencedBy: string[]) => ({ objectSetId, referencedBy }));
+export type ObjectSetInUse = InstanceType<typeof ObjectSetInUse>;
 
-export class ObjectSetTooLarge extends DomainError {
-  constructor(objectSetId: string, limit: number) {
-    super('REQUEST_ENTITY_TOO_LARGE', 'ObjectSetTooLarge', { objectSetId, limit });
-  }
-}
+export const ObjectSetTooLarge = errorClass('REQUEST_ENTITY_TOO_LARGE', 'ObjectSetTooLarge', (objectSetId: string, limit: number) => ({ objectSetId, limit }));
+export type ObjectSetTooLarge = InstanceType<typeof ObjectSetTooLarge>;
 
-export class PayloadTooLarge extends DomainError {
-  constructor(limit: string) {
-    super('REQUEST_ENTITY_TOO_LARGE', 'PayloadTooLarge', { limit });
-  }
-}
+export const PayloadTooLarge = errorClass('REQUEST_ENTITY_TOO_LARGE', 'PayloadTooLarge', (limit: string) => ({ limit }));
+export type PayloadTooLarge = InstanceType<typeof PayloadTooLarge>;
 
 export class DependencyUnavailable extends DomainError {
   constructor(dependency: string, retryAfterSeconds = 5) {

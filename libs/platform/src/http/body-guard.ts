@@ -85,33 +85,29 @@ export function findBodyFault(body: unknown, maxDepth = MAX_BODY_DEPTH, checkTex
     const value = values.pop() as Record<string, unknown>;
     const depth = depths.pop() as number;
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        const item: unknown = value[i];
-        if (typeof item === 'string') {
-          if (checkText && isUnstorableText(item)) return locateFault(body, maxDepth);
-          continue;
-        }
-        if (item === null || typeof item !== 'object') continue;
-        if (depth >= maxDepth) return locateFault(body, maxDepth);
-        values.push(item);
-        depths.push(depth + 1);
-      }
+      for (let i = 0; i < value.length; i++) if (faultyItem(value[i], depth, maxDepth, checkText, values, depths)) return locateFault(body, maxDepth);
       continue;
     }
     for (const key in value) {
-      if (RESERVED_BODY_KEYS.has(key) || (checkText && isUnstorableText(key))) return locateFault(body, maxDepth);
-      const item = value[key];
-      if (typeof item === 'string') {
-        if (checkText && isUnstorableText(item)) return locateFault(body, maxDepth);
-        continue;
+      if (RESERVED_BODY_KEYS.has(key) || (checkText && isUnstorableText(key)) || faultyItem(value[key], depth, maxDepth, checkText, values, depths)) {
+        return locateFault(body, maxDepth);
       }
-      if (item === null || typeof item !== 'object') continue;
-      if (depth >= maxDepth) return locateFault(body, maxDepth);
-      values.push(item);
-      depths.push(depth + 1);
     }
   }
   return undefined;
+}
+
+/**
+ * For findBodyFault: whether an item of an array or the value of a key, in a value at `depth`, is
+ * a fault; an object or array that is not is pushed (with its depth) to be walked.
+ */
+function faultyItem(item: unknown, depth: number, maxDepth: number, checkText: boolean, values: object[], depths: number[]): boolean {
+  if (typeof item === 'string') return checkText && isUnstorableText(item);
+  if (item === null || typeof item !== 'object') return false;
+  if (depth >= maxDepth) return true;
+  values.push(item);
+  depths.push(depth + 1);
+  return false;
 }
 
 interface Frame {

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { apiSchemaRef } from '@app/platform';
+import { apiSchemaRef, unionMemberDto } from '@app/platform';
 import { Allow, IsInt, IsOptional, IsString } from 'class-validator';
 import { ObjectSetMetadataDto } from '../../object-sets/dto/object-set.dto';
 
@@ -28,26 +28,11 @@ export class ObjectSetFilterTitleDto {
   })
   fuzzy?: boolean;
 }
-export class AndObjectSetFilterDto {
-  @ApiProperty({ enum: ['and'] }) type: 'and';
-  @ApiProperty({ type: ObjectSetFilterListDto }) and: ObjectSetFilterListDto;
-}
-export class OrObjectSetFilterDto {
-  @ApiProperty({ enum: ['or'] }) type: 'or';
-  @ApiProperty({ type: ObjectSetFilterListDto }) or: ObjectSetFilterListDto;
-}
-export class NotObjectSetFilterDto {
-  @ApiProperty({ enum: ['not'] }) type: 'not';
-  @ApiProperty({ type: ObjectSetFilterNotDto }) not: ObjectSetFilterNotDto;
-}
-export class UserIdObjectSetFilterDto {
-  @ApiProperty({ enum: ['userId'] }) type: 'userId';
-  @ApiProperty({ type: ObjectSetFilterUserIdDto }) userId: ObjectSetFilterUserIdDto;
-}
-export class TitleObjectSetFilterDto {
-  @ApiProperty({ enum: ['title'] }) type: 'title';
-  @ApiProperty({ type: ObjectSetFilterTitleDto }) title: ObjectSetFilterTitleDto;
-}
+export const AndObjectSetFilterDto = unionMemberDto('AndObjectSetFilterDto', 'and', ObjectSetFilterListDto, undefined, true);
+export const OrObjectSetFilterDto = unionMemberDto('OrObjectSetFilterDto', 'or', ObjectSetFilterListDto, undefined, true);
+export const NotObjectSetFilterDto = unionMemberDto('NotObjectSetFilterDto', 'not', ObjectSetFilterNotDto, undefined, true);
+export const UserIdObjectSetFilterDto = unionMemberDto('UserIdObjectSetFilterDto', 'userId', ObjectSetFilterUserIdDto, undefined, true);
+export const TitleObjectSetFilterDto = unionMemberDto('TitleObjectSetFilterDto', 'title', ObjectSetFilterTitleDto, undefined, true);
 
 export const OBJECT_SET_FILTER_MODELS = [
   AndObjectSetFilterDto,

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { PROPERTY_VALUE_COLUMNS } from './property-value-columns';
 
 /**
  * Schema `objects`: the ontology versions, current objects, their property values in typed
@@ -34,17 +35,7 @@ export class InitialSchema1764000000000 implements MigrationInterface {
 
     // One row per property value, in the column of its type, so every filter is an indexed EXISTS.
     await q.query(`CREATE TABLE objects.property_value (
-      environment_id text COLLATE "C" NOT NULL,
-      object_id text COLLATE "C" NOT NULL,
-      property_id text COLLATE "C" NOT NULL,
-      ordinal integer NOT NULL,
-      origin text COLLATE "C" NOT NULL,
-      value_string text COLLATE "C",
-      value_number double precision,
-      value_boolean boolean,
-      value_date date,
-      value_timestamp timestamptz,
-      value_geo point,
+      ${PROPERTY_VALUE_COLUMNS}
       PRIMARY KEY (environment_id, object_id, property_id, ordinal),
       FOREIGN KEY (environment_id, object_id) REFERENCES objects.object (environment_id, id) ON DELETE CASCADE
     )`);

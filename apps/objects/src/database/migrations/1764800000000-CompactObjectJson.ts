@@ -1,6 +1,5 @@
-import { Logger } from '@nestjs/common';
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { rerenderStoredJson, STORED_JSON_TABLES } from './stored-json-rerender';
+import { eachStoredJsonTable, pendingKeys, rerenderStoredJson } from './stored-json-rerender';
 
 /**
  * Stored JSON that json_strip_nulls would not re-emit as renderObjectJson writes it: a property
@@ -27,22 +26,13 @@ export class CompactObjectJson1764800000000 implements MigrationInterface {
   name = 'CompactObjectJson1764800000000';
 
   async up(q: QueryRunner): Promise<void> {
-    const logger = new Logger('Migrations');
-    await q.query(`SET LOCAL statement_timeout = 0`);
-    for (const { table, key } of STORED_JSON_TABLES) {
+    await eachStoredJsonTable(q, 'CompactObjectJson', async (table, key) => {
       const [, rewritten] = (await q.query(`UPDATE objects.${table} SET json = json_strip_nulls(json::json)::text WHERE NOT ${NEEDS_NODE}`)) as [unknown, number];
-      const inNode = await this.renderInNode(q, table, key);
-      if (rewritten + inNode) logger.log(`CompactObjectJson: objects.${table}: ${rewritten + inNode} rows compact (${inNode} rendered in Node)`);
-    }
-  }
-
-  /** Renders the NEEDS_NODE rows of `table` from their columns, in primary key order; returns how many. */
-  private async renderInNode(q: QueryRunner, table: string, key: string[]): Promise<number> {
-    const keyList = key.join(', ');
-    // Their keys first (one scan), so each batch is a primary key lookup rather than another scan.
-    await q.query(`CREATE TEMPORARY TABLE compact_pending ON COMMIT DROP AS SELECT ${keyList} FROM objects.${table} WHERE ${NEEDS_NODE}`);
-    await q.query(`ALTER TABLE compact_pending ADD PRIMARY KEY (${keyList})`);
-    return rerenderStoredJson(q, table, key, 'compact_pending');
+      // The NEEDS_NODE rows, rendered from their columns in primary key order.
+      await pendingKeys(q, table, key, 'compact_pending', NEEDS_NODE);
+      const inNode = await rerenderStoredJson(q, table, key, 'compact_pending');
+      return rewritten + inNode ? `${rewritten + inNode} rows compact (${inNode} rendered in Node)` : undefined;
+    });
   }
 
   async down(): Promise<void> {

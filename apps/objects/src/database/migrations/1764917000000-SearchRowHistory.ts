@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { PROPERTY_VALUE_COLUMNS } from './property-value-columns';
 
 /** The history indexes (schema `objects`); filter-compiler.ts (HISTORY_INDEX_DDL) lists the same. */
 export const SEARCH_HISTORY_INDEX_DDL: string[] = [
@@ -52,17 +53,7 @@ export class SearchRowHistory1764917000000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`SET LOCAL statement_timeout = 0`);
     await q.query(`CREATE TABLE objects.property_value_history (
-      environment_id text COLLATE "C" NOT NULL,
-      object_id text COLLATE "C" NOT NULL,
-      property_id text COLLATE "C" NOT NULL,
-      ordinal integer NOT NULL,
-      origin text COLLATE "C" NOT NULL,
-      value_string text COLLATE "C",
-      value_number double precision,
-      value_boolean boolean,
-      value_date date,
-      value_timestamp timestamptz,
-      value_geo point,
+      ${PROPERTY_VALUE_COLUMNS}
       value_key text COLLATE "C" GENERATED ALWAYS AS (left(value_string, 300)) STORED,
       valid_from timestamptz NOT NULL,
       valid_to timestamptz NOT NULL DEFAULT 'infinity',

@@ -1,6 +1,5 @@
-import { Logger } from '@nestjs/common';
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { rerenderStoredJson, sameKey, STORED_JSON_TABLES } from './stored-json-rerender';
+import { eachStoredJsonTable, pendingKeys, rerenderStoredJson, sameKey } from './stored-json-rerender';
 
 /** A property value stored with `"trigger": null`. */
 const HAS_NULL_TRIGGER = `properties @? '$[*] ? (@.trigger == null)'`;
@@ -22,20 +21,15 @@ export class OmitNullTrigger1765000000000 implements MigrationInterface {
   name = 'OmitNullTrigger1765000000000';
 
   async up(q: QueryRunner): Promise<void> {
-    const logger = new Logger('Migrations');
-    await q.query(`SET LOCAL statement_timeout = 0`);
-    for (const { table, key } of STORED_JSON_TABLES) {
+    await eachStoredJsonTable(q, 'OmitNullTrigger', async (table, key) => {
       const changed = await this.rewrite(q, table, key);
-      if (changed) logger.log(`OmitNullTrigger: objects.${table}: ${changed} rows without a null trigger`);
-    }
+      return changed ? `${changed} rows without a null trigger` : undefined;
+    });
   }
 
   /** Rewrites the rows of `table` that hold a null trigger, in primary key order; returns how many. */
   private async rewrite(q: QueryRunner, table: string, key: string[]): Promise<number> {
-    const keyList = key.join(', ');
-    // Their keys first (one scan), so each batch is a primary key lookup rather than another scan.
-    await q.query(`CREATE TEMPORARY TABLE null_trigger_pending ON COMMIT DROP AS SELECT ${keyList} FROM objects.${table} WHERE ${HAS_NULL_TRIGGER}`);
-    await q.query(`ALTER TABLE null_trigger_pending ADD PRIMARY KEY (${keyList})`);
+    await pendingKeys(q, table, key, 'null_trigger_pending', HAS_NULL_TRIGGER);
     // The values in stored order, a null trigger removed.
     await q.query(
       `UPDATE objects.${table} t

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { QueryRunner } from 'typeorm';
 import { renderObjectJson } from '../../object-reads/object-json';
 
@@ -34,6 +35,31 @@ export function renderStoredRow(r: StoredObjectRow): string {
     links: r.links,
     tags: r.tags,
   });
+}
+
+/**
+ * With no statement timeout, runs `each` on every table that keeps stored JSON, in order, and logs
+ * what it returns (if anything) as `<migration>: objects.<table>: <what>`. For migrations that
+ * rewrite the stored JSON of both tables.
+ */
+export async function eachStoredJsonTable(q: QueryRunner, migration: string, each: (table: string, key: string[]) => Promise<string | undefined>): Promise<void> {
+  const logger = new Logger('Migrations');
+  await q.query(`SET LOCAL statement_timeout = 0`);
+  for (const { table, key } of STORED_JSON_TABLES) {
+    const done = await each(table, key);
+    if (done) logger.log(`${migration}: objects.${table}: ${done}`);
+  }
+}
+
+/**
+ * Puts the keys of the rows of `objects.<table>` that `where` selects into the temporary table
+ * `pending` (dropped at commit), with their primary key: one scan, so that each batch after it is
+ * a primary key lookup rather than another scan.
+ */
+export async function pendingKeys(q: QueryRunner, table: string, key: string[], pending: string, where: string): Promise<void> {
+  const keyList = key.join(', ');
+  await q.query(`CREATE TEMPORARY TABLE ${pending} ON COMMIT DROP AS SELECT ${keyList} FROM objects.${table} WHERE ${where}`);
+  await q.query(`ALTER TABLE ${pending} ADD PRIMARY KEY (${keyList})`);
 }
 
 /** `a.k = b.k` for each column of the key (text compared in "C", as the primary key is). */

@@ -1,8 +1,19 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { IsIdentifier } from '@app/platform';
 import { PROPERTY_TYPES, PropertyType } from '@app/domain';
+
+/**
+ * The items of a list of objects, each validated as `type`: IsObject because ValidateNested alone
+ * lets a list inside the list through (class-validator validates its items too). Written under
+ * IsArray and ArrayMaxSize, which stay on the property (the Swagger plugin reads maxItems from
+ * them); applied in the order a stack of the four would be.
+ */
+function NestedObjects(type: () => Function): PropertyDecorator {
+  return applyDecorators(Type(type), ValidateNested({ each: true }), IsObject({ each: true }));
+}
 
 export class PropertyDefinitionDto {
   @IsIdentifier({ description: 'Property id, unique within its object type', example: 'name' })
@@ -29,10 +40,7 @@ export class ObjectTypeDefinitionDto {
 
   @IsArray()
   @ArrayMaxSize(1000)
-  // ValidateNested alone lets a list inside the list through (class-validator validates its items too).
-  @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => PropertyDefinitionDto)
+  @NestedObjects(() => PropertyDefinitionDto)
   properties: PropertyDefinitionDto[];
 }
 
@@ -51,16 +59,12 @@ export class LinkTypeDefinitionDto {
 export class PublishOntologyDto {
   @IsArray()
   @ArrayMaxSize(10000)
-  @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => ObjectTypeDefinitionDto)
+  @NestedObjects(() => ObjectTypeDefinitionDto)
   objectTypes: ObjectTypeDefinitionDto[];
 
   @IsArray()
   @ArrayMaxSize(10000)
-  @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => LinkTypeDefinitionDto)
+  @NestedObjects(() => LinkTypeDefinitionDto)
   linkTypes: LinkTypeDefinitionDto[];
 }
 
