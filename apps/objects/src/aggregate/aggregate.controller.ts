@@ -1,26 +1,28 @@
 import { Body, Controller, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, Caller, CallerContext, ReadingPost, readingPostController, sendJsonText } from '@app/platform';
+import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingPost, sendJsonText } from '@app/platform';
 import { INTERNAL_AGGREGATE_ROUTE } from '@app/domain';
 import { AggregateObjectsRequestDto, checkInternalAggregateRequest, InternalAggregateRequestDto } from './dto/aggregate.dto';
 import { AggregateService } from './aggregate.service';
 
-export const AggregateController = readingPostController({
-  name: 'AggregateController',
-  tag: 'objects',
-  path: 'objects',
-  models: ANALYTICS_MODELS,
-  route: 'aggregate',
-  operation: {
-    operationId: 'aggregateObjects',
-    summary: 'Groups the objects matching a filter by up to 3 buckets and computes up to 10 metrics per group, in one SQL statement',
-  },
-  body: AggregateObjectsRequestDto,
-  ok: AggregateResponseDto,
-  service: AggregateService,
-  answer: (aggregates, caller, body: AggregateObjectsRequestDto) => aggregates.aggregate(caller, body),
-});
+@ApiController('objects', 'objects', ...ANALYTICS_MODELS)
+export class AggregateController {
+  constructor(private readonly aggregates: AggregateService) {}
+
+  @ReadingPost(
+    'aggregate',
+    {
+      operationId: 'aggregateObjects',
+      summary: 'Groups the objects matching a filter by up to 3 buckets and computes up to 10 metrics per group, in one SQL statement',
+    },
+    AggregateObjectsRequestDto,
+    AggregateResponseDto,
+  )
+  async aggregateObjects(@Caller() caller: CallerContext, @Body() body: AggregateObjectsRequestDto, @Res() res: Response): Promise<void> {
+    sendJsonText(res, await this.aggregates.aggregate(caller, body));
+  }
+}
 
 /** Internal endpoint for the object set service; the caller's credentials apply like everywhere. Not in the public API docs. */
 @ApiExcludeController()

@@ -1,24 +1,26 @@
-import { ANALYTICS_MODELS, readingPostController } from '@app/platform';
+import { Body, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { ANALYTICS_MODELS, ApiController, Caller, CallerContext, PagedReadingPost, sendJsonText } from '@app/platform';
 import { PAGE_LIMITS, pagingTokenParam, resolvePageSize } from '@app/domain';
 import { ObjectIdsAndLinksPageDto, ObjectSearchRequestDto } from './dto/search.dto';
 import { SearchService } from './search.service';
 
-export const SearchController = readingPostController({
-  name: 'SearchController',
-  tag: 'objects',
-  path: 'objects',
-  models: ANALYTICS_MODELS,
-  route: 'search',
-  operation: {
-    operationId: 'searchObjects',
-    summary: 'Ids (and optionally outgoing links) of the objects matching a filter, ordered by (environmentId, id) or by orderBy',
-  },
-  body: ObjectSearchRequestDto,
-  ok: ObjectIdsAndLinksPageDto,
-  pageSize: 'Default 1000, maximum 10000 (clamped)',
-  service: SearchService,
-  answer: (search, caller, body: ObjectSearchRequestDto, query) => {
+@ApiController('objects', 'objects', ...ANALYTICS_MODELS)
+export class SearchController {
+  constructor(private readonly search: SearchService) {}
+
+  @PagedReadingPost(
+    'search',
+    {
+      operationId: 'searchObjects',
+      summary: 'Ids (and optionally outgoing links) of the objects matching a filter, ordered by (environmentId, id) or by orderBy',
+    },
+    ObjectSearchRequestDto,
+    ObjectIdsAndLinksPageDto,
+    'Default 1000, maximum 10000 (clamped)',
+  )
+  async searchObjects(@Caller() caller: CallerContext, @Body() body: ObjectSearchRequestDto, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     const size = resolvePageSize(query.pageSize, PAGE_LIMITS.search);
-    return search.search(caller, body, size, pagingTokenParam(query.pagingToken));
-  },
-});
+    sendJsonText(res, await this.search.search(caller, body, size, pagingTokenParam(query.pagingToken)));
+  }
+}

@@ -15,4 +15,3 @@ export * from './request-scope';
 export * from './run-app';
 export * from './route-decorators';
 export * from './union-member';
-export * from './reading-post-controller';
