@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { connect, Socket } from 'node:net';
 import { startBothApps, startObjectsApp, TestBothApps, TestObjectsApp } from './support/apps';
@@ -109,6 +110,9 @@ describe('a read whose client goes away is cancelled in PostgreSQL', () => {
     ['a members read on the object-sets app (through its call to the objects app)', () => t.objectSetsUrl, ''],
   ])('%s', async (_name, url, head) => {
     const lock = await lockObjects(t.databaseUrl);
+    const errors = jest.spyOn(Logger.prototype, 'error');
+    const notes = jest.spyOn(Logger.prototype, 'log');
+    const abandonedNotes = () => notes.mock.calls.filter(([line]) => /abandoned by its client/.test((line as { msg?: string })?.msg ?? ''));
     try {
       const request = head || `GET /object-sets/${setId}/members HTTP/1.1\r\nHost: x\r\n\r\n`;
       const socket = await openRequest(url(), request);
@@ -116,7 +120,13 @@ describe('a read whose client goes away is cancelled in PostgreSQL', () => {
       socket.destroy();
       // Cancelled at once, not when the lock goes (or the 15 s read timeout passes).
       expect(await until(async () => (await waiting(t.db, 'objects')) === 0, 3_000)).toBe(true);
+      // The cancelled work is noted at info level by the app whose client left (and by the
+      // objects app behind a members read), never logged as a 5xx error.
+      expect(await until(async () => abandonedNotes().length >= 1, 3_000)).toBe(true);
+      expect(errors).not.toHaveBeenCalled();
     } finally {
+      errors.mockRestore();
+      notes.mockRestore();
       await lock.release();
     }
     // The app serves on.

@@ -65,11 +65,16 @@ export async function cannon(baseUrl, next, { connections, duration }) {
  * side's slices into one result. On a shared machine whose speed drifts during a run, both
  * sides then see the same conditions, which one long run after the other does not give.
  */
-export async function alternating({ product, floor, duration, slices }) {
+export async function alternating({ product, floor, duration, slices, swapEveryOther = false }) {
   const parts = { product: [], floor: [] };
   for (let k = 0; k < slices; k++) {
-    parts.product.push(await withCpu(product.pids, () => product.run(duration / slices)));
-    parts.floor.push(await withCpu(floor.pids, () => floor.run(duration / slices)));
+    // swapEveryOther: product first in even slices, floor first in odd ones (A B B A …), so that
+    // neither side always runs right after the other.
+    const order = swapEveryOther && k % 2 === 1 ? ['floor', 'product'] : ['product', 'floor'];
+    for (const side of order) {
+      const x = side === 'product' ? product : floor;
+      parts[side].push(await withCpu(x.pids, () => x.run(duration / slices)));
+    }
   }
   const merge = (rs) => {
     const requests = rs.reduce((n, r) => n + r.requests, 0);

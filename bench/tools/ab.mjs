@@ -12,11 +12,14 @@
 //
 //   node bench/tools/ab.mjs --base . --base-env METRICS_ENABLED=false --only get-one
 //
+// `--base .` with no environment on either side is an A/A run: the same build twice, which shows
+// how far B/A strays from 1 on this machine when nothing differs. Slices run A B, B A, A B, …
+//
 // The data set comes from `npm run bench:generate -- --objects N` (in this checkout). Prints, per
 // scenario, req/s, p50, p99 and Node CPU µs/request of A and B, and B/A, per slice and merged.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { alternating, cannon, prng } from '../lib/measure.mjs';
+import { alternating, cannon, cpuSeconds, prng } from '../lib/measure.mjs';
 import { buildScenarios, productSql } from '../lib/scenarios.mjs';
 import { manifestOf, ROOT, startBenchDatabase, startStack } from '../lib/stack.mjs';
 
@@ -81,15 +84,19 @@ async function main() {
       const [nextA, nextB] = [s.product.bind(null, prng(3)), s.product.bind(null, prng(3))];
       const perSlice = [];
       const run = (x, next) => async (seconds) => {
+        const cpuBefore = cpuSeconds(x.pids);
         const r = await cannon(urlOf(x), next, { ...opts, duration: seconds });
-        perSlice.push({ build: x === a ? 'A' : 'B', requestsPerSecond: r.requestsPerSecond, p50: r.p50 });
+        const cpuUs = cpuBefore === null ? null : (cpuSeconds(x.pids) - cpuBefore) * 1e6;
+        perSlice.push({ build: x === a ? 'A' : 'B', requestsPerSecond: r.requestsPerSecond, p50: r.p50, cpuUsPerRequest: cpuUs === null || !r.requests ? null : cpuUs / r.requests });
         return r;
       };
+      // A B, B A, A B, …: neither build always runs right after the other.
       const { product: rb, floor: ra } = await alternating({
         product: { pids: b.pids, run: run(b, nextB) },
         floor: { pids: a.pids, run: run(a, nextA) },
         duration,
         slices,
+        swapEveryOther: true,
       });
       console.log(`\n${s.name}: ${s.title}`);
       console.log(`  A ${fmt(ra)}${ra.errors || ra.non2xx ? ` !! ${ra.errors} errors, ${ra.non2xx} non-2xx` : ''}`);
@@ -104,6 +111,10 @@ async function main() {
       const p50s = slicesOf('B').map((p, i) => p.p50 / slicesOf('A')[i].p50);
       console.log(`  per slice B/A req/s: ${ratios.map((r) => r.toFixed(3)).join(' ')} (median ${median(ratios).toFixed(3)}×)`);
       console.log(`  per slice B/A p50:   ${p50s.map((r) => r.toFixed(3)).join(' ')} (median ${median(p50s).toFixed(3)}×)`);
+      if (slicesOf('A').every((p) => p.cpuUsPerRequest)) {
+        const cpus = slicesOf('B').map((p, i) => p.cpuUsPerRequest / slicesOf('A')[i].cpuUsPerRequest);
+        console.log(`  per slice B/A CPU:   ${cpus.map((r) => r.toFixed(3)).join(' ')} (median ${median(cpus).toFixed(3)}×)`);
+      }
     }
   } finally {
     for (const x of builds) await x.stop();

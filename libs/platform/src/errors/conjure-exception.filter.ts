@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { isDatabaseUnavailable, isIndexEntryTooLarge } from '../database/database-errors';
+import { currentRequestScope } from '../database/postgres';
 import { DomainError, InvalidArgument, NotFoundRoute, PayloadTooLarge, DependencyUnavailable } from '@app/domain';
 
 /** The Conjure `SerializableError` body of docs/api.md §2. */
@@ -63,6 +64,13 @@ export class ConjureExceptionFilter implements ExceptionFilter {
       parameters: error.parameters,
     };
     const logLine = { errorInstanceId: body.errorInstanceId, errorName: body.errorName, method: req.method, url: req.originalUrl ?? req.url };
+    if (currentRequestScope()?.abandoned) {
+      // The client went away first and its statements were cancelled for that (issue 20): what
+      // failed is the answer nobody waits for, not the service. Noted, not an error; no answer.
+      this.logger.log({ ...logLine, msg: 'request abandoned by its client before its answer; its work was cancelled' });
+      res.end();
+      return;
+    }
     if (error.status >= 500) {
       this.logger.error({ ...logLine, err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception });
     } else {
