@@ -4,11 +4,10 @@ import { TerminusModule } from '@nestjs/terminus';
 import { AppConfigModule, CallerGuard, ClockModule, HealthController, LoggingModule, MetricsModule } from '@app/platform';
 import { DatabaseModule } from './database/database.module';
 import { ObjectSetsModule } from './object-sets/object-sets.module';
-import { SetSearchModule } from './set-search/set-search.module';
 
 /** The object-sets app: /object-sets, owning schema `object_sets`. */
 @Module({
-  imports: [AppConfigModule, MetricsModule, ClockModule, LoggingModule, DatabaseModule, TerminusModule, SetSearchModule, ObjectSetsModule],
+  imports: [AppConfigModule, MetricsModule, ClockModule, LoggingModule, DatabaseModule, TerminusModule, ObjectSetsModule],
   controllers: [HealthController],
   providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
 })

@@ -14,6 +14,8 @@ import {
 import { AggregateObjectSetRequestDto, CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetDiffDto, ObjectSetMetadataDto,
   ObjectSetMetadataReadDto, UpdateObjectSetDto } from './dto/object-set.dto';
 import { Consistency, ObjectSetsService } from './object-sets.service';
+import { OBJECT_SET_FILTER_MODELS, SearchObjectSetsRequestDto, SearchObjectSetsResponseDto } from '../set-search/dto/search-object-sets.dto';
+import { SetSearchService } from '../set-search/set-search.service';
 
 const AS_OF_QUERY = {
   name: 'asOf',
@@ -23,9 +25,28 @@ const AS_OF_QUERY = {
     'Read as of this instant (RFC 3339 with an offset): the definitions (this set\'s and every set it referenced) and the objects as they were then; a set that did not exist then is 404; in the future: 400. The answer carries asOf.',
 };
 
-@ApiController('object-sets', 'object-sets', ...ANALYTICS_MODELS)
+/**
+ * /object-sets. The extra models are listed in the order of the document's schemas: the search
+ * filter's union members and searchObjectSets' request and answer, then the aggregation models.
+ */
+@ApiController('object-sets', 'object-sets', ...OBJECT_SET_FILTER_MODELS, SearchObjectSetsRequestDto, SearchObjectSetsResponseDto, ...ANALYTICS_MODELS)
 export class ObjectSetsController {
-  constructor(private readonly sets: ObjectSetsService) {}
+  constructor(
+    private readonly sets: ObjectSetsService,
+    private readonly setSearch: SetSearchService,
+  ) {}
+
+  // Declared before the `:id` routes: Express tries routes in the order they are declared.
+  @ReadingPost(
+    'search',
+    { operationId: 'searchObjectSets', summary: 'Finds sets by creator and title (exact or fuzzy); fuzzy searches best match first, all others newest first; ephemeral sets left out' },
+    SearchObjectSetsRequestDto,
+    SearchObjectSetsResponseDto,
+  )
+  async searchObjectSets(@Caller() caller: CallerContext, @Body() body: SearchObjectSetsRequestDto, @Res() res: Response): Promise<void> {
+    // The page is rendered as JSON by PostgreSQL; sent as it is.
+    sendJsonText(res, await this.setSearch.search(caller, body));
+  }
 
   @Post()
   @ApiOperation({ operationId: 'createObjectSet', summary: 'Creates a set; its definition is checked when written' })

@@ -3,9 +3,11 @@ import { HttpObjectsClient, ObjectsCallTimeouts, ObjectsClient } from '../client
 import { ObjectSetsController } from './object-sets.controller';
 import { ObjectSetsRepository } from './object-sets.repository';
 import { ObjectSetsService } from './object-sets.service';
+import { SetSearchModule } from '../set-search/set-search.module';
 
-/** Object set writes, metadata and members. */
+/** Object set writes, metadata, members and search. */
 @Module({
+  imports: [SetSearchModule],
   controllers: [ObjectSetsController],
   providers: [ObjectSetsService, ObjectSetsRepository, ObjectsCallTimeouts, { provide: ObjectsClient, useClass: HttpObjectsClient }],
 })

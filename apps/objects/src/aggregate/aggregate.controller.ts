@@ -1,5 +1,5 @@
-import { Body, Controller, Res } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingPost, sendJsonText } from '@app/platform';
 import { INTERNAL_AGGREGATE_ROUTE } from '@app/domain';
@@ -22,16 +22,10 @@ export class AggregateController {
   async aggregateObjects(@Caller() caller: CallerContext, @Body() body: AggregateObjectsRequestDto, @Res() res: Response): Promise<void> {
     sendJsonText(res, await this.aggregates.aggregate(caller, body));
   }
-}
 
-/** Internal endpoint for the object set service; the caller's credentials apply like everywhere. Not in the public API docs. */
-@ApiExcludeController()
-@Controller(INTERNAL_AGGREGATE_ROUTE.controller)
-export class InternalAggregateController {
-  constructor(private readonly aggregates: AggregateService) {}
-
+  /** Internal endpoint for the object set service; the caller's credentials apply like everywhere. Not in the public API docs. */
   @ReadingPost(
-    INTERNAL_AGGREGATE_ROUTE.path,
+    INTERNAL_AGGREGATE_ROUTE,
     {
       operationId: 'internalAggregateObjectSet',
       summary: "Internal (object set service): aggregates the visible members of a set's compiled filter, as aggregateObjects answers",
@@ -39,7 +33,8 @@ export class InternalAggregateController {
     InternalAggregateRequestDto,
     AggregateResponseDto,
   )
-  async aggregate(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
+  @ApiExcludeEndpoint()
+  async internalAggregate(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
     sendJsonText(res, await this.aggregates.aggregateCompiled(caller, checkInternalAggregateRequest(body)));
   }
 }

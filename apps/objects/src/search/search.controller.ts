@@ -11,10 +11,7 @@ export class SearchController {
 
   @PagedReadingPost(
     'search',
-    {
-      operationId: 'searchObjects',
-      summary: 'Ids (and optionally outgoing links) of the objects matching a filter, ordered by (environmentId, id) or by orderBy',
-    },
+    { operationId: 'searchObjects', summary: 'Ids (and optionally outgoing links) of the objects matching a filter, ordered by (environmentId, id) or by orderBy' },
     ObjectSearchRequestDto,
     ObjectIdsAndLinksPageDto,
     'Default 1000, maximum 10000 (clamped)',

@@ -36,8 +36,8 @@ export const OBJECTS_INTERNAL_PATHS = {
   aggregate: objectsInternal(OBJECTS_INTERNAL_ROUTES.aggregate),
 } as const;
 
-/** Controller prefix and route of the internal aggregate endpoint (`POST /objects/internal/aggregate`). */
-export const INTERNAL_AGGREGATE_ROUTE = { controller: OBJECTS_INTERNAL_ROUTES.controller, path: OBJECTS_INTERNAL_ROUTES.aggregate } as const;
+/** The internal aggregate endpoint's route under the objects app's `objects` controller, beside aggregateObjects (`POST /objects/internal/aggregate`). */
+export const INTERNAL_AGGREGATE_ROUTE = 'internal/aggregate';
 export const INTERNAL_AGGREGATE_PATH = OBJECTS_INTERNAL_PATHS.aggregate;
 
 /** The object-sets app's internal route, under its `object-sets` controller. */
