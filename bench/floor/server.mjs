@@ -6,7 +6,8 @@
 //   POST /q/<name>  body {"params": [...], "pageSize"?: n}
 //
 // Statement shapes: "row" answers the first row's `json` column (404 when there is none or it
-// is NULL); "page" answers {"objects": [json, …], "pagingToken"?} from rows that hold the page
+// is NULL); "version" answers an object version from the row's version, json, valid_from_ms and
+// valid_to_ms (as getObjectAtVersion writes it); "page" answers {"objects": [json, …], "pagingToken"?} from rows that hold the page
 // plus one, the token being the last row's keyset columns in base64url; "groups" answers an
 // aggregation {"groups": [json, …], "truncated": any row's truncated}.
 //
@@ -38,6 +39,13 @@ const server = createServer((req, res) => {
       if (statement.shape === 'row') {
         const json = rows[0]?.[statement.column ?? 'json'];
         return json == null ? send(res, 404, '{"error":"not found"}') : send(res, 200, json);
+      }
+      if (statement.shape === 'version') {
+        // An object version (getObjectAtVersion): its stored JSON with version and validity.
+        const v = rows[0];
+        if (!v) return send(res, 404, '{"error":"not found"}');
+        const validTo = v.valid_to_ms === null ? '' : `,"validTo":"${new Date(Number(v.valid_to_ms)).toISOString()}"`;
+        return send(res, 200, `{"version":${v.version},"object":${v.json},"validFrom":"${new Date(Number(v.valid_from_ms)).toISOString()}"${validTo}}`);
       }
       if (statement.shape === 'groups') {
         return send(res, 200, `{"groups":[${rows.map((r) => r.json).join(',')}],"truncated":${rows.some((r) => r.truncated)}}`);

@@ -91,7 +91,7 @@ export function buildScenarios(ctx) {
     broadFirst: { sql: broadFirst.sql, shape: 'page', keyset: ['env', 'id'], prepared: true },
     broadNext: { sql: broadNext.sql, shape: 'page', keyset: ['env', 'id'], prepared: true },
     history: { sql: sql.OBJECT_READ_SQL.history, shape: 'page', keyset: ['version'], prepared: true },
-    asOf: { sql: sql.OBJECT_READ_SQL.atTimestamp, shape: 'row', prepared: true },
+    asOf: { sql: sql.OBJECT_READ_SQL.atTimestamp, shape: 'version', prepared: true },
     // Unnamed, as the product runs ordered pages (planned for their values each time).
     orderedFirst: { sql: ordered().sql, shape: 'page', keyset: ['k0', 'env', 'id'], prepared: false },
     orderedNext: { sql: orderedNext.sql, shape: 'page', keyset: ['k0', 'env', 'id'], prepared: false },

@@ -107,18 +107,20 @@ SELECT v.version, '{"version":' || v.version || ',"object":' || v.json || ',"val
 -- ===== getObjectAtVersion by version: 1 statement
 
 -- objects (prepared as objects.atVersion)
-SELECT (SELECT '{"version":' || v.version || ',"object":' || v.json || ',"validFrom":"' || to_char(v.valid_from AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'
-|| CASE WHEN v.valid_to IS NULL THEN '}' ELSE ',"validTo":"' || to_char(v.valid_to AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"}' END FROM objects.object_version v
-        WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C" AND v.version = $3::bigint) AS json,
-          EXISTS (SELECT 1 FROM objects.object_version k WHERE k.environment_id = $1::text COLLATE "C" AND k.id = $2::text COLLATE "C") AS known;
+SELECT v.version, v.json,
+      floor(extract(epoch FROM v.valid_from) * 1000)::int8 AS valid_from_ms,
+      floor(extract(epoch FROM v.valid_to) * 1000)::int8 AS valid_to_ms
+ FROM objects.object_version v
+WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C" AND v.version = $3::bigint;
 
 -- ===== getObjectAtVersion by timestamp: 1 statement
 
 -- objects (prepared as objects.atTimestamp)
-SELECT (SELECT '{"version":' || v.version || ',"object":' || v.json || ',"validFrom":"' || to_char(v.valid_from AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'
-|| CASE WHEN v.valid_to IS NULL THEN '}' ELSE ',"validTo":"' || to_char(v.valid_to AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"}' END FROM (
-          SELECT * FROM objects.object_version p
-           WHERE p.environment_id = $1::text COLLATE "C" AND p.id = $2::text COLLATE "C" AND p.valid_from <= $3::timestamptz
-           ORDER BY p.valid_from DESC LIMIT 1) v
-        WHERE v.valid_to IS NULL OR v.valid_to > $3::timestamptz) AS json,
-          EXISTS (SELECT 1 FROM objects.object_version k WHERE k.environment_id = $1::text COLLATE "C" AND k.id = $2::text COLLATE "C") AS known;
+SELECT v.version, v.json,
+      floor(extract(epoch FROM v.valid_from) * 1000)::int8 AS valid_from_ms,
+      floor(extract(epoch FROM v.valid_to) * 1000)::int8 AS valid_to_ms
+ FROM objects.object_version v
+WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C"
+  AND v.valid_from <= $3::timestamptz AND (v.valid_to IS NULL OR v.valid_to > $3::timestamptz)
+ORDER BY v.valid_from DESC
+LIMIT 1;

@@ -10,6 +10,29 @@ export interface BulkPosition {
   env: string;
 }
 
+/** What atVersion and atTimestamp select of a version (renderObjectVersion's row). */
+const OBJECT_VERSION_COLUMNS = `v.version, v.json,
+              floor(extract(epoch FROM v.valid_from) * 1000)::int8 AS valid_from_ms,
+              floor(extract(epoch FROM v.valid_to) * 1000)::int8 AS valid_to_ms`;
+
+/** A row of OBJECT_READ_SQL.atVersion or .atTimestamp (pg gives int8 as text). */
+export interface ObjectVersionRow {
+  version: string | number;
+  json: string;
+  valid_from_ms: string;
+  valid_to_ms: string | null;
+}
+
+/**
+ * The OntologyObjectWithVersion answer (docs/api.md §1) of a version row: the stored object JSON
+ * with its version and validity, written here rather than by PostgreSQL (to_char per datetime
+ * cost the read more than the rest of its statement).
+ */
+export function renderObjectVersion(row: ObjectVersionRow): string {
+  const validTo = row.valid_to_ms === null ? '' : `,"validTo":"${new Date(Number(row.valid_to_ms)).toISOString()}"`;
+  return `{"version":${row.version},"object":${row.json},"validFrom":"${new Date(Number(row.valid_from_ms)).toISOString()}"${validTo}}`;
+}
+
 /**
  * The statements of the hot reads, each ONE parameterized statement whose rows are already the
  * response JSON; exported so the benchmark floor (bench/floor) runs exactly the same SQL.
@@ -65,17 +88,24 @@ export const OBJECT_READ_SQL = {
         LIMIT $6`,
   /** Whether any version of ($1, $2) was ever written: object_version primary key. */
   everExisted: `SELECT EXISTS (SELECT 1 FROM objects.object_version WHERE environment_id = $1::text COLLATE "C" AND id = $2::text COLLATE "C") AS known`,
-  /** getObjectAtVersion by number (object_version primary key), and whether the object ever existed. */
-  atVersion: `SELECT (SELECT ${objectWithVersionJsonSql('v')} FROM objects.object_version v
-            WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C" AND v.version = $3::bigint) AS json,
-              EXISTS (SELECT 1 FROM objects.object_version k WHERE k.environment_id = $1::text COLLATE "C" AND k.id = $2::text COLLATE "C") AS known`,
-  /** getObjectAtVersion at a time: valid_from <= T < valid_to (object_version_valid_from_idx, backward, LIMIT 1). */
-  atTimestamp: `SELECT (SELECT ${objectWithVersionJsonSql('v')} FROM (
-              SELECT * FROM objects.object_version p
-               WHERE p.environment_id = $1::text COLLATE "C" AND p.id = $2::text COLLATE "C" AND p.valid_from <= $3::timestamptz
-               ORDER BY p.valid_from DESC LIMIT 1) v
-            WHERE v.valid_to IS NULL OR v.valid_to > $3::timestamptz) AS json,
-              EXISTS (SELECT 1 FROM objects.object_version k WHERE k.environment_id = $1::text COLLATE "C" AND k.id = $2::text COLLATE "C") AS known`,
+  /**
+   * getObjectAtVersion by number (object_version primary key): the version's number, stored
+   * object JSON and validity in epoch milliseconds (truncated, as the API's datetimes are), which
+   * renderObjectVersion writes out; no row when there is no such version.
+   */
+  atVersion: `SELECT ${OBJECT_VERSION_COLUMNS}
+         FROM objects.object_version v
+        WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C" AND v.version = $3::bigint`,
+  /**
+   * getObjectAtVersion at a time: the version with valid_from <= T < valid_to (object_version_id_idx
+   * backward from T, LIMIT 1); no row when none was valid then.
+   */
+  atTimestamp: `SELECT ${OBJECT_VERSION_COLUMNS}
+         FROM objects.object_version v
+        WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C"
+          AND v.valid_from <= $3::timestamptz AND (v.valid_to IS NULL OR v.valid_to > $3::timestamptz)
+        ORDER BY v.valid_from DESC
+        LIMIT 1`,
 };
 
 /**
@@ -130,13 +160,13 @@ export class ObjectsRepository {
     return row.known;
   }
 
-  /** getObjectAtVersion by number or at a time, and in the same statement whether the object ever existed. */
+  /**
+   * getObjectAtVersion by number or at a time: the answer's JSON; when there is no such version,
+   * whether the object ever existed (a second statement, only then).
+   */
   async atVersion(env: string, id: string, at: { version: number } | { timestamp: string }): Promise<{ json: string | null; known: boolean }> {
-    const [row] = await this.read('version' in at ? 'atVersion' : 'atTimestamp', [
-      env,
-      id,
-      'version' in at ? at.version : at.timestamp,
-    ]);
-    return { json: row.json, known: row.known };
+    const [row] = await this.read<ObjectVersionRow>('version' in at ? 'atVersion' : 'atTimestamp', [env, id, 'version' in at ? at.version : at.timestamp]);
+    if (row) return { json: renderObjectVersion(row), known: true };
+    return { json: null, known: await this.everExisted(env, id) };
   }
 }
