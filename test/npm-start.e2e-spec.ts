@@ -109,6 +109,8 @@ describe('npm start: binding, building and stopping', () => {
     const held = [];
     for (const port of s.ports) if (!(await portFree(port))) held.push(port);
     expect(held).toEqual([]);
+    // Its last lines may still be in the pipes when its processes are gone.
+    await Promise.race([s.app.closed, new Promise((r) => setTimeout(r, 5_000))]);
     return elapsed;
   }
 

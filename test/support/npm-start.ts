@@ -14,6 +14,8 @@ export interface RunningNpmStart {
   output: () => string;
   /** Resolves when the child has exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves when, after the exit, its stdout and stderr are closed too: output() then holds all it wrote. */
+  closed: Promise<void>;
   /** SIGTERM, then waits for the exit. */
   stop: () => Promise<void>;
 }
@@ -46,6 +48,8 @@ export async function startNpmStart(env: Record<string, string | undefined>, opt
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  // 'exit' can come before the last lines in the pipes have been read; 'close' comes after.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
   while (!output.includes('Ontology object service is running')) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start exited before it was running:\n${output}`);
@@ -61,6 +65,7 @@ export async function startNpmStart(env: Record<string, string | undefined>, opt
     child,
     output: () => output,
     exited,
+    closed,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
