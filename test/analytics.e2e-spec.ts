@@ -320,6 +320,11 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
       expect(body.groups).toEqual([{ key: {}, metrics: { count: 4 } }]);
       const missing = await t.objectsHttp().post('/objects/aggregate').set(all).send({ filter: f.all, startingSet: 'ri.object-set.main.object-set.nope', metrics: [COUNT] }).expect(404);
       expect(missing.body.errorName).toBe('ObjectSetNotFound');
+      // Sent as null, startingSet is absent (docs/api.md §1): every object, for aggregate and search alike.
+      const unrestricted = await aggregate({ filter: f.all, metrics: [COUNT] });
+      expect(await aggregate({ filter: f.all, startingSet: null, metrics: [COUNT] })).toEqual(unrestricted);
+      const search = async (body: Record<string, unknown>) => (await t.objectsHttp().post('/objects/search').set(all).send(body).expect(200)).body;
+      expect(await search({ filter: f.all, startingSet: null })).toEqual(await search({ filter: f.all }));
     });
 
     it('faults: InvalidArgument with the path for groupBy and metrics, InvalidFilter for the filter', async () => {

@@ -45,7 +45,8 @@ export class AggregateService {
     const asOf = parseAsOf(body.asOf);
     return this.run(caller, body, asOf, async (ontology) => {
       const filter = validateFilter(body.filter, ontology, 'filter');
-      if (body.startingSet === undefined) return filter;
+      // An optional field sent as null is absent (docs/api.md §1), as class-validator's IsOptional lets it through.
+      if (body.startingSet == null) return filter;
       // The set's compiled membership filter (as of the same instant), resolved by the object set service (no member limit).
       const setFilter = await this.objectSets.compiledFilter(caller, body.startingSet, asOf);
       return filterOf('and', { filters: [filter, validateFilter(setFilter, ontology, 'startingSet', COMPILED_SET_FILTER_LIMITS)] }) as ObjectSearchFilter;

@@ -72,7 +72,8 @@ export class SearchService {
       const asOf = instant.asOf;
       // As of an instant: only a replica that replayed every commit up to it (docs/api.md §11).
       if (asOf) requireReplayedUpTo(caller, asOf);
-      if (body.startingSet !== undefined) {
+      // An optional field sent as null is absent (docs/api.md §1), as class-validator's IsOptional lets it through.
+      if (body.startingSet != null) {
         // The set's compiled membership filter as of the same instant, resolved by the object set service (no member limit).
         const setFilter = await this.objectSets.compiledFilter(caller, body.startingSet, asOf);
         filter = filterOf('and', { filters: [filter, validateFilter(setFilter, ontology, 'startingSet', COMPILED_SET_FILTER_LIMITS)] }) as ObjectSearchFilter;
