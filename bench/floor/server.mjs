@@ -7,8 +7,8 @@
 //
 // Statement shapes: "row" answers the first row's `json` column (404 when there is none or it
 // is NULL); "version" answers an object version from the row's version, json, valid_from_ms and
-// valid_to_ms (as getObjectAtVersion writes it); "page" answers {"objects": [json, …], "pagingToken"?} from rows that hold the page
-// plus one, the token being the last row's keyset columns in base64url; "groups" answers an
+// valid_to_ms with the product's renderObjectVersion; "page" answers {"objects": [json, …],
+// "pagingToken"?} from rows that hold the page plus one, the token being the last row's keyset columns in base64url; "groups" answers an
 // aggregation {"groups": [json, …], "truncated": any row's truncated}.
 //
 // Env: DATABASE_URL, PORT, DB_POOL_SIZE (default 20, as the apps), FLOOR_STATEMENTS (JSON file
@@ -16,7 +16,11 @@
 // prepared?: true where the product runs it as a named prepared statement}}).
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import pg from 'pg';
+
+// The product's own rendering of an object version (shape "version"), from the build it runs.
+const { renderObjectVersion } = createRequire(import.meta.url)('../../dist/apps/objects/apps/objects/src/object-reads/object-json.sql.js');
 
 const statements = JSON.parse(readFileSync(process.env.FLOOR_STATEMENTS, 'utf8'));
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_SIZE || 20) });
@@ -42,10 +46,7 @@ const server = createServer((req, res) => {
       }
       if (statement.shape === 'version') {
         // An object version (getObjectAtVersion): its stored JSON with version and validity.
-        const v = rows[0];
-        if (!v) return send(res, 404, '{"error":"not found"}');
-        const validTo = v.valid_to_ms === null ? '' : `,"validTo":"${new Date(Number(v.valid_to_ms)).toISOString()}"`;
-        return send(res, 200, `{"version":${v.version},"object":${v.json},"validFrom":"${new Date(Number(v.valid_from_ms)).toISOString()}"${validTo}}`);
+        return rows[0] ? send(res, 200, renderObjectVersion(rows[0])) : send(res, 404, '{"error":"not found"}');
       }
       if (statement.shape === 'groups') {
         return send(res, 200, `{"groups":[${rows.map((r) => r.json).join(',')}],"truncated":${rows.some((r) => r.truncated)}}`);

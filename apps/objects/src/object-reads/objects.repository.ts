@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { preparedRows } from '@app/platform';
 import { SNAPSHOT_INSTANT_SQL } from '@app/domain';
-import { objectWithVersionJsonSql } from './object-json.sql';
+import { objectWithVersionJsonSql, ObjectVersionRow, renderObjectVersion } from './object-json.sql';
 
 /** A bulk-load keyset position: the index in the deduplicated request and the environment. */
 export interface BulkPosition {
@@ -10,28 +10,10 @@ export interface BulkPosition {
   env: string;
 }
 
-/** What atVersion and atTimestamp select of a version (renderObjectVersion's row). */
+/** What atVersion and atTimestamp select of a version (an ObjectVersionRow for renderObjectVersion). */
 const OBJECT_VERSION_COLUMNS = `v.version, v.json,
               floor(extract(epoch FROM v.valid_from) * 1000)::int8 AS valid_from_ms,
               floor(extract(epoch FROM v.valid_to) * 1000)::int8 AS valid_to_ms`;
-
-/** A row of OBJECT_READ_SQL.atVersion or .atTimestamp (pg gives int8 as text). */
-export interface ObjectVersionRow {
-  version: string | number;
-  json: string;
-  valid_from_ms: string;
-  valid_to_ms: string | null;
-}
-
-/**
- * The OntologyObjectWithVersion answer (docs/api.md §1) of a version row: the stored object JSON
- * with its version and validity, written here rather than by PostgreSQL (to_char per datetime
- * cost the read more than the rest of its statement).
- */
-export function renderObjectVersion(row: ObjectVersionRow): string {
-  const validTo = row.valid_to_ms === null ? '' : `,"validTo":"${new Date(Number(row.valid_to_ms)).toISOString()}"`;
-  return `{"version":${row.version},"object":${row.json},"validFrom":"${new Date(Number(row.valid_from_ms)).toISOString()}"${validTo}}`;
-}
 
 /**
  * The statements of the hot reads, each ONE parameterized statement whose rows are already the
