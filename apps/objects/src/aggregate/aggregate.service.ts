@@ -3,7 +3,6 @@ import {
   ANALYTICS_LIMITS,
   asOfJson,
   COMPILED_SET_FILTER_LIMITS,
-  filterOf,
   InternalAggregateRequest,
   InvalidFilter,
   ObjectSearchFilter,
@@ -15,6 +14,7 @@ import { validateAggregation } from '../validation/analytics.validator';
 import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
 import { ObjectSetsClient } from '../clients/object-sets.client';
+import { withStartingSet } from '../search/starting-set';
 import { AggregateRepository } from './aggregate.repository';
 import { AggregateRow } from './aggregate-sql';
 
@@ -44,12 +44,7 @@ export class AggregateService {
     if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
     const asOf = parseAsOf(body.asOf);
     return this.run(caller, body, asOf, async (ontology) => {
-      const filter = validateFilter(body.filter, ontology, 'filter');
-      // An optional field sent as null is absent (docs/api.md §1), as class-validator's IsOptional lets it through.
-      if (body.startingSet == null) return filter;
-      // The set's compiled membership filter (as of the same instant), resolved by the object set service (no member limit).
-      const setFilter = await this.objectSets.compiledFilter(caller, body.startingSet, asOf);
-      return filterOf('and', { filters: [filter, validateFilter(setFilter, ontology, 'startingSet', COMPILED_SET_FILTER_LIMITS)] }) as ObjectSearchFilter;
+      return withStartingSet(this.objectSets, caller, validateFilter(body.filter, ontology, 'filter'), body.startingSet, ontology, asOf);
     });
   }
 

@@ -2,13 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { CallerContext, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
 import {
   COMPILED_SET_FILTER_LIMITS,
-  filterOf,
   InvalidFilter,
   InvalidPagingToken,
   isRecord,
   isText,
   MembersTooLarge,
-  ObjectSearchFilter,
   PagingTokenCodec,
   parseAsOf,
 } from '@app/domain';
@@ -17,6 +15,7 @@ import { validateOrderBy } from '../validation/analytics.validator';
 import { OntologyService } from '../ontology/ontology.service';
 import { instantBinding, pageInstant, pageJson } from '../object-reads/objects.service';
 import { ObjectSetsClient } from '../clients/object-sets.client';
+import { withStartingSet } from './starting-set';
 import { OrderedPosition } from './ordered-search';
 import { SearchPosition, SearchRepository } from './search.repository';
 
@@ -56,7 +55,7 @@ export class SearchService {
     };
     let instant: Awaited<ReturnType<typeof pageInstant>> | undefined;
     const rows = await this.ontology.readWithActive(async (ontology) => {
-      let filter = validateFilter(body.filter, ontology, 'filter');
+      const unrestricted = validateFilter(body.filter, ontology, 'filter');
       const order = validateOrderBy(body.orderBy, ontology);
       const after =
         pagingToken === undefined
@@ -72,12 +71,7 @@ export class SearchService {
       const asOf = instant.asOf;
       // As of an instant: only a replica that replayed every commit up to it (docs/api.md §11).
       if (asOf) requireReplayedUpTo(caller, asOf);
-      // An optional field sent as null is absent (docs/api.md §1), as class-validator's IsOptional lets it through.
-      if (body.startingSet != null) {
-        // The set's compiled membership filter as of the same instant, resolved by the object set service (no member limit).
-        const setFilter = await this.objectSets.compiledFilter(caller, body.startingSet, asOf);
-        filter = filterOf('and', { filters: [filter, validateFilter(setFilter, ontology, 'startingSet', COMPILED_SET_FILTER_LIMITS)] }) as ObjectSearchFilter;
-      }
+      const filter = await withStartingSet(this.objectSets, caller, unrestricted, body.startingSet, ontology, asOf);
       const visible = visibleEnvironmentsParam(caller);
       const value = order
         ? await this.repository
