@@ -62,7 +62,7 @@ export async function cannon(baseUrl, next, { connections, duration }) {
 /**
  * Runs `product` and `floor` (each `(seconds) => cannon result`) in `slices` alternating slices of
  * `duration / slices` seconds, each with the CPU of its processes measured, and merges each
- * side's slices into one result. On a shared machine whose speed drifts during a run, both
+ * side's slices into one result (`slices`: each side's results slice by slice). On a shared machine whose speed drifts during a run, both
  * sides then see the same conditions, which one long run after the other does not give.
  */
 export async function alternating({ product, floor, duration, slices, swapEveryOther = false }) {
@@ -88,7 +88,7 @@ export async function alternating({ product, floor, duration, slices, swapEveryO
       cpuUsPerRequest: cpuUs === null || !requests ? null : cpuUs / requests,
     };
   };
-  return { product: merge(parts.product), floor: merge(parts.floor) };
+  return { product: merge(parts.product), floor: merge(parts.floor), slices: parts };
 }
 
 /**

@@ -19,7 +19,7 @@
 // scenario, req/s, p50, p99 and Node CPU µs/request of A and B, and B/A, per slice and merged.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { alternating, cannon, cpuSeconds, prng } from '../lib/measure.mjs';
+import { alternating, cannon, prng } from '../lib/measure.mjs';
 import { buildScenarios, productSql } from '../lib/scenarios.mjs';
 import { manifestOf, ROOT, startBenchDatabase, startStack } from '../lib/stack.mjs';
 
@@ -82,16 +82,13 @@ async function main() {
       const urlOf = (x) => (s.product(prng(1)).path.startsWith('/object-sets') ? x.setsUrl : x.url);
       for (const x of builds) await cannon(urlOf(x), s.product.bind(null, prng(2)), { ...opts, duration: 3 });
       const [nextA, nextB] = [s.product.bind(null, prng(3)), s.product.bind(null, prng(3))];
-      const perSlice = [];
-      const run = (x, next) => async (seconds) => {
-        const cpuBefore = cpuSeconds(x.pids);
-        const r = await cannon(urlOf(x), next, { ...opts, duration: seconds });
-        const cpuUs = cpuBefore === null ? null : (cpuSeconds(x.pids) - cpuBefore) * 1e6;
-        perSlice.push({ build: x === a ? 'A' : 'B', requestsPerSecond: r.requestsPerSecond, p50: r.p50, cpuUsPerRequest: cpuUs === null || !r.requests ? null : cpuUs / r.requests });
-        return r;
-      };
+      const run = (x, next) => (seconds) => cannon(urlOf(x), next, { ...opts, duration: seconds });
       // A B, B A, A B, …: neither build always runs right after the other.
-      const { product: rb, floor: ra } = await alternating({
+      const {
+        product: rb,
+        floor: ra,
+        slices: { product: slicesB, floor: slicesA },
+      } = await alternating({
         product: { pids: b.pids, run: run(b, nextB) },
         floor: { pids: a.pids, run: run(a, nextA) },
         duration,
@@ -105,16 +102,14 @@ async function main() {
         `  B/A: req/s ${(rb.requestsPerSecond / ra.requestsPerSecond).toFixed(3)}×, p50 ${(rb.p50 / ra.p50).toFixed(3)}×` +
           (ra.cpuUsPerRequest && rb.cpuUsPerRequest ? `, CPU/request ${(rb.cpuUsPerRequest / ra.cpuUsPerRequest).toFixed(3)}×` : ''),
       );
-      const slicesOf = (k) => perSlice.filter((p) => p.build === k);
       const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-      const ratios = slicesOf('B').map((p, i) => p.requestsPerSecond / slicesOf('A')[i].requestsPerSecond);
-      const p50s = slicesOf('B').map((p, i) => p.p50 / slicesOf('A')[i].p50);
-      console.log(`  per slice B/A req/s: ${ratios.map((r) => r.toFixed(3)).join(' ')} (median ${median(ratios).toFixed(3)}×)`);
-      console.log(`  per slice B/A p50:   ${p50s.map((r) => r.toFixed(3)).join(' ')} (median ${median(p50s).toFixed(3)}×)`);
-      if (slicesOf('A').every((p) => p.cpuUsPerRequest)) {
-        const cpus = slicesOf('B').map((p, i) => p.cpuUsPerRequest / slicesOf('A')[i].cpuUsPerRequest);
-        console.log(`  per slice B/A CPU:   ${cpus.map((r) => r.toFixed(3)).join(' ')} (median ${median(cpus).toFixed(3)}×)`);
-      }
+      const perSlice = (label, ratioOf) => {
+        const ratios = slicesB.map((p, i) => ratioOf(p, slicesA[i]));
+        console.log(`  per slice B/A ${label} ${ratios.map((r) => r.toFixed(3)).join(' ')} (median ${median(ratios).toFixed(3)}×)`);
+      };
+      perSlice('req/s:', (sliceB, sliceA) => sliceB.requestsPerSecond / sliceA.requestsPerSecond);
+      perSlice('p50:  ', (sliceB, sliceA) => sliceB.p50 / sliceA.p50);
+      if (slicesA.every((p) => p.cpuUsPerRequest)) perSlice('CPU:  ', (sliceB, sliceA) => sliceB.cpuUsPerRequest / sliceA.cpuUsPerRequest);
     }
   } finally {
     for (const x of builds) await x.stop();
