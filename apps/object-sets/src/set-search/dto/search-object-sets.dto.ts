@@ -28,11 +28,11 @@ export class ObjectSetFilterTitleDto {
   })
   fuzzy?: boolean;
 }
-export const AndObjectSetFilterDto = unionMemberDto('AndObjectSetFilterDto', 'and', ObjectSetFilterListDto, undefined, true);
-export const OrObjectSetFilterDto = unionMemberDto('OrObjectSetFilterDto', 'or', ObjectSetFilterListDto, undefined, true);
-export const NotObjectSetFilterDto = unionMemberDto('NotObjectSetFilterDto', 'not', ObjectSetFilterNotDto, undefined, true);
-export const UserIdObjectSetFilterDto = unionMemberDto('UserIdObjectSetFilterDto', 'userId', ObjectSetFilterUserIdDto, undefined, true);
-export const TitleObjectSetFilterDto = unionMemberDto('TitleObjectSetFilterDto', 'title', ObjectSetFilterTitleDto, undefined, true);
+export const AndObjectSetFilterDto = unionMemberDto('AndObjectSetFilterDto', 'and', ObjectSetFilterListDto);
+export const OrObjectSetFilterDto = unionMemberDto('OrObjectSetFilterDto', 'or', ObjectSetFilterListDto);
+export const NotObjectSetFilterDto = unionMemberDto('NotObjectSetFilterDto', 'not', ObjectSetFilterNotDto);
+export const UserIdObjectSetFilterDto = unionMemberDto('UserIdObjectSetFilterDto', 'userId', ObjectSetFilterUserIdDto);
+export const TitleObjectSetFilterDto = unionMemberDto('TitleObjectSetFilterDto', 'title', ObjectSetFilterTitleDto);
 
 export const OBJECT_SET_FILTER_MODELS = [
   AndObjectSetFilterDto,
