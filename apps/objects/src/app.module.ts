@@ -9,9 +9,13 @@ import { ObjectWritesModule } from './object-writes/object-writes.module';
 import { SearchModule } from './search/search.module';
 import { AggregateModule } from './aggregate/aggregate.module';
 
-/** The objects app: /objects and /ontology, owning schema `objects`. */
+/**
+ * The objects app: /objects and /ontology, owning schema `objects`. Express tries routes one by
+ * one in the order they were registered, which is the order of these imports: ObjectsModule, the
+ * hottest reads (GET one object), comes first so a read does not try every other route before its own.
+ */
 @Module({
-  imports: [AppConfigModule, MetricsModule, LoggingModule, DatabaseModule, TerminusModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule, ObjectsModule],
+  imports: [AppConfigModule, MetricsModule, LoggingModule, DatabaseModule, TerminusModule, ObjectsModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule],
   controllers: [HealthController],
   providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
 })
