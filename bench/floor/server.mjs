@@ -11,7 +11,7 @@
 // "pagingToken"?} from rows that hold the page plus one, the token being the last row's keyset columns in base64url; "groups" answers an
 // aggregation {"groups": [json, …], "truncated": any row's truncated}.
 //
-// Env: DATABASE_URL, PORT, DB_POOL_SIZE (default 20, as the apps), FLOOR_STATEMENTS (JSON file
+// Env: DATABASE_URL, PORT, DB_POOL_SIZE (default the apps' default, defaultDbPoolSize), FLOOR_STATEMENTS (JSON file
 // of {name: {sql, shape, keyset?: [column, …], column?: the "row" column, default json,
 // prepared?: true where the product runs it as a named prepared statement}}).
 import { readFileSync } from 'node:fs';
@@ -19,11 +19,13 @@ import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import pg from 'pg';
 
-// The product's own rendering of an object version (shape "version"), from the build it runs.
-const { renderObjectVersion } = createRequire(import.meta.url)('../../dist/apps/objects/apps/objects/src/object-reads/object-json.sql.js');
+// The product's own rendering of an object version (shape "version") and pool size, from the build it runs.
+const requireBuilt = createRequire(import.meta.url);
+const { renderObjectVersion } = requireBuilt('../../dist/apps/objects/apps/objects/src/object-reads/object-json.sql.js');
+const { defaultDbPoolSize } = requireBuilt('../../dist/apps/objects/libs/platform/src/config/app-config.js');
 
 const statements = JSON.parse(readFileSync(process.env.FLOOR_STATEMENTS, 'utf8'));
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_SIZE || 20) });
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_SIZE || defaultDbPoolSize()) });
 
 function send(res, status, text) {
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ConfigError, DEV_PAGING_TOKEN_SECRET, loadConfig } from './app-config';
 
 describe('configuration', () => {
@@ -15,6 +16,12 @@ describe('configuration', () => {
       membersCacheTtlSeconds: 60,
       ephemeralSetTtlSeconds: 86400,
     });
+  });
+
+  it('sizes the connection pool by the cores it may run on, at most 20, unless DB_POOL_SIZE says', () => {
+    expect(loadConfig(base).dbPoolSize).toBe(Math.min(20, 4 * availableParallelism()));
+    expect(loadConfig({ ...base, DB_POOL_SIZE: '32' }).dbPoolSize).toBe(32);
+    expect(() => loadConfig({ ...base, DB_POOL_SIZE: '0' })).toThrow(/DB_POOL_SIZE/);
   });
 
   it('names every problem at once', () => {
