@@ -1,7 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { connect, Socket } from 'node:net';
+import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
+import { postgresOptions, runMigrationsWithLock } from '@app/platform';
 import { startBothApps, startObjectsApp, TestBothApps, TestObjectsApp } from './support/apps';
+import { createTestDatabase } from './support/database';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 
 /**
@@ -83,13 +86,27 @@ describe('READ_STATEMENT_TIMEOUT_MS', () => {
     expect((await t.http().get('/objects/p-2')).status).toBe(200);
   });
 
-  it('migrations run without it: an app whose reads and writes may take 1 ms migrates a fresh database', async () => {
-    const fresh = await startObjectsApp({ READ_STATEMENT_TIMEOUT_MS: '1', WRITE_STATEMENT_TIMEOUT_MS: '1' });
+  it('migrations run without it: a migration that takes 300 ms runs on a pool whose statements may take 100 ms', async () => {
+    // A migration that takes longer than the limit, rather than real DDL against a 1 ms limit: that
+    // also timed out the first statement of a connection (TypeORM's SELECT version()) on a slow machine.
+    class SlowMigration1700000000000 implements MigrationInterface {
+      async up(q: QueryRunner): Promise<void> {
+        await q.query('SELECT pg_sleep(0.3)');
+      }
+      async down(): Promise<void> {}
+    }
+    const database = await createTestDatabase();
+    const dataSource = new DataSource(
+      postgresOptions({ url: database.url, schema: 'slow', migrations: [SlowMigration1700000000000], applicationName: 'slow-migration', statementTimeoutMs: 100 }),
+    );
     try {
-      const { rows } = await fresh.db.query(`SELECT count(*)::int AS n FROM objects.migrations`);
-      expect(rows[0].n).toBeGreaterThan(5);
+      await dataSource.initialize();
+      await expect(dataSource.query('SELECT pg_sleep(0.3)')).rejects.toThrow(/statement timeout/);
+      expect(await runMigrationsWithLock(dataSource, 'slow')).toEqual(['SlowMigration1700000000000']);
+      expect(await dataSource.query(`SELECT name FROM slow.migrations`)).toEqual([{ name: 'SlowMigration1700000000000' }]);
     } finally {
-      await fresh.close();
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await database.drop();
     }
   });
 });
