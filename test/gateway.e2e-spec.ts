@@ -19,26 +19,25 @@ import { exchange, parseResponses, RawResponse, rawRequest } from './support/raw
  * (checkedGatewayFetch, expectDocumented), as the e2e tests check the apps' own answers.
  */
 async function startGateway(objectsUrl: string, objectSetsUrl: string, options: { proxyTimeoutMs?: number } = {}): Promise<{ url: string; child: ChildProcess }> {
-  // A free port can be taken by another test file's process before the gateway listens on it
-  // (EADDRINUSE, and the gateway exits): then again on another port.
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
-    const module = pathToFileURL(join(__dirname, '../scripts/lib/gateway.mjs')).href;
-    const opts = JSON.stringify({ port, host: '127.0.0.1', objectsUrl, objectSetsUrl, ...options });
-    const child = spawn(process.execPath, ['--input-type=module', '-e', `import { startGateway } from '${module}'; await startGateway(${opts});`], {
-      stdio: 'inherit',
-    });
-    const url = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 100 && child.exitCode === null; i++) {
-      if ((await fetch(`${url}/health/live`).catch(() => undefined))?.ok) return { url, child };
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    if (child.exitCode === null) {
-      child.kill();
-      break;
-    }
-  }
-  throw new Error('gateway did not start');
+  // On a port the OS picks as it listens, which the child reports once it is listening: a port
+  // chosen free beforehand could be taken by another test file's process first (EADDRINUSE).
+  const module = pathToFileURL(join(__dirname, '../scripts/lib/gateway.mjs')).href;
+  const opts = JSON.stringify({ port: 0, host: '127.0.0.1', objectsUrl, objectSetsUrl, ...options });
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', `import { startGateway } from '${module}'; const g = await startGateway(${opts}); process.send(g.address().port);`],
+    { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('gateway did not start')), 10_000);
+    child.once('message', (p) => (clearTimeout(timer), resolve(p as number)));
+    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`gateway did not start (exit ${code})`))));
+  }).catch((e: unknown) => {
+    child.kill();
+    throw e;
+  });
+  child.channel?.unref();
+  return { url: `http://127.0.0.1:${port}`, child };
 }
 
 /** Fails unless each of `responses` (to `requests`, "METHOD /path" each) is as the OpenAPI documents say. */
