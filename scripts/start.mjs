@@ -183,7 +183,9 @@ async function main() {
     console.log(`npm start: DATABASE_URL is not set; starting an embedded PostgreSQL with data in ${dataDir}`);
     started.watchdog = startWatchdog();
     const { startEmbeddedPostgres } = await import('./lib/embedded-postgres.mjs');
-    started.databaseStarting = startEmbeddedPostgres({ dataDir });
+    // Its port is any free one but the three configured below: those are free too until the apps
+    // and the gateway listen on them, after PostgreSQL has started.
+    started.databaseStarting = startEmbeddedPostgres({ dataDir, avoidPorts: [gatewayPort, objectsPort, objectSetsPort] });
     const database = await started.databaseStarting;
     started.database = database;
     started.watchdog.send({ guard: { pid: database.pid, signal: 'SIGINT', escalate: 'SIGQUIT', graceMs: DATABASE_GRACE_MS } });

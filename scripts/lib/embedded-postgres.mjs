@@ -19,17 +19,23 @@ for (const event of HOOKED) {
   for (const listener of process.listeners(event)) if (!before.get(event).has(listener)) process.removeListener(event, listener);
 }
 
-/** A free TCP port on loopback. */
-export function freePort() {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => res(port));
+/**
+ * A free TCP port on loopback, chosen by the OS, other than those in `avoid` (ports that the caller
+ * has been told to use but whose servers are not listening yet, so the OS could hand them out).
+ */
+export async function freePort(avoid = []) {
+  for (;;) {
+    const port = await new Promise((res, rej) => {
+      const srv = createServer();
+      srv.unref();
+      srv.on('error', rej);
+      srv.listen(0, '127.0.0.1', () => {
+        const { port } = srv.address();
+        srv.close(() => res(port));
+      });
     });
-  });
+    if (!avoid.includes(port)) return port;
+  }
 }
 
 function postgresIds() {
@@ -71,15 +77,16 @@ function stopServer(child, graceMs) {
 
 /**
  * Starts an embedded PostgreSQL.
- * @param {{ dataDir?: string, port?: number, persistent?: boolean, fast?: boolean, settings?: Record<string, string>, onLog?: (m: string) => void }} opts
+ * @param {{ dataDir?: string, port?: number, avoidPorts?: number[], persistent?: boolean, fast?: boolean, settings?: Record<string, string>, onLog?: (m: string) => void }} opts
  *   dataDir: where the cluster lives (created and initialised on first use; a temp dir when absent)
+ *   avoidPorts: ports not to take when choosing one (ignored when `port` is given)
  *   fast: trade durability for speed (tests only)
  *   settings: extra server settings (name → value), e.g. { shared_buffers: '1GB' } for benchmarks
  * @returns {Promise<{ url: string, port: number, pid: number, stop: (graceMs?: number) => Promise<void> }>}
  *   pid: the postmaster's; stop() resolves once it has exited (at once if it already has)
  */
 export async function startEmbeddedPostgres(opts = {}) {
-  const port = opts.port ?? (await freePort());
+  const port = opts.port ?? (await freePort(opts.avoidPorts));
   const persistent = opts.persistent ?? !!opts.dataDir;
   const base = opts.dataDir ? resolve(opts.dataDir) : mkdtempSync(join(tmpdir(), 'oos-pg-'));
   const dataDir = join(base, 'pg');

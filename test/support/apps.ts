@@ -139,14 +139,32 @@ export interface TestBothApps {
   close: () => Promise<void>;
 }
 
+/**
+ * Ports a test gives to a server it starts later (often in a child process), so another process
+ * must not take them in between. They come from below Linux's ephemeral range (32768-60999 by
+ * default), which the OS hands out for `listen(0)` and outgoing connections (an embedded
+ * PostgreSQL's port, a client's local port), and each Jest worker has its own 1,000 of them.
+ */
+const PORT_BLOCK = 1000;
+const PORT_BASE = 20000;
+let portCursor = Math.floor(Math.random() * PORT_BLOCK);
+
+/** A port that is free now, for a server the test starts next (see PORT_BASE). */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const worker = Number(process.env.JEST_WORKER_ID ?? 1);
+  const first = PORT_BASE + ((worker - 1) % 12) * PORT_BLOCK;
+  for (let tries = 0; tries < PORT_BLOCK; tries++) {
+    const port = first + (portCursor++ % PORT_BLOCK);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${first}-${first + PORT_BLOCK - 1}`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
