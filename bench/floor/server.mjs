@@ -8,7 +8,8 @@
 // Statement shapes: "row" answers the first row's `json` column (404 when there is none or it
 // is NULL); "version" answers an object version from the row's version, json, valid_from_ms and
 // valid_to_ms with the product's renderObjectVersion; "page" answers {"objects": [json, …],
-// "pagingToken"?} from rows that hold the page plus one, the token being the last row's keyset columns in base64url; "groups" answers an
+// "pagingToken"?} from rows that hold the page plus one (each row's `json` column, or for a search
+// page, whose rows hold env, id and links, the product's searchRowJson of it), the token being the last row's keyset columns in base64url; "groups" answers an
 // aggregation {"groups": [json, …], "truncated": any row's truncated}.
 //
 // Env: DATABASE_URL, PORT, DB_POOL_SIZE (default the apps' default, defaultDbPoolSize), FLOOR_STATEMENTS (JSON file
@@ -19,8 +20,10 @@ import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import pg from 'pg';
 
-// The product's own rendering of an object version (shape "version") and pool size, from the build it runs.
+// The product's own rendering of an object version (shape "version"), of a search row (shape
+// "page") and pool size, from the build it runs.
 const requireBuilt = createRequire(import.meta.url);
+const { searchRowJson } = requireBuilt('../../dist/apps/objects/apps/objects/src/search/search.repository.js');
 const { renderObjectVersion } = requireBuilt('../../dist/apps/objects/apps/objects/src/object-reads/object-json.sql.js');
 const { defaultDbPoolSize } = requireBuilt('../../dist/apps/objects/libs/platform/src/config/app-config.js');
 
@@ -54,7 +57,7 @@ const server = createServer((req, res) => {
         return send(res, 200, `{"groups":[${rows.map((r) => r.json).join(',')}],"truncated":${rows.some((r) => r.truncated)}}`);
       }
       const page = rows.length > pageSize ? rows.slice(0, pageSize) : rows;
-      let text = `{"objects":[${page.map((r) => r.json).join(',')}]`;
+      let text = `{"objects":[${page.map((r) => r.json ?? searchRowJson(r)).join(',')}]`;
       if (rows.length > pageSize) {
         const last = page[page.length - 1];
         text += `,"pagingToken":"${Buffer.from(JSON.stringify(statement.keyset.map((c) => last[c]))).toString('base64url')}"`;

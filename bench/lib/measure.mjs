@@ -133,5 +133,5 @@ export async function timedLoop(op, { duration, concurrency = 1, min = 3 }) {
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
-  return { requestsPerSecond: times.length / seconds, ...percentiles(times), requests: times.length, errors: 0, non2xx: 0 };
+  return { requestsPerSecond: times.length / seconds, ...percentiles(times), requests: times.length, errors: 0, non2xx: 0, times, seconds };
 }

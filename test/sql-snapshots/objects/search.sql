@@ -5,7 +5,7 @@
 -- all
 -- filter: {"type":"all","all":{}}
 -- params: [["prod"],"prod","p-0999",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -17,7 +17,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- and / or / not
 -- filter: {"type":"and","and":{"filters":[{"type":"objectType","objectType":{"types":["person"]}},{"type":"or","or":{"filters":[{"type":"tag","tag":{"tags":["vip"]}},{"type":"not","not":{"filter":{"type":"propertyExists","propertyExists":{"propertyId":"email"}}}}]}}]}}
 -- params: [["prod"],"prod","p-0999",["person"],["vip"],"email",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -29,7 +29,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- objectType
 -- filter: {"type":"objectType","objectType":{"types":["person"]}}
 -- params: [["prod"],"prod","p-0999",["person"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -41,7 +41,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- environment
 -- filter: {"type":"environment","environment":{"environmentIds":["prod","staging"]}}
 -- params: [["prod"],"prod","p-0999",["prod","staging"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -53,7 +53,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- objectId
 -- filter: {"type":"objectId","objectId":{"ids":["p-1","p-2"]}}
 -- params: [["prod"],"prod","p-0999",["p-1","p-2"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -65,7 +65,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- tag ANY
 -- filter: {"type":"tag","tag":{"tags":["vip","new"]}}
 -- params: [["prod"],"prod","p-0999",["vip","new"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -77,7 +77,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- tag ALL
 -- filter: {"type":"tag","tag":{"tags":["vip","new"],"match":"ALL"}}
 -- params: [["prod"],"prod","p-0999",["vip","new"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -89,7 +89,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyExists
 -- filter: {"type":"propertyExists","propertyExists":{"propertyId":"email"}}
 -- params: [["prod"],"prod","p-0999","email",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -101,7 +101,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyEquals string
 -- filter: {"type":"propertyEquals","propertyEquals":{"propertyId":"name","value":"Ada Lovelace"}}
 -- params: [["prod"],"prod","p-0999","name","Ada Lovelace",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -113,7 +113,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyEquals long
 -- filter: {"type":"propertyEquals","propertyEquals":{"propertyId":"age","value":36}}
 -- params: [["prod"],"prod","p-0999","age",36,1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -125,7 +125,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyEquals boolean
 -- filter: {"type":"propertyEquals","propertyEquals":{"propertyId":"active","value":true}}
 -- params: [["prod"],"prod","p-0999","active",true,1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -137,7 +137,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyEquals timestamp
 -- filter: {"type":"propertyEquals","propertyEquals":{"propertyId":"seenAt","value":"2026-01-01T09:00:00+01:00"}}
 -- params: [["prod"],"prod","p-0999","seenAt","2026-01-01T08:00:00.000Z",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -149,7 +149,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyEquals geopoint
 -- filter: {"type":"propertyEquals","propertyEquals":{"propertyId":"home","value":{"lat":51.5,"lon":-0.12}}}
 -- params: [["prod"],"prod","p-0999","home",-0.12,51.5,1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -161,7 +161,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyIn
 -- filter: {"type":"propertyIn","propertyIn":{"propertyId":"email","values":["a@example.com","b@example.com"]}}
 -- params: [["prod"],"prod","p-0999","email",["a@example.com","b@example.com"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -173,7 +173,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyRange number
 -- filter: {"type":"propertyRange","propertyRange":{"propertyId":"score","gte":2.5,"lt":4}}
 -- params: [["prod"],"prod","p-0999","score",2.5,4,1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -185,7 +185,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyRange date
 -- filter: {"type":"propertyRange","propertyRange":{"propertyId":"born","gt":"1950-01-01","lte":"1960-12-31"}}
 -- params: [["prod"],"prod","p-0999","born","1950-01-01","1960-12-31",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -197,7 +197,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyRange string
 -- filter: {"type":"propertyRange","propertyRange":{"propertyId":"name","gte":"A","lt":"B"}}
 -- params: [["prod"],"prod","p-0999","name","A","B",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -209,7 +209,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyPrefix
 -- filter: {"type":"propertyPrefix","propertyPrefix":{"propertyId":"name","prefix":"Ada_%"}}
 -- params: [["prod"],"prod","p-0999","name","Ada\\_\\%%",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -221,7 +221,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyPrefix caseInsensitive
 -- filter: {"type":"propertyPrefix","propertyPrefix":{"propertyId":"name","prefix":"ada","caseInsensitive":true}}
 -- params: [["prod"],"prod","p-0999","name","ada%",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -233,7 +233,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyText ALL_TERMS
 -- filter: {"type":"propertyText","propertyText":{"propertyId":"name","query":"ada lovelace"}}
 -- params: [["prod"],"prod","p-0999","name","ada lovelace",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -245,7 +245,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyText ANY_TERM (any property)
 -- filter: {"type":"propertyText","propertyText":{"query":"ada grace","match":"ANY_TERM"}}
 -- params: [["prod"],"prod","p-0999","ada grace",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -257,7 +257,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyText PHRASE
 -- filter: {"type":"propertyText","propertyText":{"propertyId":"name","query":"ada lovelace","match":"PHRASE"}}
 -- params: [["prod"],"prod","p-0999","name","ada lovelace",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -269,7 +269,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- propertyOrigin
 -- filter: {"type":"propertyOrigin","propertyOrigin":{"origin":"crm","propertyId":"name"}}
 -- params: [["prod"],"prod","p-0999","crm","name",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -281,7 +281,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- hasLink
 -- filter: {"type":"hasLink","hasLink":{"linkId":"worksFor","targetIds":["c-1"]}}
 -- params: [["prod"],"prod","p-0999","worksFor",["c-1"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id, 'links', o.links)::text AS json,
+SELECT o.environment_id AS env, o.id, o.links::text AS links,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -293,7 +293,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- linkedFrom (two levels)
 -- filter: {"type":"linkedFrom","linkedFrom":{"linkId":"worksFor","source":{"type":"linksTo","linksTo":{"linkId":"knows","target":{"type":"propertyEquals","propertyEquals":{"propertyId":"name","value":"Ada Lovelace"}}}}}}
 -- params: [["prod"],"prod","p-0999","worksFor",["prod"],"knows","name","Ada Lovelace",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -305,7 +305,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- linksTo
 -- filter: {"type":"linksTo","linksTo":{"linkId":"worksFor","target":{"type":"objectId","objectId":{"ids":["c-1"]}}}}
 -- params: [["prod"],"prod","p-0999","worksFor",["prod"],["c-1"],1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -317,7 +317,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- firstSighting
 -- filter: {"type":"firstSighting","firstSighting":{"start":"2026-01-01T00:00:00Z","end":"2026-02-01T00:00:00Z"}}
 -- params: [["prod"],"prod","p-0999","2026-01-01T00:00:00.000Z","2026-02-01T00:00:00.000Z",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -329,7 +329,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- lastSighting
 -- filter: {"type":"lastSighting","lastSighting":{"start":"2026-01-01T00:00:00Z"}}
 -- params: [["prod"],"prod","p-0999","2026-01-01T00:00:00.000Z",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
@@ -341,7 +341,7 @@ SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environment
 -- sightedDuring
 -- filter: {"type":"sightedDuring","sightedDuring":{"start":"2026-01-01T00:00:00Z","end":"2026-02-01T00:00:00Z"}}
 -- params: [["prod"],"prod","p-0999","2026-02-01T00:00:00.000Z","2026-01-01T00:00:00.000Z",1001]
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+SELECT o.environment_id AS env, o.id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])

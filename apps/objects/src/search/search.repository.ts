@@ -15,9 +15,19 @@ export interface SearchPosition {
 export interface SearchRow {
   env: string;
   id: string;
-  json: string;
+  /** The object's links as JSON text (only when the page loads links). */
+  links?: string;
   /** The active ontology version in this statement's snapshot (see OntologyService.readWithActive). */
   active_ontology_version: number;
+}
+
+/**
+ * A search result's JSON, written here rather than by PostgreSQL (json_build_object per row, and
+ * its `"id" : …` spacing, cost a broad page of 10,000 ids more than the rest of its statement).
+ */
+export function searchRowJson(row: SearchRow): string {
+  const head = `{"id":${JSON.stringify(row.id)},"environmentId":${JSON.stringify(row.env)}`;
+  return row.links === undefined ? `${head}}` : `${head},"links":${row.links}}`;
 }
 
 /** The statement one search page runs; exported so tests and the SQL snapshot can see it. */
@@ -35,10 +45,7 @@ export function buildSearchSql(
     clauses.push(`(o.environment_id, o.id) > (${params.add(opts.after.env)}::text COLLATE "C", ${params.add(opts.after.id)}::text COLLATE "C")`);
   }
   clauses.push(compileFilter(filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*', rows }));
-  const json = opts.loadLinks
-    ? `json_build_object('id', o.id, 'environmentId', o.environment_id, 'links', o.links)`
-    : `json_build_object('id', o.id, 'environmentId', o.environment_id)`;
-  const sql = `SELECT o.environment_id AS env, o.id, ${json}::text AS json,
+  const sql = `SELECT o.environment_id AS env, o.id,${opts.loadLinks ? ' o.links::text AS links,' : ''}
        ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
   FROM ${rows.objects} o
  WHERE ${clauses.join('\n   AND ')}

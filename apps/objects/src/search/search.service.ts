@@ -17,7 +17,7 @@ import { instantBinding, pageInstant, pageJson } from '../object-reads/objects.s
 import { ObjectSetsClient } from '../clients/object-sets.client';
 import { withStartingSet } from './starting-set';
 import { OrderedPosition } from './ordered-search';
-import { SearchPosition, SearchRepository } from './search.repository';
+import { SearchPosition, SearchRepository, searchRowJson } from './search.repository';
 
 export interface SearchRequest {
   filter: unknown;
@@ -96,7 +96,8 @@ export class SearchService {
         : { env: last.env, id: last.id };
       next = this.tokens.encode(binding, { ...position, ...instant?.carry });
     }
-    return pageJson(page.map((r) => r.json), next, instant?.asOf);
+    // An ordered page's rows carry their JSON; an unordered page's are written here.
+    return pageJson(page.map((r) => ('json' in r ? r.json : searchRowJson(r))), next, instant?.asOf);
   }
 
   /** Checks a filter against the active ontology (InvalidFilter with `path`). */
