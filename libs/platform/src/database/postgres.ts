@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Query } from 'pg';
-import type { Pool, PoolClient, QueryConfig } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { isDatabaseUnavailable } from './database-errors';
 import { DataSource, DataSourceOptions, EntityManager, MigrationExecutor, MigrationInterface } from 'typeorm';
 import type { ReadRouter } from '../replicas/read-router';
@@ -221,6 +221,17 @@ export function currentRequestSignal(): AbortSignal | undefined {
   return requestScopes.getStore()?.signal;
 }
 
+/**
+ * A statement as the product sends it: its text, its parameters and, when prepared, its name.
+ * Deliberately not pg's QueryConfig: submit passes on exactly these three, so a caller cannot set
+ * anything else (rowMode, types) that would be dropped without a word.
+ */
+export interface Statement {
+  text: string;
+  values: unknown[];
+  name?: string;
+}
+
 /** A statement on a checked-out connection, for its request's RequestScope. */
 class RunningStatement {
   /** Closed rather than reused after a cancel or a connection error. */
@@ -251,7 +262,7 @@ class RunningStatement {
  * duration (from asking the pool for a connection to its rows) is observed under `label`, here
  * rather than in a wrapper around it (one promise fewer per statement).
  */
-export async function runOnPool(pool: Pool, query: QueryConfig, scope: RequestScope | undefined, observe?: StatementObserver, label?: string): Promise<unknown[]> {
+export async function runOnPool(pool: Pool, query: Statement, scope: RequestScope | undefined, observe?: StatementObserver, label?: string): Promise<unknown[]> {
   const started = observe ? performance.now() : 0;
   if (!scope) {
     const { rows } = await pool.query(query);
@@ -283,7 +294,7 @@ export async function runOnPool(pool: Pool, query: QueryConfig, scope: RequestSc
  * the costliest frame of node-postgres in a CPU profile of GET one); given a text, it does not.
  * The statement's name, if any, is set on the Query it made.
  */
-function submit(client: PoolClient, query: QueryConfig): Promise<unknown[]> {
+function submit(client: PoolClient, query: Statement): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
     const submittable = new Query(query.text, query.values, (error, result) => {
       if (!error) return resolve(result.rows);
@@ -301,7 +312,7 @@ function submit(client: PoolClient, query: QueryConfig): Promise<unknown[]> {
  * its pool (cancelled when the request's client goes away: runOnPool). With `label` and a
  * statement observer (the metrics), its duration is observed under that name.
  */
-function runStatement<T>(dataSource: DataSource, query: QueryConfig, routed: boolean, label: string | undefined): Promise<T[]> {
+function runStatement<T>(dataSource: DataSource, query: Statement, routed: boolean, label: string | undefined): Promise<T[]> {
   const pool = pgPool(dataSource);
   const router = routed ? routers.get(dataSource) : undefined;
   const observe = label === undefined ? undefined : statementObservers.get(pool);

@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { Pool, QueryConfig } from 'pg';
+import { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from '../database/database-errors';
-import { RequestScope, routeReads, runOnPool, StatementObserver } from '../database/postgres';
+import { RequestScope, routeReads, runOnPool, Statement, StatementObserver } from '../database/postgres';
 import { parseLsn } from './consistency-token';
 import { ReadContext } from './read-context';
 
@@ -291,7 +291,7 @@ export class ReadRouter {
   }
 
   /** Runs one read statement where the request's rule allows (see the class comment); the rows. */
-  async rows<T>(query: QueryConfig, scope: RequestScope | undefined, observe?: StatementObserver, label?: string): Promise<T[]> {
+  async rows<T>(query: Statement, scope: RequestScope | undefined, observe?: StatementObserver, label?: string): Promise<T[]> {
     const ctx = scope?.read;
     if (!ctx || ctx.write || ctx.level === 'PRIMARY' || this.replicas.length === 0) return this.onPrimary<T>(query, scope, observe, label);
     if (ctx.level === 'STRONG' && !ctx.strongResolved) {
@@ -333,7 +333,7 @@ export class ReadRouter {
     }
   }
 
-  private async onPrimary<T>(query: QueryConfig, scope: RequestScope | undefined, observe?: StatementObserver, label?: string): Promise<T[]> {
+  private async onPrimary<T>(query: Statement, scope: RequestScope | undefined, observe?: StatementObserver, label?: string): Promise<T[]> {
     const ctx = scope?.read;
     const at = this.primaryLsn;
     const rows = await runOnPool(this.primary, query, scope, observe, label);
