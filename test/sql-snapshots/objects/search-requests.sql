@@ -3,8 +3,8 @@
 
 -- ===== searchObjects, a filter, loadLinks: 1 statement
 
--- objects (prepared as search._6d48eNoCsiC0FWyh5ghrV)
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id, 'links', o.links)::text AS json,
+-- objects (prepared as search.I8zpy0cBG71MlAlH851KGk)
+SELECT o.environment_id AS env, o.id, o.links::text AS links,
       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
  FROM objects.object o
 WHERE (o.type = ANY($1::text[]) AND o.tags && $2::text[])
@@ -57,8 +57,8 @@ SELECT p.env, p.id, p.json::text AS json, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY
 
 -- ===== searchObjects asOf: 1 statement
 
--- objects (prepared as search.RY9Azs2BAZzk9sX6GP9QGN)
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+-- objects (prepared as search.iTdxUgXRKuL59MxVZqWwHZ)
+SELECT o.environment_id AS env, o.id,
       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
  FROM (SELECT * FROM objects.object_version WHERE valid_from <= $1::timestamptz AND (valid_to IS NULL OR valid_to > $1::timestamptz)) o
 WHERE (o.type = ANY($2::text[]) AND o.tags && $3::text[])
@@ -93,8 +93,8 @@ WITH RECURSIVE closure(id) AS (
 SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, (s.expires_at IS NULL OR s.expires_at > $2::timestamptz) AS live
   FROM closure c JOIN object_sets.object_set s ON s.id = c.id;
 
--- objects (prepared as search.iSDFnrPiBp1KltBQ8OG5gj)
-SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id)::text AS json,
+-- objects (prepared as search.x7ajtNgbD440g4CpVqwOjL)
+SELECT o.environment_id AS env, o.id,
       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
  FROM objects.object o
 WHERE (TRUE AND (o.type = ANY($1::text[]) AND o.tags && $2::text[]))
