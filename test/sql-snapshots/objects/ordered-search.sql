@@ -13,7 +13,7 @@ m AS MATERIALIZED (
      AND o.type = ANY($3::text[])
    LIMIT (SELECT threshold FROM t)),
 n AS (SELECT count(*) < (SELECT threshold FROM t) AS sorted FROM m),
-a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, k.value_timestamp AS t0
+a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.value_timestamp AS t0
    FROM objects.property_value k
    CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
                         WHERE o.environment_id = k.environment_id AND o.id = k.object_id
@@ -25,9 +25,9 @@ a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, json_build_object('id',
     AND k.value_timestamp IS NOT NULL
   ORDER BY k.value_timestamp DESC, k.environment_id, k.object_id
   LIMIT $1)
-SELECT p.env, p.id, p.json::text AS json, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS k0,
+SELECT p.env, p.id, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS k0,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM ((SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, s0.v AS t0
+  FROM ((SELECT o.environment_id AS env, o.id, s0.v AS t0
    FROM m JOIN objects.object o ON o.environment_id = m.environment_id AND o.id = m.id
    LEFT JOIN LATERAL (SELECT max(x.value_timestamp) AS v FROM objects.property_value x
                      WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $4::text) s0 ON TRUE
@@ -37,7 +37,7 @@ SELECT p.env, p.id, p.json::text AS json, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY
   UNION ALL
   (SELECT * FROM a)
   UNION ALL
-  (SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, NULL::timestamptz AS t0
+  (SELECT o.environment_id AS env, o.id, NULL::timestamptz AS t0
    FROM objects.object o
   WHERE NOT (SELECT sorted FROM n)
     AND (SELECT count(*) FROM a) < $1
@@ -60,7 +60,7 @@ m AS MATERIALIZED (
      AND o.type = ANY($3::text[])
    LIMIT (SELECT threshold FROM t)),
 n AS (SELECT count(*) < (SELECT threshold FROM t) AS sorted FROM m),
-a1 AS MATERIALIZED (SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, k.value_timestamp AS t0
+a1 AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.value_timestamp AS t0
    FROM objects.property_value k
    CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
                         WHERE o.environment_id = k.environment_id AND o.id = k.object_id
@@ -74,7 +74,7 @@ a1 AS MATERIALIZED (SELECT o.environment_id AS env, o.id, json_build_object('id'
     AND (k.environment_id, k.object_id) > ($10::text COLLATE "C", $11::text COLLATE "C")
   ORDER BY k.environment_id, k.object_id
   LIMIT $1),
-a2 AS MATERIALIZED (SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, k.value_timestamp AS t0
+a2 AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.value_timestamp AS t0
    FROM objects.property_value k
    CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
                         WHERE o.environment_id = k.environment_id AND o.id = k.object_id
@@ -89,9 +89,9 @@ a2 AS MATERIALIZED (SELECT o.environment_id AS env, o.id, json_build_object('id'
   ORDER BY k.value_timestamp DESC, k.environment_id, k.object_id
   LIMIT $1),
 a AS MATERIALIZED (SELECT * FROM a1 UNION ALL SELECT * FROM a2)
-SELECT p.env, p.id, p.json::text AS json, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS k0,
+SELECT p.env, p.id, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS k0,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM ((SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, s0.v AS t0
+  FROM ((SELECT o.environment_id AS env, o.id, s0.v AS t0
    FROM m JOIN objects.object o ON o.environment_id = m.environment_id AND o.id = m.id
    LEFT JOIN LATERAL (SELECT max(x.value_timestamp) AS v FROM objects.property_value x
                      WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $4::text) s0 ON TRUE
@@ -102,7 +102,7 @@ SELECT p.env, p.id, p.json::text AS json, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY
   UNION ALL
   (SELECT * FROM a)
   UNION ALL
-  (SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, NULL::timestamptz AS t0
+  (SELECT o.environment_id AS env, o.id, NULL::timestamptz AS t0
    FROM objects.object o
   WHERE NOT (SELECT sorted FROM n)
     AND (SELECT count(*) FROM a) < $1
@@ -125,7 +125,7 @@ m AS MATERIALIZED (
      AND o.type = ANY($3::text[])
    LIMIT (SELECT threshold FROM t)),
 n AS (SELECT count(*) < (SELECT threshold FROM t) AS sorted FROM m),
-a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, k.value_string AS t0, s1.v AS t1
+a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.value_string AS t0, s1.v AS t1
    FROM objects.property_value k
    CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
                         WHERE o.environment_id = k.environment_id AND o.id = k.object_id
@@ -144,9 +144,9 @@ a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, json_build_object('id',
     AND (k.value_string > $14::text COLLATE "C" OR (k.value_string = $14::text COLLATE "C" AND (s1.v IS NULL AND (o.environment_id, o.id) > ($12::text COLLATE "C", $13::text COLLATE "C"))))
   ORDER BY k.value_key ASC, k.value_string ASC, s1.v DESC NULLS LAST, k.environment_id, k.object_id
   LIMIT $1)
-SELECT p.env, p.id, p.json::text AS json, p.t0 AS k0, p.t1::text AS k1,
+SELECT p.env, p.id, p.t0 AS k0, p.t1::text AS k1,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM ((SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, s0.v AS t0, s1.v AS t1
+  FROM ((SELECT o.environment_id AS env, o.id, s0.v AS t0, s1.v AS t1
    FROM m JOIN objects.object o ON o.environment_id = m.environment_id AND o.id = m.id
    LEFT JOIN LATERAL (SELECT min(x.value_string) AS v FROM objects.property_value x
                      WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $4::text) s0 ON TRUE
@@ -159,7 +159,7 @@ SELECT p.env, p.id, p.json::text AS json, p.t0 AS k0, p.t1::text AS k1,
   UNION ALL
   (SELECT * FROM a)
   UNION ALL
-  (SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, NULL::text AS t0, s1.v AS t1
+  (SELECT o.environment_id AS env, o.id, NULL::text AS t0, s1.v AS t1
    FROM objects.object o
    LEFT JOIN LATERAL (SELECT max(x.value_number) AS v FROM objects.property_value x
                      WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $16::text) s1 ON TRUE
@@ -184,9 +184,9 @@ m AS MATERIALIZED (
      AND o.type = ANY($3::text[])
    LIMIT (SELECT threshold FROM t)),
 n AS (SELECT count(*) < (SELECT threshold FROM t) AS sorted FROM m)
-SELECT p.env, p.id, p.json::text AS json, p.t0::text AS k0,
+SELECT p.env, p.id, p.t0::text AS k0,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM ((SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, s0.v AS t0
+  FROM ((SELECT o.environment_id AS env, o.id, s0.v AS t0
    FROM m JOIN objects.object o ON o.environment_id = m.environment_id AND o.id = m.id
    LEFT JOIN LATERAL (SELECT min(x.value_number) AS v FROM objects.property_value x
                      WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $4::text) s0 ON TRUE
@@ -195,7 +195,7 @@ SELECT p.env, p.id, p.json::text AS json, p.t0::text AS k0,
   ORDER BY s0.v ASC NULLS LAST, o.environment_id, o.id
   LIMIT $1)
   UNION ALL
-  (SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, NULL::float8 AS t0
+  (SELECT o.environment_id AS env, o.id, NULL::float8 AS t0
    FROM objects.object o
   WHERE NOT (SELECT sorted FROM n)
     AND o.environment_id = ANY($2::text[])
@@ -218,9 +218,9 @@ m AS MATERIALIZED (
      AND o.type = ANY($3::text[])
    LIMIT (SELECT threshold FROM t)),
 n AS (SELECT count(*) < (SELECT threshold FROM t) AS sorted FROM m)
-SELECT p.env, p.id, p.json::text AS json, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS k0, p.t1 AS k1,
+SELECT p.env, p.id, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS k0, p.t1 AS k1,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM ((SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, o.last_sighting AS t0, s1.v AS t1
+  FROM ((SELECT o.environment_id AS env, o.id, o.last_sighting AS t0, s1.v AS t1
    FROM m JOIN objects.object o ON o.environment_id = m.environment_id AND o.id = m.id
    LEFT JOIN LATERAL (SELECT min(x.value_string) AS v FROM objects.property_value x
                      WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $4::text) s1 ON TRUE
@@ -229,7 +229,7 @@ SELECT p.env, p.id, p.json::text AS json, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY
   ORDER BY o.last_sighting DESC, s1.v COLLATE "C" ASC NULLS LAST, o.environment_id, o.id
   LIMIT $1)
   UNION ALL
-  (SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, o.last_sighting AS t0, s1.v AS t1
+  (SELECT o.environment_id AS env, o.id, o.last_sighting AS t0, s1.v AS t1
    FROM objects.object o
    LEFT JOIN LATERAL (SELECT min(x.value_string) AS v FROM objects.property_value x
                      WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $9::text) s1 ON TRUE

@@ -21,7 +21,7 @@ m AS MATERIALIZED (
    WHERE (o.type = ANY($2::text[]) AND o.tags && $3::text[])
    LIMIT (SELECT threshold FROM t)),
 n AS (SELECT count(*) < (SELECT threshold FROM t) AS sorted FROM m),
-a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, k.value_timestamp AS t0
+a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.value_timestamp AS t0
    FROM objects.property_value k
    CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
                         WHERE o.environment_id = k.environment_id AND o.id = k.object_id
@@ -32,9 +32,9 @@ a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, json_build_object('id',
     AND k.value_timestamp IS NOT NULL
   ORDER BY k.value_timestamp DESC, k.environment_id, k.object_id
   LIMIT $1)
-SELECT p.env, p.id, p.json::text AS json, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS k0,
+SELECT p.env, p.id, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS k0,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM ((SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, s0.v AS t0
+  FROM ((SELECT o.environment_id AS env, o.id, s0.v AS t0
    FROM m JOIN objects.object o ON o.environment_id = m.environment_id AND o.id = m.id
    LEFT JOIN LATERAL (SELECT max(x.value_timestamp) AS v FROM objects.property_value x
                      WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $4::text) s0 ON TRUE
@@ -44,7 +44,7 @@ SELECT p.env, p.id, p.json::text AS json, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY
   UNION ALL
   (SELECT * FROM a)
   UNION ALL
-  (SELECT o.environment_id AS env, o.id, json_build_object('id', o.id, 'environmentId', o.environment_id) AS json, NULL::timestamptz AS t0
+  (SELECT o.environment_id AS env, o.id, NULL::timestamptz AS t0
    FROM objects.object o
   WHERE NOT (SELECT sorted FROM n)
     AND (SELECT count(*) FROM a) < $1

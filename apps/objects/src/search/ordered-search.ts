@@ -21,6 +21,7 @@
 import { ObjectSearchFilter, OntologyIndex, ResolvedField, SortKey } from '@app/domain';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, RowSource, rowSource, SqlParams, STRING_INDEX_CHARS } from './filter-compiler';
+import type { SearchRow } from './search.repository';
 
 /** Where a page ends: the last row's key values as text (null: no value), then its identity. */
 export interface OrderedPosition {
@@ -40,14 +41,8 @@ export interface OrderedSearchOptions {
   asOf?: Date;
 }
 
-/** The row an ordered page returns: the search row plus each key's value as text (k0, k1, k2). */
-export interface OrderedSearchRow {
-  env: string;
-  id: string;
-  json: string;
-  active_ontology_version: number;
-  [key: `k${number}`]: string | null;
-}
+/** The row an ordered page returns: the search row (written out by searchRowJson) plus each key's value as text (k0, k1, k2). */
+export type OrderedSearchRow = SearchRow & { [key: `k${number}`]: string | null };
 
 interface ColumnSql {
   /** Column of objects.property_value. */
@@ -142,12 +137,6 @@ function levelsOf(order: SortKey[], o: string, params: SqlParams, joins: string[
   });
 }
 
-function jsonSql(o: string, loadLinks: boolean): string {
-  return loadLinks
-    ? `json_build_object('id', ${o}.id, 'environmentId', ${o}.environment_id, 'links', ${o}.links)`
-    : `json_build_object('id', ${o}.id, 'environmentId', ${o}.environment_id)`;
-}
-
 /** The columns of objects.object the scan's lateral object row must carry. */
 function objectColumns(order: SortKey[], loadLinks: boolean): string[] {
   const columns = new Set(['environment_id', 'id']);
@@ -156,9 +145,9 @@ function objectColumns(order: SortKey[], loadLinks: boolean): string[] {
   return [...columns];
 }
 
-function branch(select: { json: string; levels: Level[]; from: string; joins: string[]; where: string[]; orderBy: string; limit: string }): string {
+function branch(select: { loadLinks: boolean; levels: Level[]; from: string; joins: string[]; where: string[]; orderBy: string; limit: string }): string {
   const typed = select.levels.map((l, i) => `${l.expr} AS t${i}`).join(', ');
-  return `(SELECT o.environment_id AS env, o.id, ${select.json} AS json, ${typed}
+  return `(SELECT o.environment_id AS env, o.id,${select.loadLinks ? ' o.links,' : ''} ${typed}
    FROM ${select.from}${select.joins.map((j) => `\n   ${j}`).join('')}
   WHERE ${select.where.join('\n    AND ')}
   ORDER BY ${select.orderBy}
@@ -174,7 +163,6 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
   const visible = opts.visible ? params.add(opts.visible) : undefined;
   const visibleClause = (o: string) => (visible ? [`${o}.environment_id = ANY(${visible}::text[])`] : []);
   const filterSql = (o: string) => compileFilter(filter, ontology, o, params, { visibleEnvironments: opts.visible ?? '*', rows });
-  const json = jsonSql('o', loadLinks);
   const first = order[0];
 
   // The threshold, and the matches (up to it) that decide between "sort" and "scan".
@@ -195,7 +183,7 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
     const levels = levelsOf(order, 'o', params, joins, rows);
     branches.push(
       branch({
-        json,
+        loadLinks,
         levels,
         from: `m JOIN ${rows.objects} o ON o.environment_id = m.environment_id AND o.id = m.id`,
         joins,
@@ -212,7 +200,7 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
     const levels = levelsOf(order, 'o', params, joins, rows);
     const where = ['NOT (SELECT sorted FROM n)', ...visibleClause('o'), `(${filterSql('o')}) IS TRUE`];
     if (pos) where.push(`${levels[0].expr} ${op(first, false)} ${params.add(pos.k[0])}::${columnOf(first.field).cast}`, after(levels, 0, pos, params, 'o'));
-    branches.push(branch({ json, levels, from: `${rows.objects} o`, joins, where, orderBy: orderSql(levels, 'o'), limit }));
+    branches.push(branch({ loadLinks, levels, from: `${rows.objects} o`, joins, where, orderBy: orderSql(levels, 'o'), limit }));
   } else {
     const field = first.field;
     const { column, cast } = columnOf(field);
@@ -238,7 +226,7 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
    CROSS JOIN LATERAL (SELECT ${objectColumns(order, loadLinks).map((c) => `o.${c}`).join(', ')} FROM ${rows.objects} o
                         WHERE ${['o.environment_id = k.environment_id AND o.id = k.object_id', ...visibleClause('o'), `(${filterSql('o')}) IS TRUE`].join('\n                          AND ')}
                        OFFSET 0) o`;
-        return branch({ json, levels, from, joins, where, orderBy: orderBy(levels), limit });
+        return branch({ loadLinks, levels, from, joins, where, orderBy: orderBy(levels), limit });
       };
       // The value index holds (value, environment_id, object_id): ties of the first key come
       // in (environmentId, id) order only when it is read forward. Strings are ordered by the
@@ -291,14 +279,14 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
       );
       // After a valued position every object without a value follows; after a missing one, the rest decides.
       if (pos && pos.k[0] === null) where.push(after(levels.slice(1), 0, { ...pos, k: pos.k.slice(1) }, params, 'o'));
-      branches.push(branch({ json, levels, from: `${rows.objects} o`, joins, where, orderBy: orderSql(levels.slice(1), 'o'), limit }));
+      branches.push(branch({ loadLinks, levels, from: `${rows.objects} o`, joins, where, orderBy: orderSql(levels.slice(1), 'o'), limit }));
     }
   }
 
   const outer = order.map((key, i) => ({ expr: `p.t${i}`, key, nullable: key.field.kind === 'property' }));
   const texts = order.map((key, i) => `${columnOf(key.field).text(`p.t${i}`)} AS k${i}`).join(', ');
   const sql = `WITH ${ctes.join(',\n')}
-SELECT p.env, p.id, p.json::text AS json, ${texts},
+SELECT p.env, p.id,${loadLinks ? ' p.links::text AS links,' : ''} ${texts},
        ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
   FROM (${branches.join('\n  UNION ALL\n  ')}) p
  ORDER BY ${orderSql(outer, 'p', ['p.env COLLATE "C"', 'p.id COLLATE "C"'])}

@@ -96,8 +96,7 @@ export class SearchService {
         : { env: last.env, id: last.id };
       next = this.tokens.encode(binding, { ...position, ...instant?.carry });
     }
-    // An ordered page's rows carry their JSON; an unordered page's are written here.
-    return pageJson(page.map((r) => ('json' in r ? r.json : searchRowJson(r))), next, instant?.asOf);
+    return pageJson(page.map(searchRowJson), next, instant?.asOf);
   }
 
   /** Checks a filter against the active ontology (InvalidFilter with `path`). */
