@@ -1,7 +1,7 @@
-import { Body, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingGet, ReadingPost, sendJsonText } from '@app/platform';
+import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingGet, ReadingPost, sendJsonText, ValidatedBody } from '@app/platform';
 import {
   checkSetIdParam,
   CompiledFilterResponse,
@@ -43,7 +43,7 @@ export class ObjectSetsController {
     SearchObjectSetsRequestDto,
     SearchObjectSetsResponseDto,
   )
-  async searchObjectSets(@Caller() caller: CallerContext, @Body() body: SearchObjectSetsRequestDto, @Res() res: Response): Promise<void> {
+  async searchObjectSets(@Caller() caller: CallerContext, @ValidatedBody() body: SearchObjectSetsRequestDto, @Res() res: Response): Promise<void> {
     // The page is rendered as JSON by PostgreSQL; sent as it is.
     sendJsonText(res, await this.setSearch.search(caller, body));
   }
@@ -52,7 +52,7 @@ export class ObjectSetsController {
   @ApiOperation({ operationId: 'createObjectSet', summary: 'Creates a set; its definition is checked when written' })
   @ApiBody({ type: CreateObjectSetDto })
   @ApiCreatedResponse({ type: ObjectSetMetadataDto })
-  async create(@Caller() caller: CallerContext, @Body() body: CreateObjectSetDto, @Res() res: Response): Promise<void> {
+  async create(@Caller() caller: CallerContext, @ValidatedBody() body: CreateObjectSetDto, @Res() res: Response): Promise<void> {
     sendJsonText(res, await this.sets.create(caller, body), 201);
   }
 
@@ -60,7 +60,7 @@ export class ObjectSetsController {
   @ApiOperation({ operationId: 'updateObjectSet', summary: 'Changes a set (creator only; immutable sets: 409)' })
   @ApiBody({ type: UpdateObjectSetDto })
   @ApiOkResponse({ type: ObjectSetMetadataDto })
-  async update(@Caller() caller: CallerContext, @Param('id') id: string, @Body() body: UpdateObjectSetDto, @Res() res: Response): Promise<void> {
+  async update(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedBody() body: UpdateObjectSetDto, @Res() res: Response): Promise<void> {
     checkSetIdParam(id);
     sendJsonText(res, await this.sets.update(caller, id, body));
   }
@@ -126,7 +126,7 @@ export class ObjectSetsController {
     AggregateObjectSetRequestDto,
     AggregateResponseDto,
   )
-  async aggregate(@Caller() caller: CallerContext, @Param('id') id: string, @Body() body: AggregateObjectSetRequestDto, @Res() res: Response): Promise<void> {
+  async aggregate(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedBody() body: AggregateObjectSetRequestDto, @Res() res: Response): Promise<void> {
     checkSetIdParam(id);
     sendJsonText(res, await this.sets.aggregate(caller, id, body));
   }

@@ -1,7 +1,7 @@
-import { Body, Res } from '@nestjs/common';
+import { Res } from '@nestjs/common';
 import { ApiExcludeEndpoint } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingPost, sendJsonText } from '@app/platform';
+import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingPost, sendJsonText, ValidatedBody } from '@app/platform';
 import { INTERNAL_AGGREGATE_ROUTE } from '@app/domain';
 import { AggregateObjectsRequestDto, checkInternalAggregateRequest, InternalAggregateRequestDto } from './dto/aggregate.dto';
 import { AggregateService } from './aggregate.service';
@@ -19,7 +19,7 @@ export class AggregateController {
     AggregateObjectsRequestDto,
     AggregateResponseDto,
   )
-  async aggregateObjects(@Caller() caller: CallerContext, @Body() body: AggregateObjectsRequestDto, @Res() res: Response): Promise<void> {
+  async aggregateObjects(@Caller() caller: CallerContext, @ValidatedBody() body: AggregateObjectsRequestDto, @Res() res: Response): Promise<void> {
     sendJsonText(res, await this.aggregates.aggregate(caller, body));
   }
 
@@ -34,7 +34,7 @@ export class AggregateController {
     AggregateResponseDto,
   )
   @ApiExcludeEndpoint()
-  async internalAggregate(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
+  async internalAggregate(@Caller() caller: CallerContext, @ValidatedBody() body: unknown, @Res() res: Response): Promise<void> {
     sendJsonText(res, await this.aggregates.aggregateCompiled(caller, checkInternalAggregateRequest(body)));
   }
 }

@@ -1,7 +1,7 @@
-import { Body, Param, Query, Res } from '@nestjs/common';
+import { Param, Query, Res } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiController, ApiPagingQuery, Caller, CallerContext, PagedReadingPost, ReadingGet, sendJsonText } from '@app/platform';
+import { ApiController, ApiPagingQuery, Caller, CallerContext, PagedReadingPost, ReadingGet, sendJsonText, ValidatedBody } from '@app/platform';
 import {
   checkEnvironmentIdParam,
   checkIdentifierParam,
@@ -46,7 +46,7 @@ export class ObjectsController {
     ObjectPageDto,
     'Default 100, maximum 1000 (clamped)',
   )
-  async bulk(@Caller() caller: CallerContext, @Body() body: BulkLoadObjectRequestDto, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  async bulk(@Caller() caller: CallerContext, @ValidatedBody() body: BulkLoadObjectRequestDto, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     const size = resolvePageSize(query.pageSize, PAGE_LIMITS.bulk);
     const at = { asOf: parseAsOf(body.asOf), snapshot: body.snapshot === true };
     sendJsonText(res, await this.objects.bulk(caller, body.objectIds, size, pagingTokenParam(query.pagingToken), at));

@@ -1,7 +1,7 @@
-import { Body, Controller, Delete, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext } from '@app/platform';
+import { Caller, CallerContext, ValidatedBody } from '@app/platform';
 import { checkObjectPathIds, expectedVersionParam } from '@app/domain';
 import { IngestRequestDto, IngestResponseDto, WriteObjectDto } from './dto/write-object.dto';
 import { OntologyObjectWithVersionDto } from '../object-reads/dto/object-reads.dto';
@@ -27,7 +27,7 @@ export class ObjectWritesController {
     @Param('environmentId') environmentId: string,
     @Param('id') id: string,
     @Query('expectedVersion') expectedVersion: unknown,
-    @Body() body: unknown,
+    @ValidatedBody() body: unknown,
     @Res({ passthrough: true }) res: Response,
   ) {
     // The body is checked first, as the validation pipe did before the handler ran.
@@ -58,7 +58,7 @@ export class ObjectWritesController {
   @ApiOperation({ operationId: 'ingestOntologyObjects', summary: 'Writes 1 to 10,000 objects, all or nothing' })
   @ApiOkResponse({ type: IngestResponseDto })
   @ApiBody({ type: IngestRequestDto })
-  async ingest(@Caller() caller: CallerContext, @Body() body: unknown): Promise<IngestResponseDto> {
+  async ingest(@Caller() caller: CallerContext, @ValidatedBody() body: unknown): Promise<IngestResponseDto> {
     return this.writes.ingest(caller, checkIngestBody(body));
   }
 }

@@ -1,6 +1,6 @@
-import { Body, Get, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
+import { Get, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
-import { ApiController } from '@app/platform';
+import { ApiController, ValidatedBody } from '@app/platform';
 import { InvalidArgument, OntologyVersion } from '@app/domain';
 import { OntologyVersionDto, PublishOntologyDto } from './dto/ontology.dto';
 import { OntologyService } from './ontology.service';
@@ -35,7 +35,7 @@ export class OntologyController {
   })
   @ApiOkResponse({ type: OntologyVersionDto })
   @ApiForbiddenResponse({ description: "PermissionDenied: the token's roles claim lacks the ontology admin role" })
-  publish(@Body() body: PublishOntologyDto): Promise<OntologyVersion> {
+  publish(@ValidatedBody() body: PublishOntologyDto): Promise<OntologyVersion> {
     return this.ontology.publish(body);
   }
 }

@@ -1,7 +1,7 @@
-import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiExcludeController, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AppConfig, Caller, CallerContext, sendJsonText } from '@app/platform';
+import { AppConfig, Caller, CallerContext, sendJsonText, ValidatedBody } from '@app/platform';
 import { OBJECTS_INTERNAL_ROUTES, ValidateFilterResponse } from '@app/domain';
 import { checkDiffRequest, checkMembersRequest, MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
 import { SearchService } from './search.service';
@@ -26,7 +26,7 @@ export class InternalController {
     summary: 'Internal (object set service): checks a filter against the active ontology; 400 InvalidFilter with the path',
   })
   @ApiOkResponse({ description: '{"valid": true}' })
-  async validate(@Body() body: ValidateFilterRequestDto): Promise<ValidateFilterResponse> {
+  async validate(@ValidatedBody() body: ValidateFilterRequestDto): Promise<ValidateFilterResponse> {
     await this.search.validate(body.filter, body.path ?? 'filter');
     return { valid: true };
   }
@@ -40,7 +40,7 @@ export class InternalController {
   })
   @ApiBody({ type: MembersRequestDto })
   @ApiOkResponse({ description: '{"members": {env: [ids]}, "links": [...]} (MembersResponse); 413 MembersTooLarge past the limit' })
-  async members(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
+  async members(@Caller() caller: CallerContext, @ValidatedBody() body: unknown, @Res() res: Response): Promise<void> {
     const { filter, limit, asOf } = checkMembersRequest(body, this.config.objectSetMemberLimit);
     sendJsonText(res, await this.search.members(caller, filter, limit, asOf));
   }
@@ -52,7 +52,7 @@ export class InternalController {
     summary: 'Internal (object set service): the members added and removed between two instants, each side a compiled set filter as of its instant, in one statement',
   })
   @ApiOkResponse({ description: '{"added": {env: [ids]}, "removed": {env: [ids]}} (DiffResponse); 413 MembersTooLarge past the limit' })
-  async diff(@Caller() caller: CallerContext, @Body() body: unknown, @Res() res: Response): Promise<void> {
+  async diff(@Caller() caller: CallerContext, @ValidatedBody() body: unknown, @Res() res: Response): Promise<void> {
     sendJsonText(res, await this.search.diff(caller, checkDiffRequest(body, this.config.objectSetMemberLimit)));
   }
 }

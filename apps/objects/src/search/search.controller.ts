@@ -1,6 +1,6 @@
-import { Body, Query, Res } from '@nestjs/common';
+import { Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ANALYTICS_MODELS, ApiController, Caller, CallerContext, PagedReadingPost, sendJsonText } from '@app/platform';
+import { ANALYTICS_MODELS, ApiController, Caller, CallerContext, PagedReadingPost, sendJsonText, ValidatedBody } from '@app/platform';
 import { PAGE_LIMITS, pagingTokenParam, resolvePageSize } from '@app/domain';
 import { ObjectIdsAndLinksPageDto, ObjectSearchRequestDto } from './dto/search.dto';
 import { SearchService } from './search.service';
@@ -16,7 +16,7 @@ export class SearchController {
     ObjectIdsAndLinksPageDto,
     'Default 1000, maximum 10000 (clamped)',
   )
-  async searchObjects(@Caller() caller: CallerContext, @Body() body: ObjectSearchRequestDto, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  async searchObjects(@Caller() caller: CallerContext, @ValidatedBody() body: ObjectSearchRequestDto, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     const size = resolvePageSize(query.pageSize, PAGE_LIMITS.search);
     sendJsonText(res, await this.search.search(caller, body, size, pagingTokenParam(query.pagingToken)));
   }

@@ -10,7 +10,6 @@ import { AppConfig } from '../config';
 import { AppMetrics } from '../metrics';
 import { ConjureExceptionFilter } from '../errors/conjure-exception.filter';
 import { PayloadTooLarge } from '@app/domain';
-import { createValidationPipe } from '../validation';
 import { applyRequestExamples, documentConsistencyToken, OperationErrors, refineApiDocument, RequestExamples, useApiSchemaNames } from './api-docs';
 import { authenticateFirst } from './authenticate-first';
 import { bodyGuardFault, JSON_MEDIA_TYPES, MAX_BODY_DEPTH, noteUnicodeEscapes } from './body-guard';
@@ -47,7 +46,8 @@ export interface HttpOptions {
 
 /**
  * The production HTTP pipeline, shared by main.ts and the e2e tests: body limits and the body
- * guard, whitelist validation, the Conjure error filter, Swagger and shutdown hooks.
+ * guard, the Conjure error filter, Swagger and shutdown hooks (bodies are validated by
+ * ValidatedBody).
  */
 export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, http: HttpOptions = {}): INestApplication {
   const config = app.get(AppConfig);
@@ -94,7 +94,7 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
       guardThenScope(req, res, next);
     });
   });
-  app.useGlobalPipes(createValidationPipe());
+  // No global pipe: request bodies are validated where they are declared (ValidatedBody).
   app.useGlobalFilters(new ConjureExceptionFilter());
   app.set('etag', false);
   app.set('x-powered-by', false);
