@@ -31,16 +31,19 @@ export class CallerGuard implements CanActivate {
     if (config.authMode === 'jwt') this.verifier = new TokenVerifier(config);
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Whether a handler is @Public(), looked up once per handler rather than on every request. */
+  private readonly publicHandlers = new WeakMap<object, boolean>();
+
+  /** Synchronous unless a bearer token is still to be verified: Nest awaits only a promise. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const req = context.switchToHttp().getRequest<RequestWithCaller>();
-    const isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, [context.getHandler(), context.getClass()]);
-    if (isPublic) return true;
+    if (this.isPublic(context)) return true;
     const authorization = first(req.headers['authorization']);
     if (this.verifier) {
       // Verified before the body was read (authenticateFirst), or here.
-      req.caller = req[VERIFIED_CALLER] ?? (await this.verifier.verify(authorization));
-      req.caller.consistency = req.readContext;
-      return true;
+      const verified = req[VERIFIED_CALLER];
+      if (verified) return this.admit(req, verified);
+      return this.verifier.verify(authorization).then((caller) => this.admit(req, caller));
     }
     const userId = first(req.headers['x-user-id']);
     if (userId !== undefined && identifierFault(userId)) {
@@ -48,6 +51,22 @@ export class CallerGuard implements CanActivate {
     }
     req.caller = { userId: userId ?? 'anonymous', environments: ALL_ENVIRONMENTS, authorization, consistency: req.readContext };
     return true;
+  }
+
+  private admit(req: RequestWithCaller, caller: CallerContext): true {
+    req.caller = caller;
+    caller.consistency = req.readContext;
+    return true;
+  }
+
+  private isPublic(context: ExecutionContext): boolean {
+    const handler = context.getHandler();
+    let found = this.publicHandlers.get(handler);
+    if (found === undefined) {
+      found = this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, [handler, context.getClass()]) === true;
+      this.publicHandlers.set(handler, found);
+    }
+    return found;
   }
 }
 
