@@ -129,6 +129,7 @@ describe('a read whose client goes away is cancelled in PostgreSQL', () => {
     const lock = await lockObjects(t.databaseUrl);
     const errors = jest.spyOn(Logger.prototype, 'error');
     const notes = jest.spyOn(Logger.prototype, 'log');
+    const warnings = jest.spyOn(Logger.prototype, 'warn');
     const abandonedNotes = () => notes.mock.calls.filter(([line]) => /abandoned by its client/.test((line as { msg?: string })?.msg ?? ''));
     try {
       const request = head || `GET /object-sets/${setId}/members HTTP/1.1\r\nHost: x\r\n\r\n`;
@@ -141,9 +142,12 @@ describe('a read whose client goes away is cancelled in PostgreSQL', () => {
       // objects app behind a members read), never logged as a 5xx error.
       expect(await until(async () => abandonedNotes().length >= 1, 3_000)).toBe(true);
       expect(errors).not.toHaveBeenCalled();
+      // Nor is the object-sets app's aborted call to the objects app logged as the objects app being unreachable.
+      expect(warnings.mock.calls.map(([line]) => String(line)).filter((line) => /unreachable|could not be read/.test(line))).toEqual([]);
     } finally {
       errors.mockRestore();
       notes.mockRestore();
+      warnings.mockRestore();
       await lock.release();
     }
     // The app serves on.

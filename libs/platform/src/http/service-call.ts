@@ -46,7 +46,9 @@ export async function callService(call: ServiceCall): Promise<string> {
       signal: requestSignal ? AbortSignal.any([AbortSignal.timeout(call.timeoutMs), requestSignal]) : AbortSignal.timeout(call.timeoutMs),
     });
   } catch (e) {
-    call.logger.warn(`${call.dependency} unreachable (${call.method} ${url}): ${(e as Error).message}`);
+    // A call the caller's own client abandoned is no fault of the other service (the exception
+    // filter notes the abandoned request at info level).
+    if (!requestSignal?.aborted) call.logger.warn(`${call.dependency} unreachable (${call.method} ${url}): ${(e as Error).message}`);
     throw new DependencyUnavailable(call.dependency);
   }
   let text: string;
@@ -55,7 +57,7 @@ export async function callService(call: ServiceCall): Promise<string> {
   } catch (e) {
     // The answer broke off (the other app died or the connection dropped mid-body): whatever
     // its status said, there is no answer; never an empty or partial one passed on as a 2xx.
-    call.logger.warn(`${call.dependency} answer to ${call.method} ${url} could not be read: ${(e as Error).message}`);
+    if (!requestSignal?.aborted) call.logger.warn(`${call.dependency} answer to ${call.method} ${url} could not be read: ${(e as Error).message}`);
     throw new DependencyUnavailable(call.dependency);
   }
   if (res.ok) {
