@@ -23,6 +23,8 @@ const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h
 @Injectable()
 export class CallerGuard implements CanActivate {
   private readonly verifier?: TokenVerifier;
+  /** Whether a handler is @Public(), looked up once per handler rather than on every request. */
+  private readonly publicHandlers = new WeakMap<object, boolean>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -30,9 +32,6 @@ export class CallerGuard implements CanActivate {
   ) {
     if (config.authMode === 'jwt') this.verifier = new TokenVerifier(config);
   }
-
-  /** Whether a handler is @Public(), looked up once per handler rather than on every request. */
-  private readonly publicHandlers = new WeakMap<object, boolean>();
 
   /** Synchronous unless a bearer token is still to be verified: Nest awaits only a promise. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
