@@ -8,14 +8,17 @@ import { ObjectsModule } from './object-reads/objects.module';
 import { ObjectWritesModule } from './object-writes/object-writes.module';
 import { SearchModule } from './search/search.module';
 import { AggregateModule } from './aggregate/aggregate.module';
+import { ChangesModule } from './changes/changes.module';
 
 /**
  * The objects app: /objects and /ontology, owning schema `objects`. Express tries routes one by
- * one in the order they were registered, which is the order of these imports: ObjectsModule, the
- * hottest reads (GET one object), comes first so a read does not try every other route before its own.
+ * one in the order they were registered, which is the order of these imports: ChangesModule's
+ * `GET /objects/changes` must come before ObjectsModule's `GET /objects/:id`, which would take
+ * it as an object id; then ObjectsModule, the hottest reads (GET one object), so a read does not
+ * try every other route before its own.
  */
 @Module({
-  imports: [AppConfigModule, MetricsModule, LoggingModule, DatabaseModule, TerminusModule, ObjectsModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule],
+  imports: [AppConfigModule, MetricsModule, LoggingModule, DatabaseModule, TerminusModule, ChangesModule, ObjectsModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule],
   controllers: [HealthController],
   providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
 })

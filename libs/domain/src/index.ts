@@ -9,3 +9,4 @@ export * from './ontology';
 export * from './analytics';
 export * from './internal-api';
 export * from './request-params';
+export * from './changes';

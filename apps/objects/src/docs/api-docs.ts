@@ -53,6 +53,8 @@ const EVERYTHING = { startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:
 
 export const OBJECTS_REQUEST_EXAMPLES: RequestExamples = {
   getOntology: {},
+  // Every change since the demo loaded (the feed starts with the demo's writes).
+  getObjectChanges: { params: { since: '2026-01-01T00:00:00Z', limit: 100 } },
   getOntologyVersion: { params: { version: 1 } },
   publishOntology: { body: DEMO_ONTOLOGY },
   loadOntologyObject: { params: { id: 'person-001', environmentId: 'prod' } },
@@ -135,4 +137,5 @@ export const OBJECTS_ERRORS: OperationErrors = {
   getObjectHistory: ['InvalidPagingToken', 'ObjectNotFound'],
   loadOntologyObject: ['ObjectNotFound', 'ObjectIdAmbiguous'],
   aggregateObjects: ['InvalidFilter', 'InvalidObjectSetDefinition', 'ObjectSetNotFound'],
+  getObjectChanges: [],
 };

@@ -3,9 +3,27 @@ import { DataSource, EntityManager } from 'typeorm';
 import { isRetryableTransactionError } from '@app/platform';
 import { ObjectNotFound, VersionConflict } from '@app/domain';
 import { ValidatedObject } from './ontology-check';
+import { ChangeSignal } from '../changes/change-signal';
 import { CurrentRow, ObjectRow, PastRow, planWrite, PropertyTypes, RESPONSE_JSON, withoutCurrentRow, WritePlan, WriteOutcome } from './write-plan';
 
 const MS = 1;
+
+/** A write transaction's instant (ChangeFeed migration): after its row locks, before anything is written. */
+const WRITE_INSTANT = `SELECT objects.write_instant() AS now`;
+
+
+/**
+ * Appends the rows of `rows` (at, environment_id, id, type, version, deleted) to the change feed,
+ * numbered in key order within the transaction: the tail of a statement whose CTEs produce the
+ * rows; `select` is what the statement answers. Listeners are told after the commit
+ * (ChangeSignal), not by a NOTIFY in the transaction: PostgreSQL serialises the commits of
+ * transactions that notify.
+ */
+const RECORD_CHANGES = (rows: string, select: string) => `
+         INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
+         SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
+           FROM (${rows}) AS r(at, environment_id, id, type, version, deleted)
+         ${select}`;
 
 const INSERT_VALUES = `INSERT INTO objects.property_value AS p
          (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
@@ -69,10 +87,15 @@ const rowsWithJson = (columns: string) =>
  */
 @Injectable()
 export class ObjectWritesRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly changes: ChangeSignal,
+  ) {}
 
   async write(objects: ValidatedObject[], types: PropertyTypes, expectedVersion?: number): Promise<WriteOutcome[]> {
-    return this.retrying(() => this.dataSource.transaction((m) => this.writeInTransaction(m, objects, types, expectedVersion)));
+    const outcomes = await this.retrying(() => this.dataSource.transaction((m) => this.writeInTransaction(m, objects, types, expectedVersion)));
+    if (outcomes.some((o) => o.changed)) this.changes.committed();
+    return outcomes;
   }
 
   /** Ends the current version of a live object and removes it from the current tables. */
@@ -88,15 +111,18 @@ export class ObjectWritesRepository {
         if (expectedVersion !== undefined && expectedVersion !== rows[0].version) {
           throw new VersionConflict({ objectId: id, environmentId, expectedVersion, actualVersion: rows[0].version });
         }
-        // object_version PK; valid_to stays strictly after valid_from.
-        // (An UPDATE through TypeORM answers [rows, count].)
-        const [[{ valid_to }]] = (await m.query(
-          `UPDATE objects.object_version
-              SET valid_to = greatest(date_trunc('milliseconds', clock_timestamp()), valid_from + interval '${MS} millisecond')
-            WHERE environment_id = $1 AND id = $2 AND version = $3
-        RETURNING valid_to`,
-          [environmentId, id, rows[0].version],
-        )) as [{ valid_to: Date }[], number];
+        // object_version PK; valid_to stays strictly after valid_from. The delete is a change of
+        // the feed at that instant (docs/api.md §12).
+        const [{ now }]: { now: Date }[] = await m.query(WRITE_INSTANT);
+        const [{ valid_to }]: { valid_to: Date }[] = await m.query(
+          `WITH v AS (
+             UPDATE objects.object_version
+                SET valid_to = greatest($4::timestamptz, valid_from + interval '${MS} millisecond')
+              WHERE environment_id = $1 AND id = $2 AND version = $3
+          RETURNING environment_id, id, version, type, valid_to)
+           ${RECORD_CHANGES('SELECT valid_to, environment_id, id, type, version, true FROM v', 'RETURNING at AS valid_to')}`,
+          [environmentId, id, rows[0].version, now],
+        );
         // Its open history rows end with it (primary key prefixes of the history tables).
         await m.query(
           `UPDATE objects.property_value_history SET valid_to = $3 WHERE environment_id = $1 AND object_id = $2 AND valid_to = 'infinity'`,
@@ -113,6 +139,7 @@ export class ObjectWritesRepository {
         await m.query(`DELETE FROM objects.object WHERE environment_id = $1 AND id = $2`, [environmentId, id]);
       }),
     );
+    this.changes.committed();
   }
 
   private async retrying<T>(fn: () => Promise<T>, attempts = 8): Promise<T> {
@@ -155,8 +182,9 @@ export class ObjectWritesRepository {
       );
     }
 
-    // The commit time, taken after the locks: later than any committed version of these objects.
-    const [{ now }]: { now: Date }[] = await m.query(`SELECT date_trunc('milliseconds', clock_timestamp()) AS now`);
+    // The commit time, taken after the locks: later than any committed version of these objects,
+    // and held in pg_locks until the transaction ends, so the change feed waits for it (docs/api.md §12).
+    const [{ now }]: { now: Date }[] = await m.query(WRITE_INSTANT);
 
     const plan = planWrite({ objects, expectedVersion, current, past, now, types });
     if (plan.conflicts.length) throw new VersionConflict({ ...plan.conflicts[0] });
@@ -277,10 +305,15 @@ export class ObjectWritesRepository {
       );
     }
     if (newVersions.length) {
+      // Each new version is a change of the feed (docs/api.md §12), in the same statement, and
+      // listeners are told once the transaction commits.
       await m.query(
-        `INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, json)
-         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, x.json
-           FROM ${rowsWithJson(VERSION_COLUMNS)}`,
+        `WITH v AS (
+           INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, json)
+           SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, x.json
+             FROM ${rowsWithJson(VERSION_COLUMNS)}
+           RETURNING environment_id, id, version, valid_from, type)
+         ${RECORD_CHANGES('SELECT valid_from, environment_id, id, type, version, false FROM v', '')}`,
         jsonRows(newVersions),
       );
     }

@@ -1,6 +1,6 @@
 import { PropertyType } from '@app/domain';
 import type { StoredProperty, ValidatedObject } from './ontology-check';
-import { CurrentRow, PastRow, planWrite, PropertyTypes, RESPONSE_JSON, withoutCurrentRow, WritePlan, WritePlanInput } from './write-plan';
+import { CurrentRow, PastRow, planWrite, PropertyTypes, RESPONSE_JSON, withoutCurrentRow, WritePlan, WritePlanInput, writeInstant } from './write-plan';
 
 /** The decisions of a write, checked without a database (the statements run them: object-writes*.e2e-spec). */
 
@@ -120,11 +120,19 @@ describe('planWrite: delete and re-create', () => {
     expect(counts(pl)).toEqual({ ...NOTHING, insertObjects: 1, newVersions: 1, createdValues: 1 });
   });
 
-  it('starts no earlier than the deleted version ended (a clock behind the stored history)', () => {
+  it('starts strictly after the deleted version ended (a clock at or behind the stored history)', () => {
     const ended = at('2026-06-01T12:00:00.500Z');
     const pl = plan({ objects: [object('p-1')], past: [{ environment_id: 'prod', id: 'p-1', version: 2, last_time: ended }] });
-    expect(pl.outcomes[0]).toMatchObject({ version: 3, validFrom: ended });
-    expect(pl.newVersions[0].valid_from).toBe(ended.toISOString());
+    expect(pl.outcomes[0]).toMatchObject({ version: 3, validFrom: at('2026-06-01T12:00:00.501Z') });
+    expect(pl.newVersions[0].valid_from).toBe('2026-06-01T12:00:00.501Z');
+  });
+
+  it('gives every version of one write the same instant, after the latest history of any of its objects', () => {
+    const [a, b, c] = [object('p-1'), object('p-2'), object('p-3', { tags: ['new'] })];
+    // p-3's current version began at the write's own clock reading: the write moves on 1 ms, for every object.
+    const pl = plan({ objects: [a, b, c], current: [stored(c, { valid_from: NOW, tags: [] })], past: [{ environment_id: 'prod', id: 'p-2', version: 1, last_time: at('2026-06-01T11:00:00.000Z') }] });
+    expect(pl.outcomes.map((o) => o.validFrom.toISOString())).toEqual(['2026-06-01T12:00:00.001Z', '2026-06-01T12:00:00.001Z', '2026-06-01T12:00:00.001Z']);
+    expect(writeInstant(NOW, [], [])).toBe(NOW);
   });
 
   it('names the objects whose past it needs: those with no current row', () => {

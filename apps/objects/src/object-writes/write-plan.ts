@@ -59,7 +59,7 @@ export interface WritePlanInput {
   current: readonly CurrentRow[];
   /** Rows for the objects `withoutCurrentRow` names (others are ignored). */
   past: readonly PastRow[];
-  /** The write time, taken after the locks. */
+  /** The write time, taken after the locks (objects.write_instant()). */
   now: Date;
   types: PropertyTypes;
 }
@@ -179,18 +179,31 @@ export function withoutCurrentRow(objects: readonly ValidatedObject[], current: 
 }
 
 /**
- * Plans a write. Each object is compared with its current row:
- * - none: a new object, at version 1 or (deleted before) one past its highest version, valid
- *   from now or, if later, when its last version ended;
- * - other content (type, properties, links or tags): a new version, valid from now or 1 ms
- *   after the current one began; the current version closes then; sightings widen to cover
- *   both the stored and the reported ones;
+ * The one instant of every version a write makes (docs/api.md §12: one transaction is one instant
+ * of the change feed): `now`, or 1 ms after the latest instant any of its objects' history
+ * already reached (the start of a current version, the end of a deleted object's last one), so
+ * each object's versions stay strictly ordered in time.
+ */
+export function writeInstant(now: Date, current: readonly CurrentRow[], past: readonly PastRow[]): Date {
+  let t = now.getTime();
+  for (const r of current) t = Math.max(t, r.valid_from.getTime() + MS);
+  for (const r of past) t = Math.max(t, r.last_time.getTime() + MS);
+  return t === now.getTime() ? now : new Date(t);
+}
+
+/**
+ * Plans a write. All its new versions are valid from one instant (writeInstant). Each object
+ * is compared with its current row:
+ * - none: a new object, at version 1 or (deleted before) one past its highest version;
+ * - other content (type, properties, links or tags): a new version; the current version closes
+ *   then; sightings widen to cover both the stored and the reported ones;
  * - the same content: no new version; the stored content is kept (its answer shows it), and
  *   the current version's sightings widen in place when the reported ones reach further.
- * Sightings not reported are `now`. The request must not name an object twice.
+ * Sightings not reported are the write's instant. The request must not name an object twice.
  */
 export function planWrite(input: WritePlanInput): WritePlan {
-  const { objects, expectedVersion, now, types } = input;
+  const { objects, expectedVersion, types } = input;
+  const now = writeInstant(input.now, input.current, input.past);
   const currentByKey = new Map(input.current.map((r) => [objectKey(r.environment_id, r.id), r]));
   const past = new Map(input.past.map((r) => [objectKey(r.environment_id, r.id), r]));
   const plan: WritePlan = {
@@ -222,7 +235,7 @@ export function planWrite(input: WritePlanInput): WritePlan {
     const seenLast = o.sightings?.last ?? now;
     if (!cur) {
       const prev = past.get(objectKey(o.environmentId, o.id));
-      const validFrom = prev ? later(now, prev.last_time) : now;
+      const validFrom = now;
       const row = objectRow(o, (prev?.version ?? 0) + 1, validFrom, seenFirst, seenLast, types.version);
       plan.insertObjects.push(row);
       plan.newVersions.push(row);
@@ -233,7 +246,7 @@ export function planWrite(input: WritePlanInput): WritePlan {
     const first = earlier(cur.first_sighting, seenFirst);
     const last = later(cur.last_sighting, seenLast);
     if (!sameContent(cur, o)) {
-      const validFrom = later(now, new Date(cur.valid_from.getTime() + MS));
+      const validFrom = now;
       const row = objectRow(o, cur.version + 1, validFrom, first, last, types.version);
       plan.updateObjects.push(row);
       plan.newVersions.push(row);

@@ -59,3 +59,37 @@ export function expectedVersionParam(value: unknown): number | undefined {
 
 /** `pagingToken`: the opaque token of the page before (decoded and checked by the service). */
 export const pagingTokenParam = (value: unknown): string | undefined => queryString('pagingToken', value);
+
+/** An integer query value within [min, max]; `fallback` when absent; else 400 InvalidArgument naming `field`. */
+export function integerParam(field: string, value: unknown, min: number, max: number, fallback: number): number {
+  const raw = queryString(field, value);
+  if (raw === undefined || raw === '') return fallback;
+  const n = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new InvalidArgument(field, `${field} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+/** A boolean query value (`true` or `false`); `fallback` when absent; else 400 InvalidArgument naming `field`. */
+export function booleanParam(field: string, value: unknown, fallback: boolean): boolean {
+  const raw = queryString(field, value);
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new InvalidArgument(field, `${field} must be true or false`);
+  return raw === 'true';
+}
+
+/**
+ * A list of identifiers from a query value: comma-separated, or the parameter repeated (or both);
+ * duplicates dropped; at most `max`. Undefined when absent; an empty entry, a bad identifier or
+ * too many are 400 InvalidArgument naming `field`.
+ */
+export function identifierListParam(field: string, value: unknown, max: number): string[] | undefined {
+  if (value === undefined) return undefined;
+  const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => {
+    if (typeof v !== 'string') throw new InvalidArgument(field, `${field} must be comma-separated identifiers`);
+    return v.split(',');
+  });
+  for (const p of parts) checkIdentifierParam(field, p);
+  const unique = [...new Set(parts)];
+  if (unique.length > max) throw new InvalidArgument(field, `${field} may name at most ${max} values`);
+  return unique;
+}

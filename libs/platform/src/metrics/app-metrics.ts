@@ -22,6 +22,10 @@ interface Instruments {
   membersCache: Counter<'result'>;
   objectsIngested: Counter;
   versionsWritten: Counter<'operation'>;
+  changeFeedLag: Gauge;
+  eventStreams: Gauge;
+  eventsSent: Counter<'event'>;
+  liveSetsLag: Gauge;
 }
 
 /**
@@ -61,6 +65,13 @@ export class AppMetrics implements OnModuleInit {
       membersCache: new Counter({ name: 'object_sets_members_cache_total', help: 'EVENTUALLY member reads answered from the members cache (hit) or not (miss)', labelNames: ['result'], registers }),
       objectsIngested: new Counter({ name: 'objects_ingested_total', help: 'Objects accepted by POST /objects/ingest', registers }),
       versionsWritten: new Counter({ name: 'object_versions_written_total', help: 'New object versions written, by operation (put, ingest)', labelNames: ['operation'], registers }),
+      // Live sets (docs/api.md §12): how far the feed's watermark was behind the clock at its last
+      // page (objects app); open event streams, events sent, and how far the events' live position
+      // is behind the clock (object-sets app).
+      changeFeedLag: new Gauge({ name: 'objects_change_feed_lag_seconds', help: 'How far the change feed watermark was behind the clock when a page was last read', registers }),
+      eventStreams: new Gauge({ name: 'object_set_event_streams', help: 'Open object set event streams (GET /object-sets/{id}/events)', registers }),
+      eventsSent: new Counter({ name: 'object_set_events_sent_total', help: 'Events written to object set event streams, by event', labelNames: ['event'], registers }),
+      liveSetsLag: new Gauge({ name: 'object_set_events_lag_seconds', help: 'How far the live position of object set events is behind the clock', registers }),
     };
     const pool = (): { totalCount: number; idleCount: number; waitingCount: number } | undefined =>
       this.dataSource?.isInitialized ? pgPool(this.dataSource) : undefined;
@@ -153,6 +164,22 @@ export class AppMetrics implements OnModuleInit {
 
   versionsWritten(operation: 'put' | 'ingest', count: number): void {
     if (count > 0) this.instruments?.versionsWritten.inc({ operation }, count);
+  }
+
+  changeFeedLag(ms: number): void {
+    this.instruments?.changeFeedLag.set(Math.max(0, ms) / 1000);
+  }
+
+  eventStreamsOpen(count: number): void {
+    this.instruments?.eventStreams.set(count);
+  }
+
+  eventSent(event: string): void {
+    this.instruments?.eventsSent.inc({ event });
+  }
+
+  liveSetsLag(ms: number): void {
+    this.instruments?.liveSetsLag.set(Math.max(0, ms) / 1000);
   }
 }
 

@@ -8,6 +8,7 @@ import { CoveringValueIndexes1764700000000 } from './1764700000000-CoveringValue
 import { CompactObjectJson1764800000000 } from './1764800000000-CompactObjectJson';
 import { SearchRowHistory1764917000000 } from './1764917000000-SearchRowHistory';
 import { OmitNullTrigger1765000000000 } from './1765000000000-OmitNullTrigger';
+import { ChangeFeed1765100000000 } from './1765100000000-ChangeFeed';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
 export const OBJECTS_MIGRATIONS = [
@@ -21,4 +22,5 @@ export const OBJECTS_MIGRATIONS = [
   CompactObjectJson1764800000000,
   SearchRowHistory1764917000000,
   OmitNullTrigger1765000000000,
+  ChangeFeed1765100000000,
 ];
