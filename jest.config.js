@@ -12,7 +12,7 @@
 const swaggerPlugin = { path: '<rootDir>/test/support/swagger-transformer.js' };
 
 /** Packages published as ES modules only, that tests load (directly or through the apps). */
-const ESM_ONLY = ['@nestjs', 'jose'];
+const ESM_ONLY = ['@nestjs', 'jose', 'eventsource-parser'];
 
 const common = {
   moduleFileExtensions: ['js', 'json', 'ts'],

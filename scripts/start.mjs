@@ -157,14 +157,18 @@ async function insertDemoSets(databaseUrl) {
   await client.connect();
   try {
     await client.query('BEGIN');
+    // A set write's instant, as the app takes it (live sets, docs/api.md §12).
+    const {
+      rows: [{ base }],
+    } = await client.query(`SELECT object_sets.write_instant(now()) AS base`);
     for (const [i, set] of DEMO_SETS.entries()) {
       // Created a millisecond apart, in list order, so "newest first" lists them in reverse.
       await client.query(
         `INSERT INTO object_sets.object_set (id, title, description, definition, scope_environment_ids, immutable, ephemeral, creator, created_at, updated_at)
          VALUES ($1, $2, $3, $4::jsonb, $5::text[], $6, false, 'anonymous',
-                 date_trunc('milliseconds', now()) + make_interval(secs => $7 / 1000.0), date_trunc('milliseconds', now()) + make_interval(secs => $7 / 1000.0))
+                 $8::timestamptz + make_interval(secs => $7 / 1000.0), $8::timestamptz + make_interval(secs => $7 / 1000.0))
          ON CONFLICT (id) DO NOTHING`,
-        [set.id, set.title, set.description ?? null, JSON.stringify(set.definition), set.scope?.environmentIds ?? [], set.immutable ?? false, i],
+        [set.id, set.title, set.description ?? null, JSON.stringify(set.definition), set.scope?.environmentIds ?? [], set.immutable ?? false, i, base],
       );
       for (const referenced of referencedSets(set.definition)) {
         await client.query(`INSERT INTO object_sets.object_set_reference (set_id, referenced_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [set.id, referenced]);

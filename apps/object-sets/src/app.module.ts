@@ -4,10 +4,11 @@ import { TerminusModule } from '@nestjs/terminus';
 import { AppConfigModule, CallerGuard, ClockModule, HealthController, LoggingModule, MetricsModule } from '@app/platform';
 import { DatabaseModule } from './database/database.module';
 import { ObjectSetsModule } from './object-sets/object-sets.module';
+import { LiveSetsModule } from './live-sets/live-sets.module';
 
 /** The object-sets app: /object-sets, owning schema `object_sets`. */
 @Module({
-  imports: [AppConfigModule, MetricsModule, ClockModule, LoggingModule, DatabaseModule, TerminusModule, ObjectSetsModule],
+  imports: [AppConfigModule, MetricsModule, ClockModule, LoggingModule, DatabaseModule, TerminusModule, ObjectSetsModule, LiveSetsModule],
   controllers: [HealthController],
   providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
 })

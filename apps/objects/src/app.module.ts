@@ -9,6 +9,7 @@ import { ObjectWritesModule } from './object-writes/object-writes.module';
 import { SearchModule } from './search/search.module';
 import { AggregateModule } from './aggregate/aggregate.module';
 import { ChangesModule } from './changes/changes.module';
+import { LiveSetsModule } from './live-sets/live-sets.module';
 
 /**
  * The objects app: /objects and /ontology, owning schema `objects`. Express tries routes one by
@@ -18,7 +19,7 @@ import { ChangesModule } from './changes/changes.module';
  * try every other route before its own.
  */
 @Module({
-  imports: [AppConfigModule, MetricsModule, LoggingModule, DatabaseModule, TerminusModule, ChangesModule, ObjectsModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule],
+  imports: [AppConfigModule, MetricsModule, LoggingModule, DatabaseModule, TerminusModule, ChangesModule, ObjectsModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule, LiveSetsModule],
   controllers: [HealthController],
   providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
 })

@@ -19,7 +19,12 @@ const API_DOCS: ApiDocsOptions = {
  * they take LARGE_BODY_LIMIT (docker/nginx/default.conf.template routes the same operations).
  */
 const HTTP_OPTIONS: HttpOptions = {
-  deeperBodyRoutes: { [OBJECTS_INTERNAL_PATHS.members]: COMPILED_FILTER_BODY_DEPTH, [INTERNAL_AGGREGATE_PATH]: COMPILED_FILTER_BODY_DEPTH },
+  // set-changes holds its compiled filters in a list: one level more.
+  deeperBodyRoutes: {
+    [OBJECTS_INTERNAL_PATHS.members]: COMPILED_FILTER_BODY_DEPTH,
+    [INTERNAL_AGGREGATE_PATH]: COMPILED_FILTER_BODY_DEPTH,
+    [OBJECTS_INTERNAL_PATHS.setChanges]: COMPILED_FILTER_BODY_DEPTH + 1,
+  },
   largeBodyRoutes: [
     { method: 'POST', path: /^\/objects\/ingest$/ },
     { method: 'POST', path: /^\/objects\/bulk$/ },
@@ -27,6 +32,7 @@ const HTTP_OPTIONS: HttpOptions = {
     { method: 'PUT', path: /^\/ontology$/ },
     { method: 'POST', path: /^\/objects\/internal\/members$/ },
     { method: 'POST', path: new RegExp(`^${INTERNAL_AGGREGATE_PATH}$`) },
+    { method: 'POST', path: new RegExp(`^${OBJECTS_INTERNAL_PATHS.setChanges}$`) },
   ],
 };
 

@@ -35,6 +35,8 @@ export const OBJECT_SETS_REQUEST_EXAMPLES: RequestExamples = {
     body: { groupBy: [{ type: 'exact', exact: { attribute: 'environmentId' } }], metrics: [{ type: 'count', count: {} }] },
   },
   updateObjectSet: { params: { id: ACTIVE_IN_PROD }, body: { description: 'People whose active property is true, in prod only' } },
+  // A stream: the example's answer starts with `ready`.
+  getObjectSetEvents: { params: { id: VIP_PEOPLE, loadObjects: false } },
   // The one demo set that no other set is built on.
   deleteObjectSet: { params: { id: NOTHING_YET } },
 };
@@ -66,4 +68,5 @@ export const OBJECT_SETS_ERRORS: OperationErrors = {
   aggregateObjectSet: ['InvalidFilter', 'InvalidObjectSetDefinition', 'ObjectSetNotFound'],
   updateObjectSet: ['InvalidObjectSetDefinition', 'InvalidFilter', 'PermissionDenied', 'ObjectSetNotFound', 'ObjectSetImmutable'],
   deleteObjectSet: ['PermissionDenied', 'ObjectSetNotFound', 'ObjectSetImmutable', 'ObjectSetInUse'],
+  getObjectSetEvents: ['ObjectSetNotFound', 'TooManyStreams', 'InvalidObjectSetDefinition'],
 };

@@ -10,5 +10,6 @@ import { SetSearchModule } from '../set-search/set-search.module';
   imports: [SetSearchModule],
   controllers: [ObjectSetsController],
   providers: [ObjectSetsService, ObjectSetsRepository, ObjectsCallTimeouts, { provide: ObjectsClient, useClass: HttpObjectsClient }],
+  exports: [ObjectSetsService],
 })
 export class ObjectSetsModule {}

@@ -51,6 +51,16 @@ function rowsOn<T = any>(db: Db, sql: string, params: unknown[]): Promise<T[]> {
 export class ObjectSetsRepository {
   constructor(readonly dataSource: DataSource) {}
 
+  /**
+   * The instant of a set write (SetChangeFeed migration): the Clock's `proposed` time, moved past
+   * what a live-set reader has claimed, with a lock that holds the readers' watermark back until
+   * the transaction ends. The first statement of every set write transaction.
+   */
+  async writeInstant(m: EntityManager, proposed: Date): Promise<Date> {
+    const [{ now }]: { now: Date }[] = await m.query(`SELECT object_sets.write_instant($1::timestamptz) AS now`, [proposed.toISOString()]);
+    return now;
+  }
+
   /** Serialises writes that change the reference graph, so two concurrent writes cannot make a cycle together. */
   async lockGraph(m: EntityManager): Promise<void> {
     await m.query(`SELECT pg_advisory_xact_lock(hashtext('object-sets:reference-graph'))`);
@@ -213,6 +223,7 @@ export class ObjectSetsRepository {
        ),
        doomed AS (SELECT id FROM object_sets.object_set WHERE expires_at <= $1::timestamptz AND id NOT IN (SELECT id FROM used))`;
     return this.dataSource.transaction(async (m) => {
+      await this.writeInstant(m, now);
       await this.lockGraph(m);
       // Their own references first (one removed set may reference another), then the sets.
       await m.query(`${doomed} DELETE FROM object_sets.object_set_reference WHERE set_id IN (SELECT id FROM doomed)`, [now.toISOString()]);

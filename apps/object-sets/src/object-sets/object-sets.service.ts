@@ -97,7 +97,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const references = referencedSetIds(definition);
     await this.checkDefinition(caller, { id, definition, scopeEnvironmentIds: scope }, this.clock.now());
     return this.repository.dataSource.transaction(async (m) => {
-      const now = this.clock.now();
+      const now = await this.repository.writeInstant(m, this.clock.now());
       if (references.length) {
         await this.repository.lockGraph(m);
         // Checked again under the lock: a referenced set may have been deleted meanwhile.
@@ -132,7 +132,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       await this.checkDefinition(caller, { id, definition: definition ?? current.definition, scopeEnvironmentIds: scope ?? current.scopeEnvironmentIds }, checkedAt);
     }
     return this.repository.dataSource.transaction(async (m) => {
-      const now = this.clock.now();
+      const now = await this.repository.writeInstant(m, this.clock.now());
       if (definition) await this.repository.lockGraph(m);
       const locked = await this.mustBeChangeable(caller, id, await this.repository.lockForUpdate(m, id, now));
       if (definition) {
@@ -151,7 +151,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
 
   async delete(caller: CallerContext, id: string): Promise<void> {
     await this.repository.dataSource.transaction(async (m) => {
-      const now = this.clock.now();
+      const now = await this.repository.writeInstant(m, this.clock.now());
       await this.repository.lockGraph(m);
       const row = await this.repository.lockForUpdate(m, id, now);
       if (!row || !row.live) throw new ObjectSetNotFound(id);
@@ -175,6 +175,18 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     // A referenced ephemeral set that has expired is 404 itself, but stays stored and keeps
     // serving the live sets that use it (sweepExpired removes it once none does).
     return compileObjectSet(root, (ref) => forCaller(closure.get(ref), visible));
+  }
+
+  /**
+   * Live sets (docs/api.md §12): the set compiled from the definitions valid at `asOf`, with the ids
+   * of every set it builds on (itself included); undefined when it was not live then.
+   */
+  async compiledAt(caller: CallerContext, id: string, asOf: Date): Promise<{ filter: ObjectSearchFilter; closure: Set<string> } | undefined> {
+    const closure = await this.repository.closureAsOf([id], asOf);
+    const visible = visibleEnvironmentsParam(caller);
+    const root = forCaller(liveOnly(closure.get(id)), visible);
+    if (!root) return undefined;
+    return { filter: compileObjectSet(root, (ref) => forCaller(closure.get(ref), visible)), closure: new Set(closure.keys()) };
   }
 
   /**

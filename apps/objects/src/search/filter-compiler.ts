@@ -46,7 +46,11 @@ export const CURRENT_ROWS: RowSource = { objects: 'objects.object', values: 'obj
  * statement, so each is planned like the table it reads with one more condition.
  */
 export function rowsAsOf(params: SqlParams, asOf: Date): RowSource {
-  const t = `${params.add(asOf.toISOString())}::timestamptz`;
+  return rowsAt(`${params.add(asOf.toISOString())}::timestamptz`);
+}
+
+/** The rows as of the instant a SQL expression gives (rowsAsOf); it may name a column of an outer row. */
+export function rowsAt(t: string): RowSource {
   return {
     objects: `(SELECT * FROM objects.object_version WHERE valid_from <= ${t} AND (valid_to IS NULL OR valid_to > ${t}))`,
     values: `(SELECT * FROM objects.property_value_history WHERE valid_from <= ${t} AND valid_to > ${t})`,

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'REQUEST_ENTITY_TOO_LARGE'
+  | 'TOO_MANY_REQUESTS'
   | 'UNAVAILABLE'
   | 'INTERNAL';
 
@@ -20,6 +21,7 @@ export const ERROR_CODE_STATUS: Readonly<Record<ErrorCode, number>> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   REQUEST_ENTITY_TOO_LARGE: 413,
+  TOO_MANY_REQUESTS: 429,
   UNAVAILABLE: 503,
   INTERNAL: 500,
 };
@@ -114,6 +116,13 @@ export type ObjectSetTooLarge = InstanceType<typeof ObjectSetTooLarge>;
 
 export const PayloadTooLarge = errorClass('REQUEST_ENTITY_TOO_LARGE', 'PayloadTooLarge', (limit: string) => ({ limit }));
 export type PayloadTooLarge = InstanceType<typeof PayloadTooLarge>;
+
+/** An event stream beyond EVENTS_MAX_STREAMS or EVENTS_MAX_STREAMS_PER_CALLER (docs/api.md §12); `limit` names which. */
+export class TooManyStreams extends DomainError {
+  constructor(limit: 'EVENTS_MAX_STREAMS' | 'EVENTS_MAX_STREAMS_PER_CALLER', max: number, retryAfterSeconds = 5) {
+    super('TOO_MANY_REQUESTS', 'TooManyStreams', { limit, max }, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
 
 export class DependencyUnavailable extends DomainError {
   constructor(dependency: string, retryAfterSeconds = 5) {

@@ -9,7 +9,8 @@
  * - `POST validate-filter` ValidateFilterRequest → `{"valid": true}`, or 400 InvalidFilter (with the path);
  * - `POST members` MembersRequest → MembersResponse, or 413 MembersTooLarge;
  * - `POST diff` DiffRequest → DiffResponse, or 413 MembersTooLarge;
- * - `POST aggregate` InternalAggregateRequest → AggregateResponse (analytics/aggregate.contract.ts).
+ * - `POST aggregate` InternalAggregateRequest → AggregateResponse (analytics/aggregate.contract.ts);
+ * - `POST set-changes` SetChangesRequest → SetChangesResponse, or 413 MembersTooLarge (live object sets).
  * The object set service also reads the public `GET /ontology` (through the typed client).
  *
  * object-sets app, for the objects app (searchObjects' startingSet):
@@ -25,6 +26,7 @@ export const OBJECTS_INTERNAL_ROUTES = {
   members: 'members',
   diff: 'diff',
   aggregate: 'aggregate',
+  setChanges: 'set-changes',
 } as const;
 
 const objectsInternal = (route: string) => `/${OBJECTS_INTERNAL_ROUTES.controller}/${route}`;
@@ -34,6 +36,7 @@ export const OBJECTS_INTERNAL_PATHS = {
   members: objectsInternal(OBJECTS_INTERNAL_ROUTES.members),
   diff: objectsInternal(OBJECTS_INTERNAL_ROUTES.diff),
   aggregate: objectsInternal(OBJECTS_INTERNAL_ROUTES.aggregate),
+  setChanges: objectsInternal(OBJECTS_INTERNAL_ROUTES.setChanges),
 } as const;
 
 /** The internal aggregate endpoint's route under the objects app's `objects` controller, beside aggregateObjects (`POST /objects/internal/aggregate`). */
@@ -86,6 +89,49 @@ export interface DiffRequest {
 export interface DiffResponse {
   added: Record<string, string[]>;
   removed: Record<string, string[]>;
+}
+
+/**
+ * One instant of a live set (docs/api.md §12): how the set's membership changed from the
+ * millisecond before `at` to `at`, with the set's compiled filter valid before (`before`, an
+ * index into SetChangesRequest.filters) and at `at` (`after`). `changed` are the objects with a
+ * change at `at`; only they, and the objects linked to or from them within the filters' link
+ * hops, can have moved, so only those are evaluated, unless `full` (the filter itself changed)
+ * or there are more than the request's candidateLimit, when every object is.
+ */
+export interface SetChangeStep {
+  at: string;
+  before: number;
+  after: number;
+  /** [environmentId, id] of every object with a change at `at`. */
+  changed: [string, string][];
+  full?: boolean;
+}
+
+/** The body of `POST /objects/internal/set-changes`. */
+export interface SetChangesRequest {
+  filters: ObjectSearchFilter[];
+  steps: SetChangeStep[];
+  /** Most objects a step evaluates one by one; past it the step is evaluated as a whole. */
+  candidateLimit: number;
+  /** Most members on either side of a step evaluated as a whole; more is 413 MembersTooLarge. */
+  limit: number;
+  /** Answer the added and updated objects as of each step's instant, as OntologyObject. */
+  loadObjects?: boolean;
+}
+
+/** How one step changed the set: environment id → ids (sorted; environments with none left out). */
+export interface SetChangeStepResult {
+  added: Record<string, string[]>;
+  removed: Record<string, string[]>;
+  updated: Record<string, string[]>;
+  /** With loadObjects: the added and updated objects as of the step's instant, by environment and id. */
+  objects?: unknown[];
+}
+
+/** The answer of `POST /objects/internal/set-changes`: one result per step, in order. */
+export interface SetChangesResponse {
+  steps: SetChangeStepResult[];
 }
 
 /** The answer of `GET /object-sets/internal/{id}/filter`: the set's membership as one filter. */

@@ -17,6 +17,8 @@ export interface CallerContext {
    * AUTH_MODE=none, where there are no roles to check: every caller may do everything.
    */
   roles?: readonly string[];
+  /** When the credentials expire (ms since 1970; AUTH_MODE=jwt: the token's `exp`): a live event stream ends then (docs/api.md §12). */
+  expiresAt?: number;
 }
 
 /** Whether the caller holds `role`; always with AUTH_MODE=none (roles undefined). */

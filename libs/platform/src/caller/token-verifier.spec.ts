@@ -17,12 +17,14 @@ describe('bearer token verification', () => {
   const verifier = new TokenVerifier({ authJwtSecret: SECRET });
 
   it('turns sub and environments into the caller (no roles claim: no roles)', async () => {
-    const token = await hs256({ sub: 'ada', environments: ['prod', 'staging'] }, { exp: now() + 60 });
+    const exp = now() + 60;
+    const token = await hs256({ sub: 'ada', environments: ['prod', 'staging'] }, { exp });
     await expect(verifier.verify(`Bearer ${token}`)).resolves.toEqual({
       userId: 'ada',
       environments: ['prod', 'staging'],
       authorization: `Bearer ${token}`,
       roles: [],
+      expiresAt: exp * 1000,
     });
     const withRoles = await hs256({ sub: 'ada', environments: ['prod'], roles: ['ontology-admin'] }, { exp: now() + 60 });
     await expect(verifier.verify(`Bearer ${withRoles}`)).resolves.toMatchObject({ roles: ['ontology-admin'] });

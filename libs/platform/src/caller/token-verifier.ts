@@ -72,6 +72,7 @@ export class TokenVerifier {
       environments: environments.includes(ALL_ENVIRONMENTS) ? ALL_ENVIRONMENTS : [...new Set(environments as string[])],
       authorization,
       roles: (roles as string[] | undefined) ?? [],
+      expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : undefined,
     };
   }
 }

@@ -62,6 +62,15 @@ export class AppConfig {
   readStatementTimeoutMs: number;
   /** Server-side limit of each statement of a write transaction (WRITE_STATEMENT_TIMEOUT_MS, 120 s). */
   writeStatementTimeoutMs: number;
+  /** Live object sets (docs/api.md §12): open event streams per app instance (EVENTS_MAX_STREAMS, 10,000) and per caller (EVENTS_MAX_STREAMS_PER_CALLER, 100). */
+  eventsMaxStreams: number;
+  eventsMaxStreamsPerCaller: number;
+  /** The most time between two writes to an event stream: a `: ping` comment when nothing else was sent (EVENTS_HEARTBEAT_MS, 15 s). */
+  eventsHeartbeatMs: number;
+  /** Most objects one instant of a set's events is evaluated on one by one before it is evaluated as a whole (EVENTS_CANDIDATE_LIMIT, 10,000). */
+  eventsCandidateLimit: number;
+  /** Most changes a resumed event stream catches up on before it gets `reset` instead (EVENTS_RESUME_MAX_CHANGES, 100,000). */
+  eventsResumeMaxChanges: number;
 }
 
 export class ConfigError extends Error {
@@ -169,6 +178,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsEnabled: (env.METRICS_ENABLED || 'true').toLowerCase() !== 'false',
     readStatementTimeoutMs: int('READ_STATEMENT_TIMEOUT_MS', 15_000, 1, 2_147_483_647),
     writeStatementTimeoutMs: int('WRITE_STATEMENT_TIMEOUT_MS', 120_000, 1, 2_147_483_647),
+    eventsMaxStreams: int('EVENTS_MAX_STREAMS', 10_000, 1, 1_000_000),
+    eventsMaxStreamsPerCaller: int('EVENTS_MAX_STREAMS_PER_CALLER', 100, 1, 1_000_000),
+    eventsHeartbeatMs: int('EVENTS_HEARTBEAT_MS', 15_000, 100, 3_600_000),
+    eventsCandidateLimit: int('EVENTS_CANDIDATE_LIMIT', 10_000, 1, 1_000_000),
+    eventsResumeMaxChanges: int('EVENTS_RESUME_MAX_CHANGES', 100_000, 1, 100_000_000),
   });
   if (!['true', 'false'].includes((env.METRICS_ENABLED || 'true').toLowerCase())) {
     problems.push(`METRICS_ENABLED must be true or false (got '${env.METRICS_ENABLED}')`);

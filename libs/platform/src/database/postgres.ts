@@ -211,6 +211,14 @@ export function withRequestScope<T>(scope: RequestScope, next: () => T): T {
   return requestScopes.run(scope, next);
 }
 
+/**
+ * Runs `fn` outside any request: work it starts (a background loop, its statements and calls)
+ * belongs to no request, so a client that goes away cancels none of it.
+ */
+export function withoutRequestScope<T>(fn: () => T): T {
+  return requestScopes.exit(fn);
+}
+
 /** The request being served, if any. */
 export function currentRequestScope(): RequestScope | undefined {
   return requestScopes.getStore();

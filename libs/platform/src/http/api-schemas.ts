@@ -127,6 +127,7 @@ export const ERROR_CODES: Record<string, ErrorCode> = {
   PayloadTooLarge: 'REQUEST_ENTITY_TOO_LARGE',
   /** 431, from the HTTP parser (request line and headers over its limit), on any path */
   RequestHeadersTooLarge: 'REQUEST_ENTITY_TOO_LARGE',
+  TooManyStreams: 'TOO_MANY_REQUESTS',
   DependencyUnavailable: 'UNAVAILABLE',
   Internal: 'INTERNAL',
 };

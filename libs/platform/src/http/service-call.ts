@@ -16,6 +16,8 @@ export interface ServiceCall {
   logger: Logger;
   /** Whether a 2xx body is the answer expected (else 503 DependencyUnavailable): a cheap check of its form. */
   expect?: (text: string) => boolean;
+  /** Aborts the call (besides the timeout); default: the current request's signal. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface ServiceCall {
  */
 export async function callService(call: ServiceCall): Promise<string> {
   const url = `${call.baseUrl}${call.path}`;
-  const requestSignal = currentRequestSignal();
+  const requestSignal = call.signal ?? currentRequestSignal();
   let res: Response;
   try {
     res = await fetch(url, {
