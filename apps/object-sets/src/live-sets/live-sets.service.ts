@@ -242,7 +242,7 @@ export class LiveSetsService implements OnModuleInit, BeforeApplicationShutdown 
 
   /** Set writes (NOTIFY from any instance) wake every hub. */
   private async wakeOnSetWrites(): Promise<void> {
-    while (!this.closed) {
+    while (!this.closed && !this.source.closed) {
       const seen = this.source.seen;
       await this.source.wait(60_000, seen);
       for (const hub of this.hubs.values()) hub.wake();

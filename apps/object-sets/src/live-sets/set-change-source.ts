@@ -36,6 +36,11 @@ export class SetChangeSource implements OnModuleInit, BeforeApplicationShutdown 
     return this.listener.close();
   }
 
+  /** The app is stopping. */
+  get closed(): boolean {
+    return this.listener.isClosed;
+  }
+
   get seen(): number {
     return this.listener.seen;
   }

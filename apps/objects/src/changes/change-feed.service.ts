@@ -36,6 +36,11 @@ export class ChangeFeedService {
     private readonly metrics: AppMetrics,
   ) {}
 
+  /** The app is stopping: long polls answer at once. */
+  get stopping(): boolean {
+    return this.signal.stopping;
+  }
+
   async page(caller: CallerContext, query: ChangeFeedQuery): Promise<ChangePage> {
     const visible = visibleEnvironmentsParam(caller);
     const environmentIds = query.environmentIds && visible ? query.environmentIds.filter((e) => visible.includes(e)) : (query.environmentIds ?? visible);
@@ -53,7 +58,7 @@ export class ChangeFeedService {
       // A position past the watermark (a cursor from a request that saw a later one) stays.
       position = laterPosition(position, page.next);
       const remaining = deadline - Date.now();
-      if (page.changes.length || remaining <= 0 || signal?.aborted) return { changes: page.changes, cursor: encodeChangeCursor(position) };
+      if (page.changes.length || remaining <= 0 || signal?.aborted || this.signal.stopping) return { changes: page.changes, cursor: encodeChangeCursor(position) };
       if (await this.repository.pendingAfter(watermark)) {
         recheckMs = Math.min(PENDING_RECHECK_MS.max, Math.max(PENDING_RECHECK_MS.first, recheckMs * 2));
         await sleep(Math.min(recheckMs, remaining), signal);

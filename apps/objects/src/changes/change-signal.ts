@@ -35,6 +35,11 @@ export class ChangeSignal implements OnModuleInit, BeforeApplicationShutdown {
     return this.listener.close();
   }
 
+  /** The app is stopping: long polls answer with what they have. */
+  get stopping(): boolean {
+    return this.listener.isClosed;
+  }
+
   /** How many wake-ups have happened: pass it to `wait`. */
   get seen(): number {
     return this.listener.seen;

@@ -1,4 +1,5 @@
-import { Query } from '@nestjs/common';
+import { Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiQuery } from '@nestjs/swagger';
 import { ApiController, Caller, CallerContext, ReadingGet } from '@app/platform';
 import {
@@ -40,8 +41,11 @@ export class ChangesController {
     ApiQuery({ name: 'since', required: false, type: String, description: 'Every change committed after this instant (RFC 3339 with an offset, not in the future)' }),
     ApiQuery({ name: 'after', required: false, type: String, description: 'Start after this cursor (of an earlier page, or an event id of GET /object-sets/{id}/events); at most one of after and since; neither: the present' }),
   )
-  page(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<ChangePage> {
-    return this.feed.page(caller, parseChangeFeedQuery(query));
+  async page(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>, @Res({ passthrough: true }) res: Response): Promise<ChangePage> {
+    const page = await this.feed.page(caller, parseChangeFeedQuery(query));
+    // A long poll answered because the app is stopping: its client reconnects elsewhere, not here.
+    if (this.feed.stopping) res.setHeader('Connection', 'close');
+    return page;
   }
 }
 

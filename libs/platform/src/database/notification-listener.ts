@@ -26,6 +26,11 @@ export class NotificationListener {
     this.logger = new Logger(`Listen:${channel}`);
   }
 
+  /** Closed (the app is stopping): waits end at once. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   /** How many notifications have arrived: pass it to `wait` to wake at once if one came since. */
   get seen(): number {
     return this.sequence;
