@@ -1,5 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { DEFAULT_PREPARED_STATEMENT_LIMITS, PreparedStatementLimits } from '../database/postgres';
 
 /**
  * Configuration read from the environment (names and defaults as the README's "Configuration" lists them),
@@ -62,6 +63,12 @@ export class AppConfig {
   readStatementTimeoutMs: number;
   /** Server-side limit of each statement of a write transaction (WRITE_STATEMENT_TIMEOUT_MS, 120 s). */
   writeStatementTimeoutMs: number;
+  /**
+   * What each connection keeps prepared: PREPARED_STATEMENT_MAX_CHARS (16,384; longer statements
+   * run unnamed), PREPARED_STATEMENTS_PER_CONNECTION (100) and PREPARED_STATEMENT_CHARS_PER_CONNECTION
+   * (131,072), past which the least recently used statement is deallocated. 0 prepares nothing.
+   */
+  preparedStatements: PreparedStatementLimits;
 }
 
 export class ConfigError extends Error {
@@ -169,6 +176,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsEnabled: (env.METRICS_ENABLED || 'true').toLowerCase() !== 'false',
     readStatementTimeoutMs: int('READ_STATEMENT_TIMEOUT_MS', 15_000, 1, 2_147_483_647),
     writeStatementTimeoutMs: int('WRITE_STATEMENT_TIMEOUT_MS', 120_000, 1, 2_147_483_647),
+    preparedStatements: {
+      maxChars: int('PREPARED_STATEMENT_MAX_CHARS', DEFAULT_PREPARED_STATEMENT_LIMITS.maxChars, 0, 1_073_741_824),
+      perConnection: int('PREPARED_STATEMENTS_PER_CONNECTION', DEFAULT_PREPARED_STATEMENT_LIMITS.perConnection, 0, 1_000_000),
+      charsPerConnection: int('PREPARED_STATEMENT_CHARS_PER_CONNECTION', DEFAULT_PREPARED_STATEMENT_LIMITS.charsPerConnection, 0, 1_073_741_824),
+    },
   });
   if (!['true', 'false'].includes((env.METRICS_ENABLED || 'true').toLowerCase())) {
     problems.push(`METRICS_ENABLED must be true or false (got '${env.METRICS_ENABLED}')`);
