@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Query } from 'pg';
 import type { Pool, PoolClient } from 'pg';
-import { isDatabaseUnavailable } from './database-errors';
+import { isDatabaseUnavailable, isProtocolViolation } from './database-errors';
 import { DataSource, DataSourceOptions, EntityManager, MigrationExecutor, MigrationInterface } from 'typeorm';
 import type { ReadRouter } from '../replicas/read-router';
 import type { ReadContext } from '../replicas/read-context';
@@ -413,7 +413,8 @@ export async function runOnPool(pool: Pool, query: Statement, scope: RequestScop
     if (observe) observe(label!, (performance.now() - started) / 1000);
     return rows;
   } catch (e) {
-    statement.discard ||= isDatabaseUnavailable(e);
+    // A connection the server found speaking out of turn is not trusted with the next statement.
+    statement.discard ||= isDatabaseUnavailable(e) || isProtocolViolation(e);
     throw e;
   } finally {
     scope?.untrack(statement);
