@@ -19,13 +19,18 @@ const API_DOCS: ApiDocsOptions = {
  * they take LARGE_BODY_LIMIT (docker/nginx/default.conf.template routes the same operations).
  */
 const HTTP_OPTIONS: HttpOptions = {
-  deeperBodyRoutes: { [OBJECTS_INTERNAL_PATHS.members]: COMPILED_FILTER_BODY_DEPTH, [INTERNAL_AGGREGATE_PATH]: COMPILED_FILTER_BODY_DEPTH },
+  deeperBodyRoutes: {
+    [OBJECTS_INTERNAL_PATHS.members]: COMPILED_FILTER_BODY_DEPTH,
+    [OBJECTS_INTERNAL_PATHS.validateSetFilter]: COMPILED_FILTER_BODY_DEPTH,
+    [INTERNAL_AGGREGATE_PATH]: COMPILED_FILTER_BODY_DEPTH,
+  },
   largeBodyRoutes: [
     { method: 'POST', path: /^\/objects\/ingest$/ },
     { method: 'POST', path: /^\/objects\/bulk$/ },
     { method: 'PUT', path: /^\/objects\/[^/]+\/[^/]+$/ },
     { method: 'PUT', path: /^\/ontology$/ },
     { method: 'POST', path: /^\/objects\/internal\/members$/ },
+    { method: 'POST', path: /^\/objects\/internal\/validate-set-filter$/ },
     { method: 'POST', path: new RegExp(`^${INTERNAL_AGGREGATE_PATH}$`) },
   ],
 };

@@ -179,7 +179,8 @@ export function buildDiffSql(
   const params = new SqlParams();
   const visible = opts.visible ? params.add(opts.visible) : undefined;
   const limit = params.add(opts.limit);
-  const side = (s: { filter: ObjectSearchFilter; asOf?: Date }) => {
+  const side = (s: { filter: ObjectSearchFilter; asOf?: Date }, path: string) => {
+    params.path = path;
     const rows = rowSource(params, s.asOf);
     const clauses = [...(visible ? [`o.environment_id = ANY(${visible}::text[])`] : []), compileFilter(s.filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*', rows })];
     return `SELECT o.environment_id, o.id FROM ${rows.objects} o
@@ -190,9 +191,9 @@ export function buildDiffSql(
     `COALESCE((SELECT json_object_agg(e.environment_id, e.ids ORDER BY e.environment_id)
                  FROM (SELECT environment_id, json_agg(id ORDER BY id) AS ids FROM (${rows}) d GROUP BY environment_id) e), '{}'::json)`;
   const sql = `WITH a AS MATERIALIZED (
-  ${side(sides.from)}
+  ${side(sides.from, 'from.filter')}
 ), b AS MATERIALIZED (
-  ${side(sides.to)}
+  ${side(sides.to, 'to.filter')}
 ), n AS (SELECT (SELECT count(*) FROM a) AS from_count, (SELECT count(*) FROM b) AS to_count)
 SELECT n.from_count, n.to_count,
        CASE WHEN n.from_count <= ${limit}::bigint AND n.to_count <= ${limit}::bigint THEN json_build_object(
