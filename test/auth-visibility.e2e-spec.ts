@@ -71,6 +71,7 @@ describe('authentication and per-environment visibility (both apps, AUTH_MODE=jw
     ['POST /objects/ingest', (h) => t.objectsHttp().post('/objects/ingest').set(h).send({ objects: [company('alpha', 'c-9')] })],
     ['POST /objects/internal/members', (h) => t.objectsHttp().post('/objects/internal/members').set(h).send({ filter: { type: 'all', all: {} }, limit: 10 })],
     ['POST /objects/internal/validate-filter', (h) => t.objectsHttp().post('/objects/internal/validate-filter').set(h).send({ filter: { type: 'all', all: {} } })],
+    ['POST /objects/internal/validate-set-filter', (h) => t.objectsHttp().post('/objects/internal/validate-set-filter').set(h).send({ filter: { type: 'all', all: {} } })],
     ['POST /object-sets', (h) => t.setsHttp().post('/object-sets').set(h).send({ title: 'x', definition: { type: 'empty', empty: {} } })],
     ['PUT /object-sets/{id}', (h) => t.setsHttp().put(`/object-sets/${sets.union}`).set(h).send({ title: 'renamed' })],
     ['DELETE /object-sets/{id}', (h) => t.setsHttp().delete(`/object-sets/${sets.union}x`).set(h)],

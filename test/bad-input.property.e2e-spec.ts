@@ -228,6 +228,7 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'PUT /ontology', app: 'objects', method: 'put', path: '/ontology', valid: WRITE_ONTOLOGY, writes: true },
   { name: 'POST /objects/internal/validate-filter', app: 'objects', method: 'post', path: '/objects/internal/validate-filter', valid: { filter: FILTER, path: 'definition.filter.filter' }, writes: false },
   { name: 'POST /objects/internal/members', app: 'objects', method: 'post', path: '/objects/internal/members', valid: { filter: FILTER, limit: 100 }, writes: false },
+  { name: 'POST /objects/internal/validate-set-filter', app: 'objects', method: 'post', path: '/objects/internal/validate-set-filter', valid: { filter: FILTER }, writes: false },
   {
     name: 'POST /object-sets',
     app: 'sets',

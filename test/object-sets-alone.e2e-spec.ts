@@ -17,7 +17,7 @@ const tag = (...tags: string[]) => ({ type: 'tag', tag: { tags } });
 const filterSet = (filter: object) => ({ type: 'filter', filter: { filter } });
 const MEMBERS = '{"members":{"prod":["p-1","p-2"]},"links":[{"linkId":"knows","sourceObjectId":"p-1","targetObjectId":"p-2","environmentId":"prod"}]}';
 
-type Call = { method: 'validateFilter' | 'linkTypeIds' | 'members' | 'diff' | 'aggregate'; caller: CallerContext; args: unknown[] };
+type Call = { method: 'validateFilter' | 'validateSetFilter' | 'linkTypeIds' | 'members' | 'diff' | 'aggregate'; caller: CallerContext; args: unknown[] };
 
 /** ObjectsClient as a test double: records every call, answers what the test sets. */
 class FakeObjectsClient extends ObjectsClient {
@@ -29,6 +29,12 @@ class FakeObjectsClient extends ObjectsClient {
 
   async validateFilter(caller: CallerContext, filter: unknown, path: string): Promise<void> {
     this.calls.push({ method: 'validateFilter', caller, args: [filter, path] });
+    if (this.failure) throw this.failure;
+    if (this.invalid) throw this.invalid;
+  }
+
+  async validateSetFilter(caller: CallerContext, filter: ObjectSearchFilter): Promise<void> {
+    this.calls.push({ method: 'validateSetFilter', caller, args: [filter] });
     if (this.failure) throw this.failure;
     if (this.invalid) throw this.invalid;
   }

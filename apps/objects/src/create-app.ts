@@ -22,6 +22,7 @@ const HTTP_OPTIONS: HttpOptions = {
   // set-changes holds its compiled filters in a list: one level more.
   deeperBodyRoutes: {
     [OBJECTS_INTERNAL_PATHS.members]: COMPILED_FILTER_BODY_DEPTH,
+    [OBJECTS_INTERNAL_PATHS.validateSetFilter]: COMPILED_FILTER_BODY_DEPTH,
     [INTERNAL_AGGREGATE_PATH]: COMPILED_FILTER_BODY_DEPTH,
     [OBJECTS_INTERNAL_PATHS.setChanges]: COMPILED_FILTER_BODY_DEPTH + 1,
   },
@@ -31,6 +32,7 @@ const HTTP_OPTIONS: HttpOptions = {
     { method: 'PUT', path: /^\/objects\/[^/]+\/[^/]+$/ },
     { method: 'PUT', path: /^\/ontology$/ },
     { method: 'POST', path: /^\/objects\/internal\/members$/ },
+    { method: 'POST', path: /^\/objects\/internal\/validate-set-filter$/ },
     { method: 'POST', path: new RegExp(`^${INTERNAL_AGGREGATE_PATH}$`) },
     { method: 'POST', path: new RegExp(`^${OBJECTS_INTERNAL_PATHS.setChanges}$`) },
   ],

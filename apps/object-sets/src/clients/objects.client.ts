@@ -9,6 +9,7 @@ import {
   OBJECTS_INTERNAL_PATHS,
   ObjectSearchFilter,
   ValidateFilterRequest,
+  ValidateSetFilterRequest,
 } from '@app/domain';
 
 export type MembersResult = { tooLarge: true } | { tooLarge: false; json: string };
@@ -34,6 +35,8 @@ const parsesAsJson = (text: string) => {
 export abstract class ObjectsClient {
   /** Checks a filter against the active ontology; throws the objects app's InvalidFilter (with `path`). */
   abstract validateFilter(caller: CallerContext, filter: unknown, path: string): Promise<void>;
+  /** Checks a set definition's compiled filter as its members statement would run it; throws the objects app's InvalidFilter. */
+  abstract validateSetFilter(caller: CallerContext, filter: ObjectSearchFilter): Promise<void>;
   /** The link type ids of the active ontology. */
   abstract linkTypeIds(caller: CallerContext): Promise<Set<string>>;
   /** Members visible to the caller of one compiled filter, with the links among them: one round trip. */
@@ -73,6 +76,11 @@ export class HttpObjectsClient extends ObjectsClient {
   async validateFilter(caller: CallerContext, filter: unknown, path: string): Promise<void> {
     const body: ValidateFilterRequest = { filter, path };
     await this.call(caller, 'POST', OBJECTS_INTERNAL_PATHS.validateFilter, body, this.timeouts.shortMs);
+  }
+
+  async validateSetFilter(caller: CallerContext, filter: ObjectSearchFilter): Promise<void> {
+    const body: ValidateSetFilterRequest = { filter };
+    await this.call(caller, 'POST', OBJECTS_INTERNAL_PATHS.validateSetFilter, body, this.timeouts.shortMs);
   }
 
   async linkTypeIds(caller: CallerContext): Promise<Set<string>> {

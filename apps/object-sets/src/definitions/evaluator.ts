@@ -35,6 +35,53 @@ export const MAX_EXPANDED_SET_LIST_ENTRIES = COMPILED_SET_FILTER_LIMITS.totalLis
 interface ExpandedSize {
   nodes: number;
   listEntries: number;
+  /** At least as many bind parameters as the objects app compiles it to (nodeParameters). */
+  parameters: number;
+}
+
+const RANGE_BOUNDS = ['gt', 'gte', 'lt', 'lte'];
+
+/**
+ * The most bind parameters one filter node (not its children) compiles to in the objects app
+ * (apps/objects/src/search/filter-compiler.ts), under ANY ontology: a property predicate takes
+ * one for the property and one per column of the property's types its values fit (a geopoint
+ * two, a list of strings two: keys and values), and a property may have every type.
+ * test/bind-parameter-bound.spec.ts holds the compiler to it. A type the compiler does not
+ * know is counted as the costliest (the objects app refuses it anyway).
+ */
+function nodeParameters(type: unknown, payload: Record<string, unknown>): number {
+  switch (type) {
+    case 'and':
+    case 'or':
+    case 'not':
+    case 'all':
+      return 0;
+    case 'objectType':
+    case 'environment':
+    case 'objectId':
+    case 'tag':
+    case 'propertyExists':
+      return 1;
+    case 'propertyText': // the query, the property when given
+    case 'propertyOrigin': // the origin, the property when given
+    case 'hasLink': // the link, the targets when given
+    case 'linkedFrom': // the link; the caller's environments (once a statement)
+    case 'linksTo':
+    case 'firstSighting': // start, end
+    case 'lastSighting':
+    case 'sightedDuring':
+      return 2;
+    case 'propertyPrefix': // the property, the key's pattern, the whole prefix's when longer
+      return 3;
+    case 'propertyEquals': // string, number, boolean, date, timestamp one each, geopoint two
+      return 1 + 7;
+    case 'propertyIn': // string two, number, boolean, date, timestamp one each, geopoint two
+      return 1 + 8;
+    case 'propertyRange': // each bound once per string, number, date and timestamp column
+      return 1 + 4 * RANGE_BOUNDS.filter((b) => payload[b] !== undefined).length;
+    default:
+      return 1 + 4 * RANGE_BOUNDS.length;
+  }
 }
 
 /**
@@ -44,17 +91,19 @@ interface ExpandedSize {
  * validated yet is measured without trusting its shape.
  */
 function expandedSize(filter: unknown, memo: WeakMap<object, ExpandedSize>): ExpandedSize {
-  if (filter === null || typeof filter !== 'object') return { nodes: 0, listEntries: 0 };
+  if (filter === null || typeof filter !== 'object') return { nodes: 0, listEntries: 0, parameters: 0 };
   const known = memo.get(filter);
   if (known) return known;
-  const size: ExpandedSize = { nodes: 1, listEntries: 0 };
+  const { type } = filter as { type?: unknown };
+  const payload = typeof type === 'string' ? (filter as Record<string, unknown>)[type] : undefined;
+  const fields = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
+  const size: ExpandedSize = { nodes: 1, listEntries: 0, parameters: nodeParameters(type, fields) };
   const add = (child: unknown) => {
     const s = expandedSize(child, memo);
     size.nodes += s.nodes;
     size.listEntries += s.listEntries;
+    size.parameters += s.parameters;
   };
-  const { type } = filter as { type?: unknown };
-  const payload = typeof type === 'string' ? (filter as Record<string, unknown>)[type] : undefined;
   if (payload !== null && typeof payload === 'object') {
     for (const value of Object.values(payload)) {
       if (Array.isArray(value)) {
@@ -67,6 +116,15 @@ function expandedSize(filter: unknown, memo: WeakMap<object, ExpandedSize>): Exp
   }
   memo.set(filter, size);
   return size;
+}
+
+/**
+ * At least as many bind parameters as the compiled filter `filter` takes in the objects app's
+ * statements, whatever the ontology: when this is within MAX_BIND_PARAMETERS (less the
+ * statement's own few), so is the statement, without asking the objects app.
+ */
+export function bindParameterBound(filter: ObjectSearchFilter): number {
+  return expandedSize(filter, new WeakMap()).parameters;
 }
 
 const NOTHING: ObjectSearchFilter = filterOf('not', { filter: filterOf('all', {}) });

@@ -12,8 +12,10 @@ import {
 } from '@app/platform';
 import {
   asOfJson,
+  DomainError,
   InvalidArgument,
   InvalidObjectSetDefinition,
+  MAX_BIND_PARAMETERS,
   OBJECT_SET_RID_PREFIX,
   ObjectSearchFilter,
   ObjectSetDefinition,
@@ -24,7 +26,7 @@ import {
   parseAsOf,
   PermissionDenied,
 } from '@app/domain';
-import { compileObjectSet, referencedSetIds, StoredSet } from '../definitions/evaluator';
+import { bindParameterBound, compileObjectSet, referencedSetIds, StoredSet } from '../definitions/evaluator';
 import { validateDefinition } from '../definitions/definition.validator';
 import { ObjectsClient } from '../clients/objects.client';
 import { ObjectSetsRepository, SetRow } from './object-sets.repository';
@@ -48,6 +50,9 @@ export interface UpdateSetInput {
 }
 
 const SWEEP_INTERVAL_MS = 60_000;
+
+/** The members statement's own bind parameters besides its filter's (environments, instant, limit: 3), with room to spare. */
+const MEMBERS_STATEMENT_OWN_PARAMETERS = 16;
 
 /** Object sets: writes checked when written, one-query membership, a members cache for EVENTUALLY. */
 @Injectable()
@@ -277,7 +282,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const references = referencedSetIds(definition);
     const closure = references.length ? await this.repository.closure(references, now) : new Map<string, SetRow>();
     await this.checkReferencesExist(definition, closure);
-    compileObjectSet(set, (ref) => (ref === set.id ? set : liveOnly(closure.get(ref))));
+    const compiled = compileObjectSet(set, (ref) => (ref === set.id ? set : liveOnly(closure.get(ref))));
     if (definition.type === 'filter') {
       await this.objects.validateFilter(caller, definition.filter.filter, 'definition.filter.filter');
     }
@@ -286,6 +291,31 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       if (!linkIds.has(definition.linkOperation.linkId)) {
         throw new InvalidArgument('definition.linkOperation.linkId', `unknown link type '${definition.linkOperation.linkId}' in the active ontology`);
       }
+    }
+    await this.checkBindParameters(caller, compiled);
+  }
+
+  /**
+   * A definition whose members statement would need more bind parameters than PostgreSQL takes
+   * in one statement (MAX_BIND_PARAMETERS) is InvalidObjectSetDefinition when written. An upper
+   * bound counted here (bindParameterBound, whatever the ontology) settles almost every
+   * definition without a call; past it, the objects app compiles the whole filter with the
+   * active ontology and counts (validate-set-filter). A UNION of 19 sets of 999 four-bound
+   * ranges: a bound of 322,677, and 94,905 by the compiler.
+   */
+  private async checkBindParameters(caller: CallerContext, compiled: ObjectSearchFilter): Promise<void> {
+    if (bindParameterBound(compiled) + MEMBERS_STATEMENT_OWN_PARAMETERS <= MAX_BIND_PARAMETERS) return;
+    try {
+      await this.objects.validateSetFilter(caller, compiled);
+    } catch (e) {
+      if (!(e instanceof DomainError && e.errorName === 'InvalidFilter')) throw e;
+      const { path, reason } = e.parameters;
+      throw new InvalidObjectSetDefinition(
+        'definition',
+        path === 'filter'
+          ? `compiled into one filter (every use of a referenced set counted), the definition ${String(reason)}`
+          : `compiled into one filter (every use of a referenced set counted), the definition is refused at ${String(path)}: ${String(reason)}`,
+      );
     }
   }
 

@@ -6,12 +6,18 @@
  * so that multi-valued semantics hold ("any value satisfies it") and `not` negates the whole
  * predicate. The expressions match `SEARCH_INDEX_DDL` exactly, so the planner can use them.
  */
-import { ObjectSearchFilter, OntologyIndex, PropertyType, PropertyValue, parseDatetime } from '@app/domain';
+import { InvalidFilter, MAX_BIND_PARAMETERS, ObjectSearchFilter, OntologyIndex, PropertyType, PropertyValue, parseDatetime } from '@app/domain';
 import { propertyValueFault } from '../validation/filter.validator';
 
-/** Positional parameters for one statement. */
+/**
+ * Positional parameters for one statement, at most MAX_BIND_PARAMETERS: past that PostgreSQL's
+ * protocol cannot carry them (the count wraps at 65,536 and the server refuses the statement), so
+ * the filter being compiled is refused (InvalidFilter at `path`) before anything is sent.
+ */
 export class SqlParams {
   readonly values: unknown[];
+  /** Where the filter being compiled is in the request, for the refusal. */
+  path = 'filter';
 
   /** `initial`: parameters the statement already has; new ones are numbered after them. */
   constructor(initial: unknown[] = []) {
@@ -20,6 +26,12 @@ export class SqlParams {
 
   /** Appends a value and returns its placeholder (`$n`). */
   add(v: unknown): string {
+    if (this.values.length >= MAX_BIND_PARAMETERS) {
+      throw new InvalidFilter(
+        this.path,
+        `needs more than ${MAX_BIND_PARAMETERS} bind parameters, the most PostgreSQL takes in one statement (a predicate takes one or more: a propertyRange one for its property and one per bound); use fewer predicates, or lists (propertyIn, objectId) that take one parameter each`,
+      );
+    }
     this.values.push(v);
     return `$${this.values.length}`;
   }

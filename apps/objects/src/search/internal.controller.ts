@@ -3,7 +3,7 @@ import { ApiBody, ApiExcludeController, ApiOkResponse, ApiOperation } from '@nes
 import type { Response } from 'express';
 import { AppConfig, Caller, CallerContext, sendJsonText, ValidatedBody } from '@app/platform';
 import { OBJECTS_INTERNAL_ROUTES, ValidateFilterResponse } from '@app/domain';
-import { checkDiffRequest, checkMembersRequest, MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
+import { checkDiffRequest, checkMembersRequest, checkSetFilterRequest, MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
 import { SearchService } from './search.service';
 
 /**
@@ -28,6 +28,19 @@ export class InternalController {
   @ApiOkResponse({ description: '{"valid": true}' })
   async validate(@ValidatedBody() body: ValidateFilterRequestDto): Promise<ValidateFilterResponse> {
     await this.search.validate(body.filter, body.path ?? 'filter');
+    return { valid: true };
+  }
+
+  @Post(OBJECTS_INTERNAL_ROUTES.validateSetFilter)
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'internalValidateSetFilter',
+    summary:
+      "Internal (object set service): checks a set definition's compiled filter as its members statement would run it (compiled-filter bounds, bind parameters); 400 InvalidFilter",
+  })
+  @ApiOkResponse({ description: '{"valid": true}' })
+  async validateSetFilter(@ValidatedBody() body: unknown): Promise<ValidateFilterResponse> {
+    await this.search.validateSetFilter(checkSetFilterRequest(body));
     return { valid: true };
   }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ObjectSearchFilter, OntologyIndex, SNAPSHOT_INSTANT_SQL } from '@app/domain';
-import { preparedRows, queryRows } from '@app/platform';
+import { preparedRows, preparesStatement, queryRows } from '@app/platform';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, rowSource, SqlParams } from './filter-compiler';
 import { buildOrderedSearchSql, OrderedSearchOptions, OrderedSearchRow } from './ordered-search';
@@ -55,23 +55,15 @@ export function buildSearchSql(
 }
 
 /**
- * How many distinct statement texts (filter shapes: the values are parameters) one app prepares.
- * Each prepared statement stays on every pool connection for its life, so the number is bounded;
- * shapes past it run unnamed (parsed and planned per call), as every statement did before.
- */
-export const MAX_PREPARED_SHAPES = 500;
-
-/**
  * searchObjects: ONE statement per page, whatever the filter. Each statement also reports the
  * active ontology version it saw, so the version the filter was compiled with is confirmed
  * without a round trip of its own. A filter shape seen again runs as a named prepared statement
  * (PostgreSQL then plans it once per connection and, after five runs, keeps a generic plan
- * when that is not costlier than planning each call).
+ * when that is not costlier than planning each call), within what a connection keeps prepared
+ * (PreparedStatementLimits: a large shape runs unnamed, the least recently used goes first).
  */
 @Injectable()
 export class SearchRepository {
-  private readonly shapes = new Set<string>();
-
   constructor(private readonly dataSource: DataSource) {}
 
   page(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: Parameters<typeof buildSearchSql>[2]): Promise<SearchRow[]> {
@@ -99,15 +91,13 @@ export class SearchRepository {
   }
 
   /**
-   * The statement, named by its text's hash while the shape budget lasts (MAX_PREPARED_SHAPES);
-   * aggregations share the budget. `label` names it in the statement-duration metric.
+   * The statement, named by its text's hash when it is short enough to be prepared (a longer one
+   * is not hashed at all); aggregations run here too. `label` names it in the statement-duration
+   * metric.
    */
   run<T>(sql: string, params: unknown[], label: string): Promise<T[]> {
+    if (!preparesStatement(this.dataSource, sql)) return queryRows<T>(this.dataSource, sql, params, label);
     const name = `search.${createHash('sha1').update(sql).digest('base64url').slice(0, 22)}`;
-    if (!this.shapes.has(name)) {
-      if (this.shapes.size >= MAX_PREPARED_SHAPES) return queryRows<T>(this.dataSource, sql, params, label);
-      this.shapes.add(name);
-    }
     return preparedRows<T>(this.dataSource, name, sql, params, label);
   }
 
@@ -189,7 +179,8 @@ export function buildDiffSql(
   const params = new SqlParams();
   const visible = opts.visible ? params.add(opts.visible) : undefined;
   const limit = params.add(opts.limit);
-  const side = (s: { filter: ObjectSearchFilter; asOf?: Date }) => {
+  const side = (s: { filter: ObjectSearchFilter; asOf?: Date }, path: string) => {
+    params.path = path;
     const rows = rowSource(params, s.asOf);
     const clauses = [...(visible ? [`o.environment_id = ANY(${visible}::text[])`] : []), compileFilter(s.filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*', rows })];
     return `SELECT o.environment_id, o.id FROM ${rows.objects} o
@@ -200,9 +191,9 @@ export function buildDiffSql(
     `COALESCE((SELECT json_object_agg(e.environment_id, e.ids ORDER BY e.environment_id)
                  FROM (SELECT environment_id, json_agg(id ORDER BY id) AS ids FROM (${rows}) d GROUP BY environment_id) e), '{}'::json)`;
   const sql = `WITH a AS MATERIALIZED (
-  ${side(sides.from)}
+  ${side(sides.from, 'from.filter')}
 ), b AS MATERIALIZED (
-  ${side(sides.to)}
+  ${side(sides.to, 'to.filter')}
 ), n AS (SELECT (SELECT count(*) FROM a) AS from_count, (SELECT count(*) FROM b) AS to_count)
 SELECT n.from_count, n.to_count,
        CASE WHEN n.from_count <= ${limit}::bigint AND n.to_count <= ${limit}::bigint THEN json_build_object(

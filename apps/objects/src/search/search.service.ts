@@ -17,7 +17,7 @@ import { instantBinding, pageInstant, pageJson } from '../object-reads/objects.s
 import { ObjectSetsClient } from '../clients/object-sets.client';
 import { withStartingSet } from './starting-set';
 import { OrderedPosition } from './ordered-search';
-import { SearchPosition, SearchRepository, searchRowJson } from './search.repository';
+import { buildMembersSql, SearchPosition, SearchRepository, searchRowJson } from './search.repository';
 
 export interface SearchRequest {
   filter: unknown;
@@ -103,6 +103,18 @@ export class SearchService {
   async validate(filter: unknown, path: string): Promise<void> {
     if (filter === undefined || filter === null) throw new InvalidFilter(path, 'filter is required');
     validateFilter(filter, await this.ontology.getActiveIndex(), path);
+  }
+
+  /**
+   * Checks a set definition's compiled filter against the active ontology as its members
+   * statement would run it: under the bounds of compiled filters, and compiled (not run) for the
+   * widest caller (a list of visible environments, as of an instant), so that a statement needing
+   * more than MAX_BIND_PARAMETERS is InvalidFilter here, counted by the compiler itself.
+   */
+  async validateSetFilter(input: unknown): Promise<void> {
+    if (input === undefined || input === null) throw new InvalidFilter('filter', 'filter is required');
+    const ontology = await this.ontology.getActiveIndex();
+    buildMembersSql(validateFilter(input, ontology, 'filter', COMPILED_SET_FILTER_LIMITS), ontology, { visible: [], limit: 1, asOf: new Date() });
   }
 
   /** Members of a compiled set filter, visible to the caller, in one statement (see buildMembersSql). */

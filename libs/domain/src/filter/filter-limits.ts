@@ -35,6 +35,14 @@ export const CLIENT_FILTER_LIMITS: FilterLimits = {
 export const COMPILED_SET_FILTER_LIMITS: FilterLimits = { depth: 512, nodes: 20_000, listEntries: 200_000, totalListEntries: 250_000 };
 
 /**
+ * Most bind parameters ($1, $2, …) PostgreSQL takes in one statement: the Bind message counts them
+ * in 16 bits. A filter whose statement needs more is 400 InvalidFilter as it is compiled (each
+ * predicate takes one or more: a propertyRange one for its property and one per bound and
+ * column), and a set definition that would need more is InvalidObjectSetDefinition when written.
+ */
+export const MAX_BIND_PARAMETERS = 65_535;
+
+/**
  * How deep the JSON of a request carrying a compiled filter may nest: a filter level takes at most
  * three (`and` → its payload → its list), plus the body and the leaf's own payload and list.
  */

@@ -7,6 +7,7 @@
  *
  * objects app, for the object set service (`/objects/internal/…`):
  * - `POST validate-filter` ValidateFilterRequest → `{"valid": true}`, or 400 InvalidFilter (with the path);
+ * - `POST validate-set-filter` ValidateSetFilterRequest → `{"valid": true}`, or 400 InvalidFilter;
  * - `POST members` MembersRequest → MembersResponse, or 413 MembersTooLarge;
  * - `POST diff` DiffRequest → DiffResponse, or 413 MembersTooLarge;
  * - `POST aggregate` InternalAggregateRequest → AggregateResponse (analytics/aggregate.contract.ts);
@@ -23,6 +24,7 @@ import { ObjectSearchFilter } from '../filter/filter.types';
 export const OBJECTS_INTERNAL_ROUTES = {
   controller: 'objects/internal',
   validateFilter: 'validate-filter',
+  validateSetFilter: 'validate-set-filter',
   members: 'members',
   diff: 'diff',
   aggregate: 'aggregate',
@@ -33,6 +35,7 @@ const objectsInternal = (route: string) => `/${OBJECTS_INTERNAL_ROUTES.controlle
 /** The request paths of the objects app's internal routes. */
 export const OBJECTS_INTERNAL_PATHS = {
   validateFilter: objectsInternal(OBJECTS_INTERNAL_ROUTES.validateFilter),
+  validateSetFilter: objectsInternal(OBJECTS_INTERNAL_ROUTES.validateSetFilter),
   members: objectsInternal(OBJECTS_INTERNAL_ROUTES.members),
   diff: objectsInternal(OBJECTS_INTERNAL_ROUTES.diff),
   aggregate: objectsInternal(OBJECTS_INTERNAL_ROUTES.aggregate),
@@ -57,6 +60,16 @@ export interface ValidateFilterRequest {
 }
 export interface ValidateFilterResponse {
   valid: true;
+}
+
+/**
+ * The body of `POST /objects/internal/validate-set-filter`: a set definition's compiled filter,
+ * checked as its members statement would run it (the larger bounds of compiled filters, and
+ * MAX_BIND_PARAMETERS counted by the real compiler). The object set service asks only when its
+ * own upper bound of the parameters passes the limit.
+ */
+export interface ValidateSetFilterRequest {
+  filter: ObjectSearchFilter;
 }
 
 /** The body of `POST /objects/internal/members`. */

@@ -24,6 +24,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ ...base, DB_POOL_SIZE: '0' })).toThrow(/DB_POOL_SIZE/);
   });
 
+  it('bounds what each connection keeps prepared: 16,384 characters a statement, 100 statements and 131,072 characters a connection, unless set', () => {
+    expect(loadConfig(base).preparedStatements).toEqual({ maxChars: 16_384, perConnection: 100, charsPerConnection: 131_072 });
+    const set = { PREPARED_STATEMENT_MAX_CHARS: '0', PREPARED_STATEMENTS_PER_CONNECTION: '10', PREPARED_STATEMENT_CHARS_PER_CONNECTION: '65536' };
+    expect(loadConfig({ ...base, ...set }).preparedStatements).toEqual({ maxChars: 0, perConnection: 10, charsPerConnection: 65_536 });
+    expect(() => loadConfig({ ...base, PREPARED_STATEMENTS_PER_CONNECTION: '-1' })).toThrow(/PREPARED_STATEMENTS_PER_CONNECTION/);
+  });
+
   it('names every problem at once', () => {
     let error: ConfigError | undefined;
     try {

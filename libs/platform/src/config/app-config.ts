@@ -1,5 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { DEFAULT_PREPARED_STATEMENT_LIMITS, PreparedStatementLimits } from '../database/postgres';
 
 /**
  * Configuration read from the environment (names and defaults as the README's "Configuration" lists them),
@@ -71,6 +72,12 @@ export class AppConfig {
   eventsCandidateLimit: number;
   /** Most changes a resumed event stream catches up on before it gets `reset` instead (EVENTS_RESUME_MAX_CHANGES, 100,000). */
   eventsResumeMaxChanges: number;
+  /**
+   * What each connection keeps prepared: PREPARED_STATEMENT_MAX_CHARS (16,384; longer statements
+   * run unnamed), PREPARED_STATEMENTS_PER_CONNECTION (100) and PREPARED_STATEMENT_CHARS_PER_CONNECTION
+   * (131,072), past which the least recently used statement is deallocated. 0 prepares nothing.
+   */
+  preparedStatements: PreparedStatementLimits;
 }
 
 export class ConfigError extends Error {
@@ -183,6 +190,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     eventsHeartbeatMs: int('EVENTS_HEARTBEAT_MS', 15_000, 100, 3_600_000),
     eventsCandidateLimit: int('EVENTS_CANDIDATE_LIMIT', 10_000, 1, 1_000_000),
     eventsResumeMaxChanges: int('EVENTS_RESUME_MAX_CHANGES', 100_000, 1, 100_000_000),
+    preparedStatements: {
+      maxChars: int('PREPARED_STATEMENT_MAX_CHARS', DEFAULT_PREPARED_STATEMENT_LIMITS.maxChars, 0, 1_073_741_824),
+      perConnection: int('PREPARED_STATEMENTS_PER_CONNECTION', DEFAULT_PREPARED_STATEMENT_LIMITS.perConnection, 0, 1_000_000),
+      charsPerConnection: int('PREPARED_STATEMENT_CHARS_PER_CONNECTION', DEFAULT_PREPARED_STATEMENT_LIMITS.charsPerConnection, 0, 1_073_741_824),
+    },
   });
   if (!['true', 'false'].includes((env.METRICS_ENABLED || 'true').toLowerCase())) {
     problems.push(`METRICS_ENABLED must be true or false (got '${env.METRICS_ENABLED}')`);

@@ -4,7 +4,7 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { ReadRouter } from '../replicas/read-router';
 import { readRouterProvider } from '../replicas/read-router.provider';
-import { runMigrationsWithLock, useWriteStatementTimeout } from './postgres';
+import { limitPreparedStatements, pgPool, runMigrationsWithLock, useWriteStatementTimeout } from './postgres';
 
 /** What an app's database module needs to know of its app. */
 export interface AppDatabase {
@@ -53,6 +53,7 @@ export class AppDatabaseModule implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     useWriteStatementTimeout(this.dataSource, this.config.writeStatementTimeoutMs);
+    limitPreparedStatements(pgPool(this.dataSource), this.config.preparedStatements);
     await runMigrationsWithLock(this.dataSource, this.database.schema);
   }
 }

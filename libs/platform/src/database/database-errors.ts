@@ -7,7 +7,7 @@
 
 /**
  * SQLSTATEs of a server that is going away, starting, refusing connections or has lost one, or
- * cannot answer in time: class 08 (connection exception) in full, and these of classes 53 and 57.
+ * cannot answer in time: class 08 (connection exception) but 08P01, and these of classes 53 and 57.
  */
 const UNAVAILABLE_SQLSTATES = new Set([
   '53300', // too_many_connections
@@ -18,6 +18,13 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now: the server is starting up or shutting down
 ]);
+
+/**
+ * protocol_violation: the server could not make sense of what it was sent (a Bind message whose
+ * parameter count, a 16-bit field, wrapped past 65,535). Sending it again fails the same way, so
+ * it is a fault of the statement (500 Internal), never a database to retry (503).
+ */
+const PROTOCOL_VIOLATION = '08P01';
 
 /** Socket errors of a connection to the server (Node's `code`). */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -48,7 +55,7 @@ interface ErrorLike {
 
 function matches(e: ErrorLike): boolean {
   const code = typeof e.code === 'string' ? e.code : undefined;
-  if (code && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || NETWORK_CODES.has(code))) return true;
+  if (code && ((code.startsWith('08') && code !== PROTOCOL_VIOLATION) || UNAVAILABLE_SQLSTATES.has(code) || NETWORK_CODES.has(code))) return true;
   if (typeof e.name === 'string' && TYPEORM_NAMES.has(e.name)) return true;
   const message = typeof e.message === 'string' ? e.message : '';
   return MESSAGES.some((m) => message.includes(m));
@@ -83,4 +90,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
  */
 export function isIndexEntryTooLarge(error: unknown): boolean {
   return anyCause(error, (e) => e.code === '54000' && typeof e.message === 'string' && /^index row (size|requires)/.test(e.message));
+}
+
+/**
+ * Whether the server reported a protocol violation (08P01): the connection it happened on is not
+ * trusted with another statement (closed rather than reused), though the database is reachable.
+ */
+export function isProtocolViolation(error: unknown): boolean {
+  return anyCause(error, (e) => e.code === PROTOCOL_VIOLATION);
 }

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Query } from 'pg';
 import type { Pool, PoolClient } from 'pg';
-import { isDatabaseUnavailable } from './database-errors';
+import { isDatabaseUnavailable, isProtocolViolation } from './database-errors';
 import { DataSource, DataSourceOptions, EntityManager, MigrationExecutor, MigrationInterface } from 'typeorm';
 import type { ReadRouter } from '../replicas/read-router';
 import type { ReadContext } from '../replicas/read-context';
@@ -240,6 +240,138 @@ export interface Statement {
   name?: string;
 }
 
+/**
+ * What a pool may keep prepared (README "Configuration"). PostgreSQL keeps a prepared statement's
+ * parse tree and plans in the backend's memory for the connection's life: about 90 bytes per
+ * character of SQL text, and at least 64 kB (a search of one range: 64 kB; of 100 ranges, 31,123
+ * characters: 2.7 MB, measured with pg_backend_memory_contexts on PostgreSQL 15). Named
+ * statements from callers are bounded, so a connection's prepared statements are too.
+ */
+export interface PreparedStatementLimits {
+  /** A longer statement runs unnamed (parsed and planned per call): PREPARED_STATEMENT_MAX_CHARS. */
+  maxChars: number;
+  /** Most statements one connection keeps prepared: PREPARED_STATEMENTS_PER_CONNECTION. */
+  perConnection: number;
+  /** Most characters of SQL text one connection keeps prepared: PREPARED_STATEMENT_CHARS_PER_CONNECTION. */
+  charsPerConnection: number;
+}
+
+/**
+ * The defaults: the hot statements (GET one, bulk, a search of a few predicates: 500 to 3,000
+ * characters) stay prepared; a connection holds at most about 12 MB of them (131,072 characters,
+ * or 100 statements of the smallest kind at 64 kB each), where each distinct search shape stayed
+ * prepared for the connection's life before (a search of 999 ranges: about 15 MB of it).
+ */
+export const DEFAULT_PREPARED_STATEMENT_LIMITS: Readonly<PreparedStatementLimits> = { maxChars: 16_384, perConnection: 100, charsPerConnection: 131_072 };
+
+const preparedLimits = new WeakMap<Pool, PreparedStatementLimits>();
+
+/** The bounds of what connections of `pool` keep prepared (DEFAULT_PREPARED_STATEMENT_LIMITS unless set). */
+export function limitPreparedStatements(pool: Pool, limits: PreparedStatementLimits): void {
+  preparedLimits.set(pool, limits);
+}
+
+function limitsOf(pool: Pool): Readonly<PreparedStatementLimits> {
+  return preparedLimits.get(pool) ?? DEFAULT_PREPARED_STATEMENT_LIMITS;
+}
+
+/** Whether a statement of `sql` is short enough to run prepared within `limits`. */
+function prepares(limits: Readonly<PreparedStatementLimits>, sql: string): boolean {
+  return limits.perConnection > 0 && sql.length <= Math.min(limits.maxChars, limits.charsPerConnection);
+}
+
+/** Whether a statement of `sql` would run prepared on `dataSource`'s pool (else there is no point naming it). */
+export function preparesStatement(dataSource: DataSource, sql: string): boolean {
+  return prepares(limitsOf(pgPool(dataSource)), sql);
+}
+
+/**
+ * The named statements one connection holds, least recently used first: a Map keeps insertion
+ * order, and a statement used again is moved to its end. Hand-written rather than a cache
+ * library's, because what leaves must be deallocated on this connection, awaited before the
+ * next statement, which a synchronous eviction callback cannot do.
+ */
+export class PreparedOnConnection {
+  /** Name → characters of its text. */
+  private readonly statements = new Map<string, number>();
+  private chars = 0;
+
+  get size(): number {
+    return this.statements.size;
+  }
+
+  get totalChars(): number {
+    return this.chars;
+  }
+
+  /**
+   * `name` (a text of `chars` characters, within the limits: prepares) runs now, and is
+   * the most recently used; returns the names that must be deallocated to make room for it,
+   * least recently used first (none when it is held already, the common case).
+   */
+  use(name: string, chars: number, limits: PreparedStatementLimits): string[] {
+    const held = this.statements.get(name);
+    if (held !== undefined) {
+      this.statements.delete(name);
+      this.statements.set(name, held);
+      return NONE;
+    }
+    let evicted = NONE;
+    for (const [oldest, size] of this.statements) {
+      if (this.statements.size < limits.perConnection && this.chars + chars <= limits.charsPerConnection) break;
+      this.statements.delete(oldest);
+      this.chars -= size;
+      if (evicted === NONE) evicted = [];
+      evicted.push(oldest);
+    }
+    this.statements.set(name, chars);
+    this.chars += chars;
+    return evicted;
+  }
+}
+
+const NONE: string[] = [];
+
+/** What each pooled connection holds prepared (it goes with the connection). */
+const preparedOn = new WeakMap<PoolClient, PreparedOnConnection>();
+
+/** pg's record of the statements a connection has parsed, by name (it skips Parse for those). */
+type ParsedStatements = Record<string, string | undefined>;
+
+function parsedStatements(client: PoolClient): ParsedStatements {
+  return (client as unknown as { connection: { parsedStatements: ParsedStatements } }).connection.parsedStatements;
+}
+
+/**
+ * `query` as it runs on `statement`'s connection: named when it is within the limits, after the
+ * statements it displaces are deallocated there (one round trip, only when some must go); else
+ * unnamed. A failed DEALLOCATE leaves the connection holding what it cannot account for, so the
+ * connection is closed after this statement.
+ */
+async function onConnection(statement: RunningStatement, query: Statement, limits: Readonly<PreparedStatementLimits>): Promise<Statement> {
+  const name = query.name!;
+  if (!prepares(limits, query.text)) return { text: query.text, values: query.values };
+  const client = statement.client;
+  let held = preparedOn.get(client);
+  if (!held) preparedOn.set(client, (held = new PreparedOnConnection()));
+  const evicted = held.use(name, query.text.length, limits);
+  if (evicted.length > 0) await deallocate(statement, evicted);
+  return query;
+}
+
+async function deallocate(statement: RunningStatement, names: string[]): Promise<void> {
+  const parsed = parsedStatements(statement.client);
+  // Only what the server holds: a statement whose Parse failed was never prepared.
+  const prepared = names.filter((n) => parsed[n] !== undefined);
+  if (prepared.length === 0) return;
+  try {
+    await statement.client.query(prepared.map((n) => `DEALLOCATE "${n.replace(/"/g, '""')}"`).join('; '));
+    for (const n of prepared) delete parsed[n];
+  } catch {
+    statement.discard = true;
+  }
+}
+
 /** A statement on a checked-out connection, for its request's RequestScope. */
 class RunningStatement {
   /** Closed rather than reused after a cancel or a connection error. */
@@ -263,34 +395,37 @@ class RunningStatement {
 }
 
 /**
- * One statement on the pool. Outside a request as pool.query; for a request, on a connection
- * checked out for it, cancelled in PostgreSQL (pg_cancel_backend on another pooled connection)
- * when the request's client goes away while it runs, and its connection then closed rather than
- * reused, so a cancel can never reach the next statement on it. With `observe`, the statement's
- * duration (from asking the pool for a connection to its rows) is observed under `label`, here
- * rather than in a wrapper around it (one promise fewer per statement).
+ * One statement on the pool. Outside a request, an unnamed one as pool.query; otherwise on a
+ * connection checked out for it: a named statement, so that what the connection keeps prepared
+ * stays within the pool's limits (PreparedStatementLimits), and a request's, so that it is
+ * cancelled in PostgreSQL (pg_cancel_backend on another pooled connection) when the request's
+ * client goes away while it runs, and its connection then closed rather than reused, so a cancel
+ * can never reach the next statement on it. With `observe`, the statement's duration (from
+ * asking the pool for a connection to its rows) is observed under `label`, here rather than in a
+ * wrapper around it (one promise fewer per statement).
  */
 export async function runOnPool(pool: Pool, query: Statement, scope: RequestScope | undefined, observe?: StatementObserver, label?: string): Promise<unknown[]> {
   const started = observe ? performance.now() : 0;
-  if (!scope) {
+  if (!scope && query.name === undefined) {
     const { rows } = await pool.query(query);
     if (observe) observe(label!, (performance.now() - started) / 1000);
     return rows;
   }
-  if (scope.abandoned) throw new Error('the request was abandoned by its client');
+  if (scope?.abandoned) throw new Error('the request was abandoned by its client');
   const statement = new RunningStatement(pool, await pool.connect());
   const client = statement.client;
-  scope.track(statement);
+  scope?.track(statement);
   client.on('error', statement.lost);
   try {
-    const rows = await submit(client, query);
+    const rows = await submit(client, query.name === undefined ? query : await onConnection(statement, query, limitsOf(pool)));
     if (observe) observe(label!, (performance.now() - started) / 1000);
     return rows;
   } catch (e) {
-    statement.discard ||= isDatabaseUnavailable(e);
+    // A connection the server found speaking out of turn is not trusted with the next statement.
+    statement.discard ||= isDatabaseUnavailable(e) || isProtocolViolation(e);
     throw e;
   } finally {
-    scope.untrack(statement);
+    scope?.untrack(statement);
     client.removeListener('error', statement.lost);
     client.release(statement.discard);
   }
@@ -352,10 +487,12 @@ export function primaryRows<T = any>(dataSource: DataSource, sql: string, params
 /**
  * One named prepared statement on the pool (see pgPool): each connection parses and plans `sql`
  * once and then only binds and runs it (an idle-server round trip of findById: about 355 µs
- * unnamed, 130 µs prepared). Every distinct name stays prepared on every connection for the
- * connection's life, so names must come from a bounded set: fixed statements, or a budget of
- * statement texts as SearchRepository keeps. Routed like queryRows. Its duration is observed
- * under `label` (by default the name; statements named by a hash pass a readable label).
+ * unnamed, 130 µs prepared). What a connection keeps prepared is bounded (PreparedStatementLimits):
+ * a statement longer than `maxChars` runs unnamed, and past `perConnection` statements or
+ * `charsPerConnection` characters the least recently used one is deallocated on that connection.
+ * A name must always stand for the same text (a fixed statement, or the hash of its text).
+ * Routed like queryRows. Its duration is observed under `label` (by default the name;
+ * statements named by a hash pass a readable label).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function preparedRows<T = any>(dataSource: DataSource, name: string, sql: string, params: unknown[] = [], label = name): Promise<T[]> {

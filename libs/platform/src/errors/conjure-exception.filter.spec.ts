@@ -58,6 +58,10 @@ describe('mapping exceptions to API errors', () => {
 
   it('keeps faults of a statement as Internal', () => {
     expect(toDomainError(Object.assign(new Error('x'), { name: 'QueryFailedError', driverError: { code: '42P01' } }))).toMatchObject({ status: 500 });
+    // A protocol violation (class 08, but the server is there): sending it again fails again.
+    const protocol = toDomainError({ code: '08P01', message: 'bind message supplies 29464 parameters, but prepared statement "" requires 94905' });
+    expect(protocol).toMatchObject({ status: 500, errorCode: 'INTERNAL', errorName: 'Internal' });
+    expect(protocol.headers['Retry-After']).toBeUndefined();
     expect(toDomainError({ code: '23505', message: 'duplicate key' })).toMatchObject({ status: 500 });
   });
 

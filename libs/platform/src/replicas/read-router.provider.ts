@@ -20,6 +20,7 @@ export function readRouterProvider(replicaUrls: (config: AppConfig) => string[],
         retryMs: config.replicaRetrySeconds * 1000,
         poolSize: config.dbPoolSize,
         statementTimeoutMs: config.readStatementTimeoutMs,
+        preparedStatements: config.preparedStatements,
         applicationName,
       }),
   };

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from '../database/database-errors';
-import { RequestScope, routeReads, runOnPool, Statement, StatementObserver } from '../database/postgres';
+import { limitPreparedStatements, PreparedStatementLimits, RequestScope, routeReads, runOnPool, Statement, StatementObserver } from '../database/postgres';
 import { parseLsn } from './consistency-token';
 import { ReadContext } from './read-context';
 
@@ -32,6 +32,8 @@ export interface ReadRouterSettings {
   applicationName: string;
   /** Server-side limit of a read statement on a replica (READ_STATEMENT_TIMEOUT_MS, as on the primary). */
   statementTimeoutMs?: number;
+  /** What each replica connection keeps prepared (as on the primary); the defaults when absent. */
+  preparedStatements?: PreparedStatementLimits;
   /** How often positions are polled; default a quarter of the lag bound, within 50–250 ms (1 s without replicas). */
   pollMs?: number;
 }
@@ -81,6 +83,7 @@ export class Replica {
     });
     // An idle connection that dies (the standby stopped) must not crash the process.
     this.pool.on('error', () => undefined);
+    if (settings.preparedStatements) limitPreparedStatements(this.pool, settings.preparedStatements);
   }
 
   usable(now: number): boolean {

@@ -16,6 +16,15 @@ export class ValidateFilterRequestDto {
 
 export const MAX_MEMBERS_LIMIT = 10_000_000;
 
+/** The body of `POST /objects/internal/validate-set-filter`, checked by hand like the members body: the compiled filter. */
+export function checkSetFilterRequest(body: unknown): unknown {
+  if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object {"filter"}, not ${kindOf(body)}`);
+  for (const key of Object.keys(body)) {
+    if (key !== 'filter') throw new InvalidArgument(key, 'unknown field; the body is {"filter"}');
+  }
+  return hasOwn(body, 'filter') ? body.filter : undefined;
+}
+
 /**
  * The body of `POST /objects/internal/members`, checked by hand (MembersRequestDto is only its
  * Swagger schema): a compiled filter may nest far deeper than a client's, and the validation
