@@ -60,7 +60,8 @@ export const OBJECT_SETS_ERRORS: OperationErrors = {
   createObjectSet: ['InvalidObjectSetDefinition', 'InvalidFilter'],
   searchObjectSets: ['InvalidFilter', 'InvalidPagingToken'],
   getObjectSetMetadata: ['ObjectSetNotFound'],
-  // InvalidObjectSetDefinition on reads: a set whose referenced sets grew past the expansion bound since it was written.
+  // InvalidObjectSetDefinition on reads: a set whose referenced sets grew past the expansion bound since it was written,
+  // or one written before the bound on link hops.
   getObjectSetMembers: ['InvalidObjectSetDefinition', 'ObjectSetNotFound', 'ObjectSetTooLarge'],
   getObjectSetDiff: ['InvalidObjectSetDefinition', 'ObjectSetNotFound', 'ObjectSetTooLarge'],
   aggregateObjectSet: ['InvalidFilter', 'InvalidObjectSetDefinition', 'ObjectSetNotFound'],

@@ -135,7 +135,7 @@ export type ErrorName = keyof typeof ERROR_CODES;
 export const API_SCHEMAS: Record<string, SchemaObject> = {
   ObjectSearchFilter: union(
     Object.fromEntries(FILTER_TYPES.map((t) => [t, filterVariantName(t)])),
-    'ObjectSearchFilter (docs/api.md §7), a union in the encoding {"type": "<variant>", "<variant>": {...}}; at most 32 levels, 1,000 nodes and 10,000 entries per list',
+    'ObjectSearchFilter (docs/api.md §7), a union in the encoding {"type": "<variant>", "<variant>": {...}}; at most 32 levels, 1,000 nodes, 10,000 entries per list and 8 link hops (linkedFrom / linksTo nested in one another)',
   ),
   ...Object.fromEntries(FILTER_TYPES.map((t) => [filterVariantName(t), variant(t, FILTER_PAYLOADS[t][0], FILTER_PAYLOADS[t][1])])),
   ObjectSetDefinition: union(

@@ -1,0 +1,130 @@
+import { MAX_LINK_HOPS } from '@app/domain';
+import { startBothApps, TestBothApps } from './support/apps';
+import { WRITE_ONTOLOGY } from './support/ontologies';
+
+/**
+ * What one read may cost (docs/api.md §7): link hops bounded and each hop computed once, so a
+ * deep chain of link sets is refused when written and answered fast up to the bound.
+ */
+
+/** People p-0 … p-39 in prod; p-i knows p-(i+1) and p-(i+7) (mod 40); p-0 is tagged seed. */
+const PEOPLE = 40;
+const knows = (i: number) => [(i + 1) % PEOPLE, (i + 7) % PEOPLE];
+const person = (i: number) => ({
+  environmentId: 'prod',
+  id: `p-${i}`,
+  type: 'person',
+  properties: [{ id: 'name', value: `Person ${i}`, origin: 'crm' }],
+  links: { knows: knows(i).map((k) => `p-${k}`) },
+  tags: i === 0 ? ['seed'] : [],
+});
+
+/** The ids reached by exactly `hops` knows links from p-0, sorted as the API sorts them. */
+function reached(hops: number): string[] {
+  let at = new Set([0]);
+  for (let h = 0; h < hops; h++) at = new Set([...at].flatMap(knows));
+  return [...at].map((i) => `p-${i}`).sort();
+}
+
+const seed = { type: 'and', and: { filters: [{ type: 'objectType', objectType: { types: ['person'] } }, { type: 'tag', tag: { tags: ['seed'] } }] } };
+/** `hops` linkedFrom knows around `inner`. */
+function linkedFrom(hops: number, inner: unknown = seed): unknown {
+  let f = inner;
+  for (let i = 0; i < hops; i++) f = { type: 'linkedFrom', linkedFrom: { linkId: 'knows', source: f } };
+  return f;
+}
+const extract = (objectSetId: string) => ({ type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'knows', objectSetId } });
+
+describe('read cost bounds: link hops', () => {
+  let t: TestBothApps;
+
+  beforeAll(async () => {
+    // A statement timeout short enough that a read which is not bounded fails the test rather than stalling it.
+    t = await startBothApps({ READ_STATEMENT_TIMEOUT_MS: '8000' });
+    await t.objectsHttp().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
+    const objects = Array.from({ length: PEOPLE }, (_, i) => person(i));
+    await t.objectsHttp().post('/objects/ingest').send({ objects }).expect(200);
+  });
+  afterAll(() => t?.close());
+
+  const createSet = (definition: unknown, user = 'ada') => t.setsHttp().post('/object-sets').set('x-user-id', user).send({ title: 'x', definition });
+  const members = (id: string, user = 'ada') => t.setsHttp().get(`/object-sets/${id}/members`).set('x-user-id', user);
+  const search = (filter: unknown, user = 'ada', extra: Record<string, unknown> = {}) => t.objectsHttp().post('/objects/search').set('x-user-id', user).send({ filter, ...extra });
+
+  describe(`link hops: at most ${MAX_LINK_HOPS}`, () => {
+    const chain: string[] = [];
+
+    beforeAll(async () => {
+      chain.push((await createSet({ type: 'filter', filter: { filter: seed } }).expect(201)).body.id);
+      for (let i = 1; i <= MAX_LINK_HOPS; i++) chain.push((await createSet(extract(chain[i - 1])).expect(201)).body.id);
+    });
+
+    it(`a chain of ${MAX_LINK_HOPS} linkOperation sets answers its members fast; the ninth is refused when written, and nothing is stored`, async () => {
+      const started = Date.now();
+      const res = await members(chain[MAX_LINK_HOPS]).expect(200);
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(res.body.members).toEqual({ prod: reached(MAX_LINK_HOPS) });
+      // The same chain as one client filter answers the same objects.
+      const page = await search(linkedFrom(MAX_LINK_HOPS)).expect(200);
+      expect(page.body.objects.map((o: { id: string }) => o.id).sort()).toEqual(reached(MAX_LINK_HOPS));
+
+      const before = (await t.db.query('SELECT count(*)::int AS n FROM object_sets.object_set')).rows[0].n;
+      const refused = await createSet(extract(chain[MAX_LINK_HOPS]));
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({
+        errorCode: 'INVALID_ARGUMENT',
+        errorName: 'InvalidObjectSetDefinition',
+        errorInstanceId: expect.any(String),
+        parameters: {
+          path: 'definition',
+          reason: 'the definition follows 9 link hops, more than the 8 a set may follow (each linkOperation is one, and each linkedFrom or linksTo of its filters, along the longest chain of sets)',
+        },
+      });
+      // A filter definition whose own links make the ninth hop, on top of a chain of eight.
+      const onTop = await createSet({ type: 'filter', filter: { filter: linkedFrom(1, { type: 'all', all: {} }), startingSet: chain[MAX_LINK_HOPS] } });
+      expect(onTop.status).toBe(201);
+      const ninth = await createSet(extract(onTop.body.id));
+      expect({ status: ninth.status, errorName: ninth.body.errorName }).toEqual({ status: 400, errorName: 'InvalidObjectSetDefinition' });
+      expect((await t.db.query('SELECT count(*)::int AS n FROM object_sets.object_set')).rows[0].n).toBe(before + 1);
+    });
+
+    it(`a client filter of ${MAX_LINK_HOPS + 1} hops (or the review's 31) is 400 InvalidFilter naming the ninth, for search, aggregate and a set's filter`, async () => {
+      const ninth = `filter${'.linkedFrom.source'.repeat(MAX_LINK_HOPS)}.linkedFrom`;
+      for (const hops of [MAX_LINK_HOPS + 1, 31]) {
+        const res = await search(linkedFrom(hops));
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ errorName: 'InvalidFilter', parameters: { path: ninth, reason: expect.stringMatching(/^more than 8 link hops/) } });
+      }
+      const aggregate = await t.objectsHttp().post('/objects/aggregate').send({ filter: linkedFrom(MAX_LINK_HOPS + 1), metrics: [{ type: 'count', count: {} }] });
+      expect(aggregate.body).toMatchObject({ errorName: 'InvalidFilter', parameters: { path: ninth } });
+      const set = await createSet({ type: 'filter', filter: { filter: linkedFrom(MAX_LINK_HOPS + 1) } });
+      expect({ status: set.status, errorName: set.body.errorName }).toEqual({ status: 400, errorName: 'InvalidObjectSetDefinition' });
+    });
+
+    it('the chain of 63 of the review, stored before the bound existed: its reads are 400 InvalidObjectSetDefinition at once, not a stalled database', async () => {
+      // Written straight into the tables, as a set stored by an earlier version would be.
+      const ids = [...chain];
+      for (let i = ids.length; i <= 63; i++) {
+        const id = `ri.object-set.main.object-set.00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+        await t.db.query(
+          `INSERT INTO object_sets.object_set (id, title, definition, scope_environment_ids, immutable, ephemeral, creator, created_at, updated_at)
+           VALUES ($1, 'old chain', $2::jsonb, '{}', false, false, 'ada', now(), now())`,
+          [id, JSON.stringify(extract(ids[i - 1]))],
+        );
+        await t.db.query('INSERT INTO object_sets.object_set_reference (set_id, referenced_id) VALUES ($1, $2)', [id, ids[i - 1]]);
+        ids.push(id);
+      }
+      const started = Date.now();
+      const reads = [
+        members(ids[63]),
+        t.setsHttp().post(`/object-sets/${ids[63]}/aggregate`).set('x-user-id', 'ada').send({ metrics: [{ type: 'count', count: {} }] }),
+        search({ type: 'all', all: {} }, 'ada', { startingSet: ids[63] }),
+      ];
+      for (const res of await Promise.all(reads)) {
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ errorName: 'InvalidObjectSetDefinition', parameters: { reason: expect.stringMatching(/^referenced object set \S+ follows 9 link hops, more than the 8/) } });
+      }
+      expect(Date.now() - started).toBeLessThan(3000);
+    });
+  });
+});
