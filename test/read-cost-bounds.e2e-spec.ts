@@ -3,18 +3,19 @@ import { startBothApps, TestBothApps } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 
 /**
- * What one read may cost (docs/api.md §7): link hops bounded and each hop computed once, so a
- * deep chain of link sets is refused when written and answered fast up to the bound.
+ * What one read may cost (docs/api.md §7, §9): link hops bounded and each hop computed once,
+ * so a deep chain of link sets is refused when written and answered fast up to the bound; and an
+ * aggregation in which one object falls into too many groups refused.
  */
 
 /** People p-0 … p-39 in prod; p-i knows p-(i+1) and p-(i+7) (mod 40); p-0 is tagged seed. */
 const PEOPLE = 40;
 const knows = (i: number) => [(i + 1) % PEOPLE, (i + 7) % PEOPLE];
-const person = (i: number) => ({
+const person = (i: number, emails: string[] = []): { links: Record<string, string[]> } & Record<string, unknown> => ({
   environmentId: 'prod',
   id: `p-${i}`,
   type: 'person',
-  properties: [{ id: 'name', value: `Person ${i}`, origin: 'crm' }],
+  properties: [{ id: 'name', value: `Person ${i}`, origin: 'crm' }, ...emails.map((value) => ({ id: 'email', value, origin: 'crm' }))],
   links: { knows: knows(i).map((k) => `p-${k}`) },
   tags: i === 0 ? ['seed'] : [],
 });
@@ -35,7 +36,7 @@ function linkedFrom(hops: number, inner: unknown = seed): unknown {
 }
 const extract = (objectSetId: string) => ({ type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'knows', objectSetId } });
 
-describe('read cost bounds: link hops', () => {
+describe('read cost bounds: link hops, groups per object', () => {
   let t: TestBothApps;
 
   beforeAll(async () => {
@@ -43,6 +44,9 @@ describe('read cost bounds: link hops', () => {
     t = await startBothApps({ READ_STATEMENT_TIMEOUT_MS: '8000' });
     await t.objectsHttp().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
     const objects = Array.from({ length: PEOPLE }, (_, i) => person(i));
+    // Two more people, not linked: one with 400 email addresses, one with 20.
+    objects.push({ ...person(100, Array.from({ length: 400 }, (_, k) => `m${k}@x`)), links: {} });
+    objects.push({ ...person(101, Array.from({ length: 20 }, (_, k) => `m${k}@x`)), links: {} });
     await t.objectsHttp().post('/objects/ingest').send({ objects }).expect(200);
   });
   afterAll(() => t?.close());
@@ -125,6 +129,43 @@ describe('read cost bounds: link hops', () => {
         expect(res.body).toMatchObject({ errorName: 'InvalidObjectSetDefinition', parameters: { reason: expect.stringMatching(/^referenced object set \S+ follows 9 link hops, more than the 8/) } });
       }
       expect(Date.now() - started).toBeLessThan(3000);
+    });
+  });
+
+  describe('an aggregation: at most 10,000 groups per object', () => {
+    const emailBuckets = (n: number) => Array.from({ length: n }, (_, i) => ({ type: 'exact', exact: { propertyId: 'email', maxGroups: 10_000 }, name: `e${i}` }));
+    const aggregate = (filter: unknown, groupBy: unknown[]) =>
+      t.objectsHttp().post('/objects/aggregate').send({ filter, groupBy, metrics: [{ type: 'count', count: {} }] });
+    const only = (id: string) => ({ type: 'objectId', objectId: { ids: [id] } });
+
+    it('three exact buckets on a property with 400 values (64,000,000 groups for one object): 400 InvalidArgument naming the object, at once', async () => {
+      for (const buckets of [3, 2]) {
+        const started = Date.now();
+        const res = await aggregate({ type: 'all', all: {} }, emailBuckets(buckets));
+        expect(Date.now() - started).toBeLessThan(4000);
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({
+          errorCode: 'INVALID_ARGUMENT',
+          errorName: 'InvalidArgument',
+          errorInstanceId: expect.any(String),
+          parameters: {
+            field: 'groupBy',
+            path: 'groupBy',
+            reason:
+              'object p-100 in prod falls into more than 10000 groups of these buckets (one per combination of its keys: buckets on multi-valued properties multiply); an object may fall into at most 10000',
+          },
+        });
+      }
+    });
+
+    it('within the bound the groups are complete: 20 values in three buckets are 8,000 groups of one object', async () => {
+      const res = await aggregate(only('p-101'), emailBuckets(3)).expect(200);
+      expect(res.body.truncated).toBe(false);
+      expect(res.body.groups).toHaveLength(8000);
+      expect(new Set(res.body.groups.map((g: { key: Record<string, string> }) => `${g.key.e0} ${g.key.e1} ${g.key.e2}`)).size).toBe(8000);
+      expect(res.body.groups.every((g: { metrics: { count: number } }) => g.metrics.count === 1)).toBe(true);
+      // One bucket on the 400 values: 400 groups, well within the bound.
+      expect((await aggregate(only('p-100'), emailBuckets(1)).expect(200)).body.groups).toHaveLength(400);
     });
   });
 });

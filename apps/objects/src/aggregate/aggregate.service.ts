@@ -4,6 +4,7 @@ import {
   asOfJson,
   COMPILED_SET_FILTER_LIMITS,
   InternalAggregateRequest,
+  InvalidArgument,
   InvalidFilter,
   ObjectSearchFilter,
   NO_LATER_BOUND,
@@ -72,6 +73,15 @@ export class AggregateService {
       });
       return { value, activeVersion: value[0]?.active_ontology_version };
     });
+    const tooMany = rows[0]?.too_many_groups;
+    if (tooMany) {
+      const [environmentId, id] = JSON.parse(tooMany) as [string, string];
+      throw new InvalidArgument(
+        'groupBy',
+        `object ${id} in ${environmentId} falls into more than ${ANALYTICS_LIMITS.groupsPerObject} groups of these buckets (one per combination of its keys: ` +
+          `buckets on multi-valued properties multiply); an object may fall into at most ${ANALYTICS_LIMITS.groupsPerObject}`,
+      );
+    }
     return aggregateJson(rows, ANALYTICS_LIMITS.groups, asOf);
   }
 }
