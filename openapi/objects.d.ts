@@ -846,9 +846,9 @@ export interface components {
         /** @description The Conjure error body (docs/api.md §2) */
         SerializableError: {
             /** @enum {string} */
-            errorCode: "INVALID_ARGUMENT" | "UNAUTHORIZED" | "PERMISSION_DENIED" | "NOT_FOUND" | "CONFLICT" | "REQUEST_ENTITY_TOO_LARGE" | "UNAVAILABLE" | "INTERNAL";
+            errorCode: "INVALID_ARGUMENT" | "UNAUTHORIZED" | "PERMISSION_DENIED" | "NOT_FOUND" | "CONFLICT" | "REQUEST_ENTITY_TOO_LARGE" | "TOO_MANY_REQUESTS" | "UNAVAILABLE" | "INTERNAL";
             /** @enum {string} */
-            errorName: "InvalidArgument" | "InvalidFilter" | "InvalidPagingToken" | "InvalidObject" | "InvalidObjectSetDefinition" | "Unauthorized" | "PermissionDenied" | "NotFound" | "ObjectNotFound" | "ObjectVersionNotFound" | "OntologyVersionNotFound" | "ObjectSetNotFound" | "ObjectIdAmbiguous" | "VersionConflict" | "ObjectSetImmutable" | "ObjectSetInUse" | "ObjectSetTooLarge" | "PayloadTooLarge" | "RequestHeadersTooLarge" | "DependencyUnavailable" | "Internal";
+            errorName: "InvalidArgument" | "InvalidFilter" | "InvalidPagingToken" | "InvalidObject" | "InvalidObjectSetDefinition" | "Unauthorized" | "PermissionDenied" | "NotFound" | "ObjectNotFound" | "ObjectVersionNotFound" | "OntologyVersionNotFound" | "ObjectSetNotFound" | "ObjectIdAmbiguous" | "VersionConflict" | "ObjectSetImmutable" | "ObjectSetInUse" | "ObjectSetTooLarge" | "PayloadTooLarge" | "RequestHeadersTooLarge" | "TooManyRequests" | "DependencyUnavailable" | "Internal";
             /**
              * Format: uuid
              * @description Also in the server log with the error
@@ -2745,6 +2745,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description TooManyRequests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "TOO_MANY_REQUESTS",
+                     *       "errorName": "TooManyRequests",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": 4,
+                     *         "reason": "at most 4 expensive reads (set members and diffs, aggregations, searches that follow links or start from a set) at once per caller; retry when one has answered"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "TOO_MANY_REQUESTS";
+                        /** @enum {string} */
+                        errorName?: "TooManyRequests";
+                    };
+                };
+            };
             /** @description RequestHeadersTooLarge */
             431: {
                 headers: {
@@ -3761,6 +3788,33 @@ export interface operations {
                         errorCode?: "REQUEST_ENTITY_TOO_LARGE";
                         /** @enum {string} */
                         errorName?: "PayloadTooLarge";
+                    };
+                };
+            };
+            /** @description TooManyRequests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "TOO_MANY_REQUESTS",
+                     *       "errorName": "TooManyRequests",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": 4,
+                     *         "reason": "at most 4 expensive reads (set members and diffs, aggregations, searches that follow links or start from a set) at once per caller; retry when one has answered"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "TOO_MANY_REQUESTS";
+                        /** @enum {string} */
+                        errorName?: "TooManyRequests";
                     };
                 };
             };

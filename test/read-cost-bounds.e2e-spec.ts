@@ -1,11 +1,14 @@
+import { Client } from 'pg';
 import { MAX_LINK_HOPS } from '@app/domain';
 import { startBothApps, TestBothApps } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 
 /**
- * What one read may cost (docs/api.md §7, §9): link hops bounded and each hop computed once,
- * so a deep chain of link sets is refused when written and answered fast up to the bound; and an
- * aggregation in which one object falls into too many groups refused.
+ * What one read may cost (docs/api.md §2, §7, §9): link hops bounded and each hop computed once,
+ * so a deep chain of link sets is refused when written and answered fast up to the bound; an
+ * aggregation in which one object falls into too many groups refused; and expensive reads
+ * bounded per caller, so one caller flooding them cannot keep another's reads from a database
+ * connection.
  */
 
 /** People p-0 … p-39 in prod; p-i knows p-(i+1) and p-(i+7) (mod 40); p-0 is tagged seed. */
@@ -36,12 +39,13 @@ function linkedFrom(hops: number, inner: unknown = seed): unknown {
 }
 const extract = (objectSetId: string) => ({ type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'knows', objectSetId } });
 
-describe('read cost bounds: link hops, groups per object', () => {
+describe('read cost bounds: link hops, groups per object, expensive reads per caller', () => {
   let t: TestBothApps;
 
   beforeAll(async () => {
-    // A statement timeout short enough that a read which is not bounded fails the test rather than stalling it.
-    t = await startBothApps({ READ_STATEMENT_TIMEOUT_MS: '8000' });
+    // A pool a little larger than one caller's expensive reads (4), and a statement timeout short
+    // enough that a read which is not bounded fails the test rather than stalling it.
+    t = await startBothApps({ DB_POOL_SIZE: '6', READ_STATEMENT_TIMEOUT_MS: '8000' });
     await t.objectsHttp().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
     const objects = Array.from({ length: PEOPLE }, (_, i) => person(i));
     // Two more people, not linked: one with 400 email addresses, one with 20.
@@ -166,6 +170,99 @@ describe('read cost bounds: link hops, groups per object', () => {
       expect(res.body.groups.every((g: { metrics: { count: number } }) => g.metrics.count === 1)).toBe(true);
       // One bucket on the 400 values: 400 groups, well within the bound.
       expect((await aggregate(only('p-100'), emailBuckets(1)).expect(200)).body.groups).toHaveLength(400);
+    });
+  });
+
+  describe('expensive reads: at most EXPENSIVE_READS_PER_CALLER (4) per caller at once', () => {
+    /** Holds an exclusive lock on objects.link until the returned function is called: every read of links waits, holding its connection. */
+    async function lockLinks(): Promise<() => Promise<void>> {
+      const c = new Client({ connectionString: t.databaseUrl });
+      await c.connect();
+      await c.query('BEGIN');
+      await c.query('LOCK TABLE objects.link IN ACCESS EXCLUSIVE MODE');
+      return async () => {
+        await c.query('COMMIT');
+        await c.end();
+      };
+    }
+    /** Waits until `n` statements wait for a lock (the reads that were let through). */
+    async function waitingStatements(n: number): Promise<void> {
+      for (const started = Date.now(); Date.now() - started < 10_000; await new Promise((r) => setTimeout(r, 50))) {
+        const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+        if (rows[0].n >= n) return;
+      }
+      throw new Error(`fewer than ${n} statements waiting for the lock`);
+    }
+    type Answer = { status: number; headers: Record<string, string>; body: unknown };
+    const settle = (requests: PromiseLike<Answer>[]) => Promise.all(requests.map((r) => Promise.resolve(r)));
+    const expectTooMany = (res: Answer) => {
+      expect({ status: res.status, retryAfter: res.headers['retry-after'], body: res.body }).toEqual({
+        status: 429,
+        retryAfter: '1',
+        body: {
+          errorCode: 'TOO_MANY_REQUESTS',
+          errorName: 'TooManyRequests',
+          errorInstanceId: expect.any(String),
+          parameters: { limit: 4, reason: expect.stringMatching(/^at most 4 expensive reads .* at once per caller/) },
+        },
+      });
+    };
+
+    it("a caller flooding searches that follow links gets 429s past 4; another caller's GET stays fast and its own such search is let through", async () => {
+      await search(linkedFrom(2), 'flood').expect(200); // every statement prepared once, outside the flood
+      const unlock = await lockLinks();
+      let flood: Answer[] = [];
+      let calm: Promise<{ status: number }> | undefined;
+      try {
+        const pending = Array.from({ length: 10 }, () => search(linkedFrom(2), 'flood').then((r) => r));
+        await waitingStatements(4);
+        const started = Date.now();
+        const get = await t.objectsHttp().get('/objects/p-1').set('x-user-id', 'calm');
+        expect({ status: get.status, fast: Date.now() - started < 1000 }).toEqual({ status: 200, fast: true });
+        calm = search(linkedFrom(2), 'calm').then((r) => r);
+        await waitingStatements(5);
+        await unlock();
+        flood = await settle(pending);
+      } finally {
+        await unlock().catch(() => undefined);
+      }
+      expect(flood.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 429, 429, 429, 429, 429, 429]);
+      for (const res of flood.filter((r) => r.status === 429)) expectTooMany(res);
+      expect((await calm!).status).toBe(200);
+      // Every slot is given back: the caller's next read is let through.
+      await search(linkedFrom(2), 'flood').expect(200);
+    });
+
+    it("set members: 429 past 4 in the object-sets app; the objects app counts each read once (the 4 let through answer 200); its 429 reaches the caller with Retry-After", async () => {
+      const set = (await createSet({ type: 'filter', filter: { filter: { type: 'objectType', objectType: { types: ['person'] } } } }, 'flood').expect(201)).body.id;
+      await members(set, 'flood').expect(200);
+      let unlock = await lockLinks();
+      let reads: Answer[] = [];
+      try {
+        const pending = Array.from({ length: 8 }, () => members(set, 'flood').then((r) => r));
+        await waitingStatements(4);
+        // The objects app runs the 4 member reads of `flood`: a search of its own that follows links is one too many there.
+        expectTooMany(await search(linkedFrom(1), 'flood'));
+        await unlock();
+        reads = await settle(pending);
+      } finally {
+        await unlock().catch(() => undefined);
+      }
+      expect(reads.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 429, 429, 429, 429]);
+      for (const res of reads.filter((r) => r.status === 429)) expectTooMany(res);
+
+      // Four searches of `busy` hold the objects app's slots: its set read, let through by the
+      // object-sets app, is refused by the objects app, and the caller gets that 429 as it is.
+      unlock = await lockLinks();
+      try {
+        const pending = Array.from({ length: 4 }, () => search(linkedFrom(1), 'busy').then((r) => r));
+        await waitingStatements(4);
+        expectTooMany(await members(set, 'busy'));
+        await unlock();
+        expect((await settle(pending)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      } finally {
+        await unlock().catch(() => undefined);
+      }
     });
   });
 });

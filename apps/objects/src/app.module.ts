@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { AppConfigModule, CallerGuard, HealthController, LoggingModule, MetricsModule } from '@app/platform';
+import { AppConfigModule, CallerGuard, ExpensiveReadsModule, HealthController, LoggingModule, MetricsModule } from '@app/platform';
 import { DatabaseModule } from './database/database.module';
 import { OntologyModule } from './ontology/ontology.module';
 import { ObjectsModule } from './object-reads/objects.module';
@@ -15,7 +15,7 @@ import { AggregateModule } from './aggregate/aggregate.module';
  * hottest reads (GET one object), comes first so a read does not try every other route before its own.
  */
 @Module({
-  imports: [AppConfigModule, MetricsModule, LoggingModule, DatabaseModule, TerminusModule, ObjectsModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule],
+  imports: [AppConfigModule, MetricsModule, LoggingModule, DatabaseModule, TerminusModule, ObjectsModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule, ExpensiveReadsModule],
   controllers: [HealthController],
   providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
 })

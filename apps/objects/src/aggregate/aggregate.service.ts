@@ -10,7 +10,7 @@ import {
   NO_LATER_BOUND,
   parseAsOf,
 } from '@app/domain';
-import { CallerContext, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
+import { CallerContext, ExpensiveReads, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
 import { validateAggregation } from '../validation/analytics.validator';
 import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
@@ -39,6 +39,7 @@ export class AggregateService {
     private readonly ontology: OntologyService,
     private readonly repository: AggregateRepository,
     private readonly objectSets: ObjectSetsClient,
+    private readonly expensiveReads: ExpensiveReads,
   ) {}
 
   aggregate(caller: CallerContext, body: AggregateRequest): Promise<string> {
@@ -63,16 +64,19 @@ export class AggregateService {
   ): Promise<string> {
     // As of an instant: only a replica that replayed every commit up to it (docs/api.md §11).
     if (asOf) requireReplayedUpTo(caller, asOf);
-    const rows = await this.ontology.readWithActive(async (ontology) => {
-      const filter = await filterFor(ontology);
-      const aggregation = validateAggregation(body, ontology);
-      const value = await this.repository.groups(filter, ontology, aggregation, {
-        visible: visibleEnvironmentsParam(caller),
-        maxGroups: ANALYTICS_LIMITS.groups,
-        asOf,
-      });
-      return { value, activeVersion: value[0]?.active_ontology_version };
-    });
+    // Every aggregation is an expensive read (ExpensiveReads), its starting set resolved inside it.
+    const rows = await this.expensiveReads.run(caller, () =>
+      this.ontology.readWithActive(async (ontology) => {
+        const filter = await filterFor(ontology);
+        const aggregation = validateAggregation(body, ontology);
+        const value = await this.repository.groups(filter, ontology, aggregation, {
+          visible: visibleEnvironmentsParam(caller),
+          maxGroups: ANALYTICS_LIMITS.groups,
+          asOf,
+        });
+        return { value, activeVersion: value[0]?.active_ontology_version };
+      }),
+    );
     const tooMany = rows[0]?.too_many_groups;
     if (tooMany) {
       const [environmentId, id] = JSON.parse(tooMany) as [string, string];

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'REQUEST_ENTITY_TOO_LARGE'
+  | 'TOO_MANY_REQUESTS'
   | 'UNAVAILABLE'
   | 'INTERNAL';
 
@@ -20,6 +21,7 @@ export const ERROR_CODE_STATUS: Readonly<Record<ErrorCode, number>> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   REQUEST_ENTITY_TOO_LARGE: 413,
+  TOO_MANY_REQUESTS: 429,
   UNAVAILABLE: 503,
   INTERNAL: 500,
 };
@@ -114,6 +116,16 @@ export type ObjectSetTooLarge = InstanceType<typeof ObjectSetTooLarge>;
 
 export const PayloadTooLarge = errorClass('REQUEST_ENTITY_TOO_LARGE', 'PayloadTooLarge', (limit: string) => ({ limit }));
 export type PayloadTooLarge = InstanceType<typeof PayloadTooLarge>;
+
+/**
+ * A caller already runs as many expensive reads as one caller may at once (docs/api.md §2):
+ * `limit`, and `Retry-After` (seconds).
+ */
+export class TooManyRequests extends DomainError {
+  constructor(limit: number, reason: string, retryAfterSeconds = 1) {
+    super('TOO_MANY_REQUESTS', 'TooManyRequests', { limit, reason }, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
 
 export class DependencyUnavailable extends DomainError {
   constructor(dependency: string, retryAfterSeconds = 5) {

@@ -62,6 +62,8 @@ export class AppConfig {
   readStatementTimeoutMs: number;
   /** Server-side limit of each statement of a write transaction (WRITE_STATEMENT_TIMEOUT_MS, 120 s). */
   writeStatementTimeoutMs: number;
+  /** Expensive reads one caller may run at once in one app instance (EXPENSIVE_READS_PER_CALLER, 4); see ExpensiveReads. */
+  expensiveReadsPerCaller: number;
 }
 
 export class ConfigError extends Error {
@@ -169,6 +171,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsEnabled: (env.METRICS_ENABLED || 'true').toLowerCase() !== 'false',
     readStatementTimeoutMs: int('READ_STATEMENT_TIMEOUT_MS', 15_000, 1, 2_147_483_647),
     writeStatementTimeoutMs: int('WRITE_STATEMENT_TIMEOUT_MS', 120_000, 1, 2_147_483_647),
+    expensiveReadsPerCaller: int('EXPENSIVE_READS_PER_CALLER', 4, 1, 10_000),
   });
   if (!['true', 'false'].includes((env.METRICS_ENABLED || 'true').toLowerCase())) {
     problems.push(`METRICS_ENABLED must be true or false (got '${env.METRICS_ENABLED}')`);

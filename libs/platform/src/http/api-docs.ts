@@ -95,6 +95,7 @@ const SAMPLE_PARAMETERS: Record<string, Record<string, unknown>> = {
   ObjectSetTooLarge: { objectSetId: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6', limit: 100000 },
   PayloadTooLarge: { limit: '64mb' },
   RequestHeadersTooLarge: { limit: '16384 bytes', reason: 'the request line and headers are too large' },
+  TooManyRequests: { limit: 4, reason: 'at most 4 expensive reads (set members and diffs, aggregations, searches that follow links or start from a set) at once per caller; retry when one has answered' },
   DependencyUnavailable: { dependency: 'database' },
   Internal: {},
 };
@@ -128,7 +129,7 @@ export function applyErrorResponses(document: OpenAPIObject, errors: OperationEr
       for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
         const codes = [...new Set(list.map((n) => ERROR_CODES[n]))];
         const headers =
-          status === 503
+          status === 503 || status === 429
             ? { 'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } } }
             : status === 401
               ? { 'WWW-Authenticate': { description: '`Bearer`', schema: { type: 'string' } } }

@@ -127,6 +127,8 @@ export const ERROR_CODES: Record<string, ErrorCode> = {
   PayloadTooLarge: 'REQUEST_ENTITY_TOO_LARGE',
   /** 431, from the HTTP parser (request line and headers over its limit), on any path */
   RequestHeadersTooLarge: 'REQUEST_ENTITY_TOO_LARGE',
+  /** 429, an expensive read past EXPENSIVE_READS_PER_CALLER */
+  TooManyRequests: 'TOO_MANY_REQUESTS',
   DependencyUnavailable: 'UNAVAILABLE',
   Internal: 'INTERNAL',
 };
