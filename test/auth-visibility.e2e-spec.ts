@@ -180,6 +180,7 @@ describe('authentication and per-environment visibility (both apps, AUTH_MODE=jw
       { type: 'environment', environmentIds: undefined, environment: { environmentIds: ['beta'] } },
       { type: 'linkedFrom', linkedFrom: { linkId: 'knows', source: { type: 'all', all: {} } } },
       { type: 'linksTo', linksTo: { linkId: 'knows', target: { type: 'objectId', objectId: { ids: [`${SECRET}-1`] } } } },
+      { type: 'linkedFrom', linkedFrom: { linkId: 'knows', source: { type: 'linksTo', linksTo: { linkId: 'knows', target: { type: 'objectId', objectId: { ids: [`${SECRET}-1`] } } } } } },
       { type: 'hasLink', hasLink: { linkId: 'knows', targetIds: [`${SECRET}-1`] } },
       { type: 'propertyText', propertyText: { query: SECRET } },
       { type: 'propertyPrefix', propertyPrefix: { propertyId: 'name', prefix: 'Name' } },

@@ -91,6 +91,12 @@ describe('searchObjects uses indexes for selective filters (EXPLAIN)', () => {
     'hasLink to targets': filterOf('hasLink', { linkId: 'knows', targetIds: ['p-100'] }),
     'linkedFrom a selective source': filterOf('linkedFrom', { linkId: 'knows', source: filterOf('objectId', { ids: ['p-5'] }) }),
     'linksTo a selective target': filterOf('linksTo', { linkId: 'knows', target: filterOf('propertyEquals', { propertyId: 'name', value: 'Person 45c48cce2e2d7fbdea1afc51c7c6ad26 number 9' }) }),
+    // Two hops: the outer one a set computed once (filter-compiler.ts), still from the indexes.
+    'linkedFrom two hops from a selective source': filterOf('linkedFrom', { linkId: 'knows', source: filterOf('linkedFrom', { linkId: 'knows', source: filterOf('objectId', { ids: ['p-5'] }) }) }),
+    'linksTo two hops to a selective target': filterOf('linksTo', {
+      linkId: 'knows',
+      target: filterOf('linksTo', { linkId: 'knows', target: filterOf('propertyEquals', { propertyId: 'name', value: 'Person 45c48cce2e2d7fbdea1afc51c7c6ad26 number 9' }) }),
+    }),
     firstSighting: filterOf('firstSighting', { start: '2026-01-01T01:00:00Z', end: '2026-01-01T01:30:00Z' }),
     lastSighting: filterOf('lastSighting', { start: '2026-03-01T01:00:00Z', end: '2026-03-01T01:30:00Z' }),
     'and of a selective and a broad filter': filterOf('and', { filters: [filterOf('tag', { tags: ['common'] }), filterOf('propertyEquals', { propertyId: 'age', value: 7 }), filterOf('objectId', { ids: ['p-7', 'p-97'] })] }),

@@ -170,6 +170,17 @@ describe('time travel: objects as of an instant', () => {
         t2: [],
       },
       {
+        // Two hops: the outer one a set computed once over the links as of the instant.
+        name: 'linkedFrom two hops',
+        filter: {
+          type: 'linkedFrom',
+          linkedFrom: { linkId: 'worksFor', source: { type: 'linkedFrom', linkedFrom: { linkId: 'knows', source: { type: 'propertyEquals', propertyEquals: { propertyId: 'name', value: 'Bob' } } } } },
+        },
+        before: [],
+        t1: ['prod/c-1'],
+        t2: [],
+      },
+      {
         name: 'linksTo',
         filter: { type: 'linksTo', linksTo: { linkId: 'worksFor', target: { type: 'propertyPrefix', propertyPrefix: { propertyId: 'name', prefix: 'Babbage' } } } },
         before: [],

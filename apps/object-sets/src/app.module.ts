@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { AppConfigModule, CallerGuard, ClockModule, HealthController, LoggingModule, MetricsModule } from '@app/platform';
+import { AppConfigModule, CallerGuard, ExpensiveReadsModule, ClockModule, HealthController, LoggingModule, MetricsModule } from '@app/platform';
 import { DatabaseModule } from './database/database.module';
 import { ObjectSetsModule } from './object-sets/object-sets.module';
 import { LiveSetsModule } from './live-sets/live-sets.module';
 
 /** The object-sets app: /object-sets, owning schema `object_sets`. */
 @Module({
-  imports: [AppConfigModule, MetricsModule, ClockModule, LoggingModule, DatabaseModule, TerminusModule, ObjectSetsModule, LiveSetsModule],
+  imports: [AppConfigModule, MetricsModule, ClockModule, LoggingModule, DatabaseModule, TerminusModule, ObjectSetsModule, LiveSetsModule, ExpensiveReadsModule],
   controllers: [HealthController],
   providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
 })

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { AppConfigModule, CallerGuard, HealthController, LoggingModule, MetricsModule } from '@app/platform';
+import { AppConfigModule, CallerGuard, ExpensiveReadsModule, HealthController, LoggingModule, MetricsModule } from '@app/platform';
 import { DatabaseModule } from './database/database.module';
 import { OntologyModule } from './ontology/ontology.module';
 import { ObjectsModule } from './object-reads/objects.module';
@@ -19,7 +19,7 @@ import { LiveSetsModule } from './live-sets/live-sets.module';
  * try every other route before its own.
  */
 @Module({
-  imports: [AppConfigModule, MetricsModule, LoggingModule, DatabaseModule, TerminusModule, ChangesModule, ObjectsModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule, LiveSetsModule],
+  imports: [AppConfigModule, MetricsModule, LoggingModule, DatabaseModule, TerminusModule, ChangesModule, ObjectsModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule, LiveSetsModule, ExpensiveReadsModule],
   controllers: [HealthController],
   providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
 })

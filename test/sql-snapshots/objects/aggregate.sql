@@ -78,6 +78,35 @@ SELECT json_build_object('key', json_build_object($10::text, c.k0, $11::text, c.
  ORDER BY c.m0 DESC NULLS LAST, c.k0, c.k1
  LIMIT $16;
 
+-- exact on a multi-valued property twice: the key combinations of each object bounded (groupsPerObject)
+-- body: {"groupBy":[{"type":"exact","exact":{"propertyId":"email"}},{"type":"exact","exact":{"propertyId":"email"},"name":"email2"}],"metrics":[{"type":"count","count":{}},{"type":"exactDistinct","exactDistinct":{"propertyId":"email"}}]}
+-- params: ["email","email","email",["prod"],["person"],10000,100,100,["email"],"email","email2","count","exactDistinct.email",10001]
+WITH g0 AS (
+  SELECT o.environment_id AS env, o.id AS oid, x.k0, x.k1
+    FROM objects.object o
+   CROSS JOIN LATERAL (SELECT b0.value_string AS k0, b1.value_string AS k1
+      FROM (SELECT 1) one
+      JOIN objects.property_value b0 ON b0.environment_id = o.environment_id AND b0.object_id = o.id AND b0.property_id = $1::text AND b0.value_string IS NOT NULL
+      JOIN objects.property_value b1 ON b1.environment_id = o.environment_id AND b1.object_id = o.id AND b1.property_id = $2::text AND b1.value_string IS NOT NULL
+     LIMIT $6::bigint + 1) x
+   WHERE o.environment_id = ANY($4::text[])
+     AND o.type = ANY($5::text[])),
+g AS (SELECT DISTINCT * FROM g0),
+c0 AS (SELECT g.k0, g.k1, count(*) AS count, count(*) AS m0 FROM g GROUP BY g.k0, g.k1),
+t0 AS (SELECT k0 AS k, count(*) AS n FROM (SELECT DISTINCT env, oid, k0 FROM g) d GROUP BY k0 ORDER BY n DESC, k LIMIT $7::bigint + 1),
+t1 AS (SELECT k1 AS k, count(*) AS n FROM (SELECT DISTINCT env, oid, k1 FROM g) d GROUP BY k1 ORDER BY n DESC, k LIMIT $8::bigint + 1),
+c AS (SELECT * FROM c0 WHERE k0 IN (SELECT k FROM t0 ORDER BY n DESC, k LIMIT $7) AND k1 IN (SELECT k FROM t1 ORDER BY n DESC, k LIMIT $8)),
+v AS (SELECT g.k0, g.k1, count(DISTINCT x.value_string) FILTER (WHERE x.property_id = $3::text) AS m1
+    FROM g JOIN objects.property_value x ON x.environment_id = g.env AND x.object_id = g.oid AND x.property_id = ANY($9::text[])
+   WHERE g.k0 IN (SELECT k FROM t0 ORDER BY n DESC, k LIMIT $7) AND g.k1 IN (SELECT k FROM t1 ORDER BY n DESC, k LIMIT $8) GROUP BY g.k0, g.k1)
+SELECT json_build_object('key', json_build_object($10::text, c.k0, $11::text, c.k1), 'metrics', json_strip_nulls(json_build_object($12::text, c.m0, $13::text, coalesce(v.m1, 0))))::text AS json,
+       (SELECT count(*) FROM t0) > $7 OR (SELECT count(*) FROM t1) > $8 AS truncated,
+       (SELECT json_build_array(env, oid)::text FROM g0 GROUP BY env, oid HAVING count(*) > $6::bigint ORDER BY env, oid LIMIT 1) AS too_many_groups,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
+  FROM c LEFT JOIN v ON v.k0 = c.k0 AND v.k1 = c.k1
+ ORDER BY c.m0 DESC NULLS LAST, c.k0, c.k1
+ LIMIT $14;
+
 -- fixedWidth on a long over a selective filter
 -- body: {"groupBy":[{"type":"fixedWidth","fixedWidth":{"propertyId":"age","width":5}}],"metrics":[{"type":"count","count":{}},{"type":"avg","avg":{"propertyId":"score"}}]}
 -- params: ["age",5,"score",["prod"],"age",20,30,["score"],"age","count","avg.score",10001]

@@ -298,7 +298,7 @@ SELECT o.environment_id AS env, o.id,
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])
    AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
-   AND EXISTS (SELECT 1 FROM objects.link l0 JOIN objects.object o1 ON o1.environment_id = l0.environment_id AND o1.id = l0.source_id WHERE l0.environment_id = o.environment_id AND l0.target_id = o.id AND l0.link_id = $4::text AND o1.environment_id = ANY($5::text[]) AND EXISTS (SELECT 1 FROM objects.link l2 JOIN objects.object o3 ON o3.environment_id = l2.environment_id AND o3.id = l2.target_id WHERE l2.environment_id = o1.environment_id AND l2.source_id = o1.id AND l2.link_id = $6::text AND o3.environment_id = ANY($5::text[]) AND EXISTS (SELECT 1 FROM objects.property_value pv4 WHERE pv4.environment_id = o3.environment_id AND pv4.object_id = o3.id AND pv4.property_id = $7::text AND pv4.value_key = $8::text)))
+   AND EXISTS (SELECT 1 FROM (SELECT l0.environment_id, l0.target_id AS id FROM objects.link l0 JOIN objects.object o1 ON o1.environment_id = l0.environment_id AND o1.id = l0.source_id WHERE l0.link_id = $4::text AND o1.environment_id = ANY($5::text[]) AND EXISTS (SELECT 1 FROM objects.link l2 JOIN objects.object o3 ON o3.environment_id = l2.environment_id AND o3.id = l2.target_id WHERE l2.environment_id = o1.environment_id AND l2.source_id = o1.id AND l2.link_id = $6::text AND o3.environment_id = ANY($5::text[]) AND EXISTS (SELECT 1 FROM objects.property_value pv4 WHERE pv4.environment_id = o3.environment_id AND pv4.object_id = o3.id AND pv4.property_id = $7::text AND pv4.value_key = $8::text)) OFFSET 0) h5 WHERE h5.environment_id = o.environment_id AND h5.id = o.id)
  ORDER BY o.environment_id, o.id
  LIMIT $9;
 

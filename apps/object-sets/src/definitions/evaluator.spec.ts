@@ -1,4 +1,4 @@
-import { InvalidObjectSetDefinition, ObjectSetNotFound, filterOf, ObjectSearchFilter, ObjectSetDefinition } from '@app/domain';
+import { InvalidObjectSetDefinition, ObjectSetNotFound, filterOf, MAX_LINK_HOPS, ObjectSearchFilter, ObjectSetDefinition } from '@app/domain';
 import { compileObjectSet, MAX_EXPANDED_SET_LIST_ENTRIES, MAX_EXPANDED_SET_NODES, MAX_SET_NESTING, referencedSetIds, StoredSet } from './evaluator';
 import { validateDefinition } from './definition.validator';
 
@@ -155,6 +155,29 @@ describe('compileObjectSet', () => {
       });
       expect(() => compile('xy')).not.toThrow();
       expect(() => compile('xyz')).toThrow(new RegExp(`expands to 300003 list entries, more than the ${MAX_EXPANDED_SET_LIST_ENTRIES}`));
+    });
+
+    it(`link hops: a chain of ${MAX_LINK_HOPS} linkOperations compiles, one more is refused; the links of filters count with them, siblings do not`, () => {
+      const defs: Record<string, ObjectSetDefinition> = { s0: filterDef(vip) };
+      for (let i = 1; i <= 63; i++) defs[`s${i}`] = link('knows', `s${i - 1}`); // s<i>: i hops
+      const twoHops = filterOf('linksTo', { linkId: 'knows', target: filterOf('linkedFrom', { linkId: 'knows', source: vip }) });
+      defs.two = filterDef(twoHops);
+      defs.twoOnSix = filterDef(twoHops, 's6'); // and(2 hops, 6 hops): 6
+      defs.siblings = op('UNION', 's8', 'two', 'twoOnSix'); // 8
+      defs.threeOnEight = filterDef(filterOf('linkedFrom', { linkId: 'knows', source: twoHops }), 's8'); // and(3, 8): 8
+      defs.linkOnTwoOnSix = link('knows', 'twoOnSix'); // 7
+      defs.linkOfLinkedFilter = link('knows', 'linkOnTwoOnSix'); // 8
+      defs.nine = link('knows', 'threeOnEight'); // 9
+      const { compile } = sets(defs);
+      for (const id of [`s${MAX_LINK_HOPS}`, 'twoOnSix', 'siblings', 'threeOnEight', 'linkOfLinkedFilter']) expect(() => compile(id)).not.toThrow();
+      const reason = 'the definition follows 9 link hops, more than the 8 a set may follow (each linkOperation is one, and each linkedFrom or linksTo of its filters, along the longest chain of sets)';
+      expect(() => compile(`s${MAX_LINK_HOPS + 1}`)).toThrow(new InvalidObjectSetDefinition('definition', reason));
+      expect(() => compile('nine')).toThrow(new InvalidObjectSetDefinition('definition', reason));
+      expect(() => compile('s63')).toThrow(/^InvalidObjectSetDefinition: .*referenced object set s9 follows 9 link hops/);
+      // A filter definition's own links: nine of them in one filter.
+      let nineInAFilter: ObjectSearchFilter = vip;
+      for (let i = 0; i < 9; i++) nineInAFilter = filterOf('linkedFrom', { linkId: 'knows', source: nineInAFilter });
+      expect(() => sets({ f: filterDef(nineInAFilter) }).compile('f')).toThrow(/the definition follows 9 link hops/);
     });
 
     it('duplicate operands are removed when a definition is read (DIFFERENCE keeps its first operand)', () => {

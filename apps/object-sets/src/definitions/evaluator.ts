@@ -3,6 +3,7 @@ import {
   ObjectSetNotFound,
   COMPILED_SET_FILTER_LIMITS,
   filterOf,
+  MAX_LINK_HOPS,
   ObjectSearchFilter,
   ObjectSetDefinition,
 } from '@app/domain';
@@ -37,6 +38,8 @@ interface ExpandedSize {
   listEntries: number;
   /** At least as many bind parameters as the objects app compiles it to (nodeParameters). */
   parameters: number;
+  /** Link hops (MAX_LINK_HOPS): the most linkedFrom / linksTo nested in one another along a path. */
+  hops: number;
 }
 
 const RANGE_BOUNDS = ['gt', 'gte', 'lt', 'lte'];
@@ -91,18 +94,19 @@ function nodeParameters(type: unknown, payload: Record<string, unknown>): number
  * validated yet is measured without trusting its shape.
  */
 function expandedSize(filter: unknown, memo: WeakMap<object, ExpandedSize>): ExpandedSize {
-  if (filter === null || typeof filter !== 'object') return { nodes: 0, listEntries: 0, parameters: 0 };
+  if (filter === null || typeof filter !== 'object') return { nodes: 0, listEntries: 0, parameters: 0, hops: 0 };
   const known = memo.get(filter);
   if (known) return known;
   const { type } = filter as { type?: unknown };
   const payload = typeof type === 'string' ? (filter as Record<string, unknown>)[type] : undefined;
   const fields = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
-  const size: ExpandedSize = { nodes: 1, listEntries: 0, parameters: nodeParameters(type, fields) };
+  const size: ExpandedSize = { nodes: 1, listEntries: 0, parameters: nodeParameters(type, fields), hops: 0 };
   const add = (child: unknown) => {
     const s = expandedSize(child, memo);
     size.nodes += s.nodes;
     size.listEntries += s.listEntries;
     size.parameters += s.parameters;
+    size.hops = Math.max(size.hops, s.hops);
   };
   if (payload !== null && typeof payload === 'object') {
     for (const value of Object.values(payload)) {
@@ -114,6 +118,7 @@ function expandedSize(filter: unknown, memo: WeakMap<object, ExpandedSize>): Exp
       }
     }
   }
+  if (type === 'linkedFrom' || type === 'linksTo') size.hops += 1;
   memo.set(filter, size);
   return size;
 }
@@ -167,8 +172,10 @@ function stableFilter(objects: readonly { environmentId: string; id: string }[])
  * linkedFrom; empty → not(all). A set's own scope is `and`ed onto its own compiled filter.
  * Referenced sets are resolved recursively; a set referenced twice (a diamond) is compiled
  * once and shared; a cycle, a chain deeper than MAX_SET_NESTING, or a set whose compiled filter
- * written out passes MAX_EXPANDED_SET_NODES nodes or MAX_EXPANDED_SET_LIST_ENTRIES list entries
- * is InvalidObjectSetDefinition. Each set is measured as soon as it is compiled, so a blow-up is
+ * written out passes MAX_EXPANDED_SET_NODES nodes or MAX_EXPANDED_SET_LIST_ENTRIES list entries,
+ * or MAX_LINK_HOPS link hops (its linkOperations and the links of its filters, nested), is
+ * InvalidObjectSetDefinition: when it is written, and when a set written before a bound existed
+ * is read. Each set is measured as soon as it is compiled, so a blow-up is
  * refused at the first level that passes a bound, before anything is written out.
  */
 export function compileObjectSet(root: StoredSet, resolve: SetResolver): ObjectSearchFilter {
@@ -200,22 +207,28 @@ export function compileObjectSet(root: StoredSet, resolve: SetResolver): ObjectS
     if (set.scopeEnvironmentIds.length > 0) {
       compiled = filterOf('and', { filters: [compiled, filterOf('environment', { environmentIds: [...set.scopeEnvironmentIds] })] });
     }
-    const size = expandedSize(compiled, sizes);
-    if (size.nodes > MAX_EXPANDED_SET_NODES || size.listEntries > MAX_EXPANDED_SET_LIST_ENTRIES) {
-      const what = set.id === root.id ? 'the definition' : `referenced object set ${set.id}`;
-      throw new InvalidObjectSetDefinition(
-        'definition',
-        size.nodes > MAX_EXPANDED_SET_NODES
-          ? `${what} expands to ${size.nodes} filter nodes, more than the ${MAX_EXPANDED_SET_NODES} a set may expand to (a set used several times counts each time)`
-          : `${what} expands to ${size.listEntries} list entries, more than the ${MAX_EXPANDED_SET_LIST_ENTRIES} a set may expand to (a set used several times counts each time)`,
-      );
-    }
+    const fault = sizeFault(expandedSize(compiled, sizes));
+    if (fault) throw new InvalidObjectSetDefinition('definition', `${set.id === root.id ? 'the definition' : `referenced object set ${set.id}`} ${fault}`);
     onPath.pop();
     done.set(set.id, compiled);
     return compiled;
   };
 
   return compileSet(root);
+}
+
+/** Why a compiled set is too large (the bounds of compileObjectSet), or undefined. */
+function sizeFault(size: ExpandedSize): string | undefined {
+  if (size.nodes > MAX_EXPANDED_SET_NODES) {
+    return `expands to ${size.nodes} filter nodes, more than the ${MAX_EXPANDED_SET_NODES} a set may expand to (a set used several times counts each time)`;
+  }
+  if (size.listEntries > MAX_EXPANDED_SET_LIST_ENTRIES) {
+    return `expands to ${size.listEntries} list entries, more than the ${MAX_EXPANDED_SET_LIST_ENTRIES} a set may expand to (a set used several times counts each time)`;
+  }
+  if (size.hops > MAX_LINK_HOPS) {
+    return `follows ${size.hops} link hops, more than the ${MAX_LINK_HOPS} a set may follow (each linkOperation is one, and each linkedFrom or linksTo of its filters, along the longest chain of sets)`;
+  }
+  return undefined;
 }
 
 function compileDefinition(definition: ObjectSetDefinition, ref: (id: string) => ObjectSearchFilter): ObjectSearchFilter {

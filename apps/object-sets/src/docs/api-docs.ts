@@ -62,10 +62,11 @@ export const OBJECT_SETS_ERRORS: OperationErrors = {
   createObjectSet: ['InvalidObjectSetDefinition', 'InvalidFilter'],
   searchObjectSets: ['InvalidFilter', 'InvalidPagingToken'],
   getObjectSetMetadata: ['ObjectSetNotFound'],
-  // InvalidObjectSetDefinition on reads: a set whose referenced sets grew past the expansion bound since it was written.
-  getObjectSetMembers: ['InvalidObjectSetDefinition', 'ObjectSetNotFound', 'ObjectSetTooLarge'],
-  getObjectSetDiff: ['InvalidObjectSetDefinition', 'ObjectSetNotFound', 'ObjectSetTooLarge'],
-  aggregateObjectSet: ['InvalidFilter', 'InvalidObjectSetDefinition', 'ObjectSetNotFound'],
+  // InvalidObjectSetDefinition on reads: a set whose referenced sets grew past the expansion bound since it was written,
+  // or one written before the bound on link hops.
+  getObjectSetMembers: ['InvalidObjectSetDefinition', 'ObjectSetNotFound', 'ObjectSetTooLarge', 'TooManyRequests'],
+  getObjectSetDiff: ['InvalidObjectSetDefinition', 'ObjectSetNotFound', 'ObjectSetTooLarge', 'TooManyRequests'],
+  aggregateObjectSet: ['InvalidFilter', 'InvalidObjectSetDefinition', 'ObjectSetNotFound', 'TooManyRequests'],
   updateObjectSet: ['InvalidObjectSetDefinition', 'InvalidFilter', 'PermissionDenied', 'ObjectSetNotFound', 'ObjectSetImmutable'],
   deleteObjectSet: ['PermissionDenied', 'ObjectSetNotFound', 'ObjectSetImmutable', 'ObjectSetInUse'],
   getObjectSetEvents: ['ObjectSetNotFound', 'TooManyStreams', 'InvalidObjectSetDefinition'],

@@ -6,6 +6,7 @@ import {
   CallerContext,
   carriesConsistencyToken,
   Clock,
+  ExpensiveReads,
   requireReplayedUpTo,
   requireStrongReads,
   visibleEnvironmentsParam,
@@ -66,6 +67,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly metrics: AppMetrics,
+    private readonly expensiveReads: ExpensiveReads,
   ) {}
 
   onModuleInit(): void {
@@ -200,13 +202,13 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
    * result of this set for exactly the caller's visible environments, no older than
    * MEMBERS_CACHE_TTL, else as STRONG. A result is stamped with the time its read started, so
    * a write that lands during the read leaves it older, never newer, than what it reflects.
+   * Computing members is an expensive read (ExpensiveReads); answering from the cache is not.
    */
   async members(caller: CallerContext, id: string, consistency: Consistency, asOf?: Date): Promise<string> {
+    const limit = this.config.objectSetMemberLimit;
     if (asOf) {
       // As of an instant: the definitions then, the objects then; never cached (it cannot change).
-      const filter = await this.compiledFilter(caller, id, undefined, asOf);
-      const limit = this.config.objectSetMemberLimit;
-      const result = await this.objects.members(caller, filter, limit, asOf);
+      const result = await this.expensiveReads.run(caller, async () => this.objects.members(caller, await this.compiledFilter(caller, id, undefined, asOf), limit, asOf));
       if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
       return withAsOf(result.json, asOf);
     }
@@ -223,9 +225,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       this.metrics.membersCacheRead(!!result);
       if (result) return result;
     }
-    const filter = await this.compiledFilter(caller, id, startedAt);
-    const limit = this.config.objectSetMemberLimit;
-    const result = await this.objects.members(caller, filter, limit);
+    const result = await this.expensiveReads.run(caller, async () => this.objects.members(caller, await this.compiledFilter(caller, id, startedAt), limit));
     if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
     await this.repository.storeMembers(id, key, result.json, startedAt).catch((e) => this.logger.warn(`members cache not stored: ${(e as Error).message}`));
     return result.json;
@@ -240,8 +240,10 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     // STRONG, or as of an instant: every commit up to it (docs/api.md §11).
     requireStrongReads(caller);
     if (asOf) requireReplayedUpTo(caller, asOf);
-    const filter = await this.compiledFilter(caller, id, undefined, asOf);
-    return this.objects.aggregate(caller, { filter, groupBy: body.groupBy, metrics: body.metrics, ...(asOf ? { asOf: asOf.toISOString() } : {}) });
+    return this.expensiveReads.run(caller, async () => {
+      const filter = await this.compiledFilter(caller, id, undefined, asOf);
+      return this.objects.aggregate(caller, { filter, groupBy: body.groupBy, metrics: body.metrics, ...(asOf ? { asOf: asOf.toISOString() } : {}) });
+    });
   }
 
   /**
@@ -255,16 +257,18 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     // A diff sees every write acknowledged before it arrived (docs/api.md §11).
     requireStrongReads(caller);
     if (to) requireReplayedUpTo(caller, to);
-    const toFilter = await this.compiledFilter(caller, id, undefined, to);
-    let fromFilter: ObjectSearchFilter;
-    try {
-      fromFilter = await this.compiledFilter(caller, id, undefined, from);
-    } catch (e) {
-      if (!(e instanceof ObjectSetNotFound)) throw e;
-      fromFilter = NO_MEMBERS;
-    }
     const limit = this.config.objectSetMemberLimit;
-    const result = await this.objects.diff(caller, { filter: fromFilter, asOf: from }, { filter: toFilter, asOf: to }, limit);
+    const result = await this.expensiveReads.run(caller, async () => {
+      const toFilter = await this.compiledFilter(caller, id, undefined, to);
+      let fromFilter: ObjectSearchFilter;
+      try {
+        fromFilter = await this.compiledFilter(caller, id, undefined, from);
+      } catch (e) {
+        if (!(e instanceof ObjectSetNotFound)) throw e;
+        fromFilter = NO_MEMBERS;
+      }
+      return this.objects.diff(caller, { filter: fromFilter, asOf: from }, { filter: toFilter, asOf: to }, limit);
+    });
     if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
     return result.json;
   }

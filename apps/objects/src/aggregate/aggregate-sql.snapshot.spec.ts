@@ -27,6 +27,11 @@ const EXAMPLES: Record<string, { filter: unknown; groupBy?: unknown[]; metrics: 
     groupBy: [{ type: 'exact', exact: { propertyId: 'email' } }, { type: 'exact', exact: { attribute: 'environmentId' } }],
     metrics: [count, { type: 'min', min: { propertyId: 'name' } }, { type: 'max', max: { propertyId: 'born' } }, { type: 'sum', sum: { propertyId: 'age' } }],
   },
+  'exact on a multi-valued property twice: the key combinations of each object bounded (groupsPerObject)': {
+    filter: person,
+    groupBy: [{ type: 'exact', exact: { propertyId: 'email' } }, { type: 'exact', exact: { propertyId: 'email' }, name: 'email2' }],
+    metrics: [count, { type: 'exactDistinct', exactDistinct: { propertyId: 'email' } }],
+  },
   'fixedWidth on a long over a selective filter': {
     filter: filterOf('propertyRange', { propertyId: 'age', gte: 20, lt: 30 }),
     groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'age', width: 5 } }],

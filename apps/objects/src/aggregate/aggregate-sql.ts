@@ -9,7 +9,9 @@
  *
  *   g: one row per (object, group it belongs to): its keys, DISTINCT when a bucket's property
  *      can hold several values (an object is in a group once, however many of its values fall
- *      there);
+ *      there); where one object could fall into more than ANALYTICS_LIMITS.groupsPerObject
+ *      groups, its key combinations come from g0, at most that many + 1 per object (see
+ *      fansOut), and the statement names an object past the bound (too_many_groups);
  *   t<i>: for an exact bucket among several, its values by how many objects have them, the
  *      most frequent maxGroups kept (ties: the smaller value);
  *   c: per group, count and distinct counts of attributes;
@@ -19,7 +21,7 @@
  * The rows aggregated come from a RowSource, so another set of rows with the same columns (the
  * objects and values as of an instant) can take the place of the current ones.
  */
-import { isoUtcSql, ObjectSearchFilter, OntologyIndex, ResolvedAggregation, ResolvedBucket, ResolvedField, ResolvedMetric, ResolvedProperty } from '@app/domain';
+import { ANALYTICS_LIMITS, isoUtcSql, ObjectSearchFilter, OntologyIndex, ResolvedAggregation, ResolvedBucket, ResolvedField, ResolvedMetric, ResolvedProperty } from '@app/domain';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, CURRENT_ROWS, RowSource, rowSource, SqlParams } from '../search/filter-compiler';
 
@@ -40,6 +42,11 @@ export interface AggregateRow {
   json: string;
   truncated: boolean;
   active_ontology_version: number;
+  /**
+   * Only where one object could fall into more than ANALYTICS_LIMITS.groupsPerObject groups:
+   * `["<environmentId>", "<id>"]` of an object that does (then the groups are incomplete), else null.
+   */
+  too_many_groups?: string | null;
 }
 
 const VALUE_COLUMN = {
@@ -137,6 +144,18 @@ function bucketSql(b: ResolvedBucket, i: number, rows: RowSource, params: SqlPar
   }
 }
 
+/**
+ * Whether one object could fall into more groups than ANALYTICS_LIMITS.groupsPerObject: an
+ * object is in the group of every combination of its keys, so two buckets that can each give it
+ * several keys (a multi-valued property, overlapping ranges) multiply them (three buckets of a
+ * property with 400 values: 64,000,000 groups for one object), and so does a `ranges` bucket on a
+ * multi-valued property (values × ranges). One bucket alone stays within the bound: an object
+ * holds at most 10,000 values, and `ranges` has at most 1,000 ranges.
+ */
+function fansOut(groupBy: ResolvedBucket[], buckets: BucketSql[]): boolean {
+  return buckets.filter((b) => b.multi).length >= 2 || groupBy.some((b) => b.type === 'ranges' && b.field.multi);
+}
+
 /** Ranges in key order: by lower bound (none first), then upper bound (none last). */
 function sortRanges<T extends { gte?: number | string; lt?: number | string }>(ranges: T[]): T[] {
   const cmp = (a: number | string | undefined, b: number | string | undefined, missing: number) =>
@@ -198,18 +217,34 @@ export function buildAggregateSql(
   const where: string[] = [];
   if (opts.visible) where.push(`o.environment_id = ANY(${params.add(opts.visible)}::text[])`);
   where.push(compileFilter(filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*', rows }));
-  const gColumns = [
-    'o.environment_id AS env',
-    'o.id AS oid',
-    ...buckets.map((b, i) => `${b.key} AS k${i}`),
-    ...[...attributes].map((a) => `o.${ATTRIBUTE_COLUMN[a as keyof typeof ATTRIBUTE_COLUMN]} AS a_${ATTRIBUTE_COLUMN[a as keyof typeof ATTRIBUTE_COLUMN]}`),
-  ];
-  const ctes = [
-    `g AS (
-  SELECT ${buckets.some((b) => b.multi) ? 'DISTINCT ' : ''}${gColumns.join(', ')}
-    FROM ${rows.objects} o${buckets.flatMap((b) => b.joins).map((j) => `\n    ${j}`).join('')}
+  const attributeColumns = [...attributes].map((a) => `o.${ATTRIBUTE_COLUMN[a as keyof typeof ATTRIBUTE_COLUMN]} AS a_${ATTRIBUTE_COLUMN[a as keyof typeof ATTRIBUTE_COLUMN]}`);
+  const joins = buckets.flatMap((b) => b.joins);
+  const ctes: string[] = [];
+  let tooManyGroups: string | undefined;
+  if (fansOut(groupBy, buckets)) {
+    // Each object's key combinations, at most groupsPerObject + 1 of them: the work stays
+    // proportional to the objects, and an object past the bound is named, not aggregated.
+    const max = params.add(ANALYTICS_LIMITS.groupsPerObject);
+    ctes.push(
+      `g0 AS (
+  SELECT o.environment_id AS env, o.id AS oid, ${[...keys.map((k) => `x.${k}`), ...attributeColumns].join(', ')}
+    FROM ${rows.objects} o
+   CROSS JOIN LATERAL (SELECT ${buckets.map((b, i) => `${b.key} AS k${i}`).join(', ')}
+      FROM (SELECT 1) one${joins.map((j) => `\n      ${j}`).join('')}
+     LIMIT ${max}::bigint + 1) x
    WHERE ${where.join('\n     AND ')})`,
-  ];
+      `g AS (SELECT DISTINCT * FROM g0)`,
+    );
+    tooManyGroups = `(SELECT json_build_array(env, oid)::text FROM g0 GROUP BY env, oid HAVING count(*) > ${max}::bigint ORDER BY env, oid LIMIT 1) AS too_many_groups`;
+  } else {
+    const gColumns = ['o.environment_id AS env', 'o.id AS oid', ...buckets.map((b, i) => `${b.key} AS k${i}`), ...attributeColumns];
+    ctes.push(
+      `g AS (
+  SELECT ${buckets.some((b) => b.multi) ? 'DISTINCT ' : ''}${gColumns.join(', ')}
+    FROM ${rows.objects} o${joins.map((j) => `\n    ${j}`).join('')}
+   WHERE ${where.join('\n     AND ')})`,
+    );
+  }
 
   // Exact buckets keep their most frequent values. With one bucket its groups are its values,
   // so c itself is cut. With several, each exact bucket's values are counted on their own (t<i>):
@@ -264,7 +299,7 @@ export function buildAggregateSql(
   const conditions = cut ? [`c.rank <= ${cut.max}`] : [];
   const sql = `WITH ${ctes.join(',\n')}
 SELECT json_build_object('key', json_build_object(${keyJson}), 'metrics', json_strip_nulls(json_build_object(${metricJson})))::text AS json,
-       ${truncated.length ? truncated.join(' OR ') : 'false'} AS truncated,
+       ${truncated.length ? truncated.join(' OR ') : 'false'} AS truncated,${tooManyGroups ? `\n       ${tooManyGroups},` : ''}
        ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
   FROM ${from}${conditions.length ? `\n WHERE ${conditions.join(' AND ')}` : ''}
  ORDER BY ${order.join(', ')}

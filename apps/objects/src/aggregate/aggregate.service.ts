@@ -4,12 +4,13 @@ import {
   asOfJson,
   COMPILED_SET_FILTER_LIMITS,
   InternalAggregateRequest,
+  InvalidArgument,
   InvalidFilter,
   ObjectSearchFilter,
   NO_LATER_BOUND,
   parseAsOf,
 } from '@app/domain';
-import { CallerContext, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
+import { CallerContext, ExpensiveReads, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
 import { validateAggregation } from '../validation/analytics.validator';
 import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
@@ -38,6 +39,7 @@ export class AggregateService {
     private readonly ontology: OntologyService,
     private readonly repository: AggregateRepository,
     private readonly objectSets: ObjectSetsClient,
+    private readonly expensiveReads: ExpensiveReads,
   ) {}
 
   aggregate(caller: CallerContext, body: AggregateRequest): Promise<string> {
@@ -62,16 +64,28 @@ export class AggregateService {
   ): Promise<string> {
     // As of an instant: only a replica that replayed every commit up to it (docs/api.md §11).
     if (asOf) requireReplayedUpTo(caller, asOf);
-    const rows = await this.ontology.readWithActive(async (ontology) => {
-      const filter = await filterFor(ontology);
-      const aggregation = validateAggregation(body, ontology);
-      const value = await this.repository.groups(filter, ontology, aggregation, {
-        visible: visibleEnvironmentsParam(caller),
-        maxGroups: ANALYTICS_LIMITS.groups,
-        asOf,
-      });
-      return { value, activeVersion: value[0]?.active_ontology_version };
-    });
+    // Every aggregation is an expensive read (ExpensiveReads), its starting set resolved inside it.
+    const rows = await this.expensiveReads.run(caller, () =>
+      this.ontology.readWithActive(async (ontology) => {
+        const filter = await filterFor(ontology);
+        const aggregation = validateAggregation(body, ontology);
+        const value = await this.repository.groups(filter, ontology, aggregation, {
+          visible: visibleEnvironmentsParam(caller),
+          maxGroups: ANALYTICS_LIMITS.groups,
+          asOf,
+        });
+        return { value, activeVersion: value[0]?.active_ontology_version };
+      }),
+    );
+    const tooMany = rows[0]?.too_many_groups;
+    if (tooMany) {
+      const [environmentId, id] = JSON.parse(tooMany) as [string, string];
+      throw new InvalidArgument(
+        'groupBy',
+        `object ${id} in ${environmentId} falls into more than ${ANALYTICS_LIMITS.groupsPerObject} groups of these buckets (one per combination of its keys: ` +
+          `buckets on multi-valued properties multiply); an object may fall into at most ${ANALYTICS_LIMITS.groupsPerObject}`,
+      );
+    }
     return aggregateJson(rows, ANALYTICS_LIMITS.groups, asOf);
   }
 }

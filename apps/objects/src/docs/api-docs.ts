@@ -131,11 +131,11 @@ export const OBJECTS_ERRORS: OperationErrors = {
   putOntologyObject: ['InvalidObject', 'PermissionDenied', 'VersionConflict'],
   deleteOntologyObject: ['PermissionDenied', 'ObjectNotFound', 'VersionConflict'],
   ingestOntologyObjects: ['InvalidObject', 'PermissionDenied'],
-  searchObjects: ['InvalidFilter', 'InvalidObjectSetDefinition', 'InvalidPagingToken', 'ObjectSetNotFound'],
+  searchObjects: ['InvalidFilter', 'InvalidObjectSetDefinition', 'InvalidPagingToken', 'ObjectSetNotFound', 'TooManyRequests'],
   bulkLoadOntologyObjects: ['InvalidPagingToken'],
   getObjectAtVersion: ['ObjectNotFound', 'ObjectVersionNotFound'],
   getObjectHistory: ['InvalidPagingToken', 'ObjectNotFound'],
   loadOntologyObject: ['ObjectNotFound', 'ObjectIdAmbiguous'],
-  aggregateObjects: ['InvalidFilter', 'InvalidObjectSetDefinition', 'ObjectSetNotFound'],
+  aggregateObjects: ['InvalidFilter', 'InvalidObjectSetDefinition', 'ObjectSetNotFound', 'TooManyRequests'],
   getObjectChanges: [],
 };

@@ -303,7 +303,7 @@ describe('compileFilter: links', () => {
     );
   });
 
-  it('linkedFrom two levels deep, with visibility applied to every reached object', () => {
+  it('linkedFrom two levels deep: the inner hop correlated, the outer one a set computed once; visibility applied to every reached object', () => {
     const { sql, params } = compile(
       F('linkedFrom', {
         linkId: 'zz-docked',
@@ -312,14 +312,25 @@ describe('compileFilter: links', () => {
       { visibleEnvironments: ['zz-env1', 'zz-env2'] },
     );
     expect(sql).toBe(
-      'EXISTS (SELECT 1 FROM objects.link l0 JOIN objects.object o1 ON o1.environment_id = l0.environment_id AND o1.id = l0.source_id ' +
-        'WHERE l0.environment_id = o.environment_id AND l0.target_id = o.id AND l0.link_id = $1::text AND o1.environment_id = ANY($2::text[]) AND ' +
+      'EXISTS (SELECT 1 FROM (SELECT l0.environment_id, l0.target_id AS id ' +
+        'FROM objects.link l0 JOIN objects.object o1 ON o1.environment_id = l0.environment_id AND o1.id = l0.source_id ' +
+        'WHERE l0.link_id = $1::text AND o1.environment_id = ANY($2::text[]) AND ' +
         'EXISTS (SELECT 1 FROM objects.link l2 JOIN objects.object o3 ON o3.environment_id = l2.environment_id AND o3.id = l2.source_id ' +
         'WHERE l2.environment_id = o1.environment_id AND l2.target_id = o1.id AND l2.link_id = $3::text AND o3.environment_id = ANY($2::text[]) AND ' +
         'EXISTS (SELECT 1 FROM objects.property_value pv4 WHERE pv4.environment_id = o3.environment_id AND pv4.object_id = o3.id ' +
-        'AND pv4.property_id = $4::text AND pv4.value_number = $5::float8)))',
+        'AND pv4.property_id = $4::text AND pv4.value_number = $5::float8)) OFFSET 0) h5 ' +
+        'WHERE h5.environment_id = o.environment_id AND h5.id = o.id)',
     );
     expect(params).toEqual(['zz-docked', ['zz-env1', 'zz-env2'], 'zz-docked', 'zz-size', 7]);
+  });
+
+  it('a hop is a set computed once whenever its nested filter follows links, under and / or / not too', () => {
+    const hop = F('linksTo', { linkId: 'zz-docked', target: F('objectType', { types: ['zz-port'] }) });
+    const outer = (inner: ObjectSearchFilter) => compile(F('linkedFrom', { linkId: 'zz-docked', source: inner })).sql;
+    for (const inner of [hop, F('and', { filters: [F('all', {}), hop] }), F('or', { filters: [F('all', {}), hop] }), F('not', { filter: hop })]) {
+      expect(outer(inner)).toMatch(/^EXISTS \(SELECT 1 FROM \(SELECT l0\.environment_id, l0\.target_id AS id FROM .* OFFSET 0\) h\d+ WHERE h\d+\.environment_id = o\.environment_id AND h\d+\.id = o\.id\)$/);
+    }
+    expect(outer(F('and', { filters: [F('all', {}), F('hasLink', { linkId: 'zz-docked' })] }))).not.toContain('OFFSET 0');
   });
 
   it("visibility '*' adds no clause", () => {
@@ -331,6 +342,7 @@ describe('compileFilter: links', () => {
 describe('compileFilter: alias', () => {
   it('rejects aliases that generated ones could shadow', () => {
     expect(() => compileFilter(F('all', {}), ontology, 'o1', new SqlParams())).toThrow(/collides/);
+    expect(() => compileFilter(F('all', {}), ontology, 'h2', new SqlParams())).toThrow(/collides/);
     expect(() => compileFilter(F('all', {}), ontology, 'o; DROP', new SqlParams())).toThrow(/plain identifier/);
     expect(compileFilter(F('objectId', { ids: ['zz-a'] }), ontology, 'obj', new SqlParams())).toBe('obj.id = ANY($1::text[])');
   });

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { CallerContext, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
+import { CallerContext, ExpensiveReads, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
 import {
   COMPILED_SET_FILTER_LIMITS,
+  followsLinks,
   InvalidFilter,
   InvalidPagingToken,
   isRecord,
@@ -28,7 +29,11 @@ export interface SearchRequest {
   snapshot?: boolean;
 }
 
-/** searchObjects: validate, compile to one SQL statement, keyset-page by (environmentId, id). */
+/**
+ * searchObjects: validate, compile to one SQL statement, keyset-page by (environmentId, id). A
+ * search that follows links or starts from a set, and the members and diffs of sets, are
+ * expensive reads (ExpensiveReads: a bounded number at once per caller).
+ */
 @Injectable()
 export class SearchService {
   constructor(
@@ -36,6 +41,7 @@ export class SearchService {
     private readonly repository: SearchRepository,
     private readonly tokens: PagingTokenCodec,
     private readonly objectSets: ObjectSetsClient,
+    private readonly expensiveReads: ExpensiveReads,
   ) {}
 
   async search(caller: CallerContext, body: SearchRequest, pageSize: number, pagingToken?: string): Promise<string> {
@@ -71,19 +77,23 @@ export class SearchService {
       const asOf = instant.asOf;
       // As of an instant: only a replica that replayed every commit up to it (docs/api.md §11).
       if (asOf) requireReplayedUpTo(caller, asOf);
-      const filter = await withStartingSet(this.objectSets, caller, unrestricted, body.startingSet, ontology, asOf);
-      const visible = visibleEnvironmentsParam(caller);
-      const value = order
-        ? await this.repository
-            .orderedPage(filter, ontology, { visible, order, after: after as OrderedPosition | undefined, limit: pageSize + 1, loadLinks, asOf })
-            .catch((e: unknown) => {
-              // A key value of the position that does not cast to its key's type (SQLSTATE class 22,
-              // data exception): only a token signed outside this service holds one.
-              const code = (e as { code?: unknown }).code ?? (e as { driverError?: { code?: unknown } }).driverError?.code;
-              if (after && typeof code === 'string' && code.startsWith('22')) throw new InvalidPagingToken('token is malformed');
-              throw e;
-            })
-        : await this.repository.page(filter, ontology, { visible, after: after as SearchPosition | undefined, limit: pageSize + 1, loadLinks, asOf });
+      const read = async () => {
+        const filter = await withStartingSet(this.objectSets, caller, unrestricted, body.startingSet, ontology, asOf);
+        const visible = visibleEnvironmentsParam(caller);
+        return order
+          ? await this.repository
+              .orderedPage(filter, ontology, { visible, order, after: after as OrderedPosition | undefined, limit: pageSize + 1, loadLinks, asOf })
+              .catch((e: unknown) => {
+                // A key value of the position that does not cast to its key's type (SQLSTATE class 22,
+                // data exception): only a token signed outside this service holds one.
+                const code = (e as { code?: unknown }).code ?? (e as { driverError?: { code?: unknown } }).driverError?.code;
+                if (after && typeof code === 'string' && code.startsWith('22')) throw new InvalidPagingToken('token is malformed');
+                throw e;
+              })
+          : await this.repository.page(filter, ontology, { visible, after: after as SearchPosition | undefined, limit: pageSize + 1, loadLinks, asOf });
+      };
+      const expensive = body.startingSet != null || followsLinks(unrestricted);
+      const value = expensive ? await this.expensiveReads.run(caller, read) : await read();
       return { value, activeVersion: value[0]?.active_ontology_version };
     });
     const page = rows.slice(0, pageSize);
@@ -123,7 +133,7 @@ export class SearchService {
     if (input === undefined || input === null) throw new InvalidFilter('filter', 'filter is required');
     const { count, json } = await this.ontology.readWithActive(async (ontology) => {
       const filter = validateFilter(input, ontology, 'filter', COMPILED_SET_FILTER_LIMITS);
-      const value = await this.repository.members(filter, ontology, { visible: visibleEnvironmentsParam(caller), limit, asOf });
+      const value = await this.expensiveReads.run(caller, () => this.repository.members(filter, ontology, { visible: visibleEnvironmentsParam(caller), limit, asOf }));
       return { value, activeVersion: value.activeOntologyVersion };
     });
     if (count > limit || json === null) throw new MembersTooLarge(limit);
@@ -142,10 +152,8 @@ export class SearchService {
     const result = await this.ontology.readWithActive(async (ontology) => {
       const from = validateFilter(input.from.filter, ontology, 'from.filter', COMPILED_SET_FILTER_LIMITS);
       const to = validateFilter(input.to.filter, ontology, 'to.filter', COMPILED_SET_FILTER_LIMITS);
-      const value = await this.repository.diff(ontology, { from: { filter: from, asOf: input.from.asOf }, to: { filter: to, asOf: input.to.asOf } }, {
-        visible: visibleEnvironmentsParam(caller),
-        limit: input.limit,
-      });
+      const sides = { from: { filter: from, asOf: input.from.asOf }, to: { filter: to, asOf: input.to.asOf } };
+      const value = await this.expensiveReads.run(caller, () => this.repository.diff(ontology, sides, { visible: visibleEnvironmentsParam(caller), limit: input.limit }));
       return { value, activeVersion: value.activeOntologyVersion };
     });
     if (result.fromCount > input.limit || result.toCount > input.limit || result.json === null) throw new MembersTooLarge(input.limit);

@@ -1,4 +1,4 @@
-import { InvalidFilter, OntologyIndex, filterOf as F, ObjectSearchFilter, MAX_FILTER_DEPTH } from '@app/domain';
+import { InvalidFilter, OntologyIndex, filterOf as F, ObjectSearchFilter, MAX_FILTER_DEPTH, MAX_LINK_HOPS, COMPILED_SET_FILTER_LIMITS } from '@app/domain';
 import { propertyValueFault, validateFilter } from './filter.validator';
 import { ontologyIndexOf } from '../../../../test/support/ontologies';
 
@@ -163,6 +163,31 @@ describe('validateFilter: structure faults', () => {
     let f: unknown = { type: 'all', all: {} };
     for (let i = 0; i < 100000; i++) f = { type: 'not', not: { filter: f } };
     expect(fault(f).reason).toMatch(/deeper than 32/);
+  });
+
+  describe(`link hops: at most ${MAX_LINK_HOPS} linkedFrom / linksTo nested in one another`, () => {
+    /** `n` hops, alternating linkedFrom and linksTo, around `inner`. */
+    const hops = (n: number, inner: ObjectSearchFilter = F('objectType', { types: ['ship'] })): ObjectSearchFilter => {
+      let f = inner;
+      for (let i = 0; i < n; i++) f = i % 2 ? F('linksTo', { linkId: 'dockedAt', target: f }) : F('linkedFrom', { linkId: 'dockedAt', source: f });
+      return f;
+    };
+
+    it(`accepts ${MAX_LINK_HOPS} hops, and siblings under and / or / not add none`, () => {
+      expect(validateFilter(json(hops(MAX_LINK_HOPS)), ontology)).toEqual(hops(MAX_LINK_HOPS));
+      const wide = F('and', { filters: [hops(MAX_LINK_HOPS), F('or', { filters: [hops(MAX_LINK_HOPS), F('not', { filter: hops(MAX_LINK_HOPS) })] })] });
+      expect(() => validateFilter(json(wide), ontology)).not.toThrow();
+      expect(() => validateFilter(json(hops(4, F('and', { filters: [hops(4), hops(3)] }))), ontology)).not.toThrow();
+    });
+
+    it(`refuses hop ${MAX_LINK_HOPS + 1} at its path, also through and / not, and in compiled set filters`, () => {
+      const path = (n: number) => `filter${'.linkedFrom.source.linksTo.target'.repeat(n / 2)}`;
+      expectFault(json(hops(MAX_LINK_HOPS + 1)), `${path(MAX_LINK_HOPS)}.linkedFrom`, /^more than 8 link hops: linkedFrom and linksTo nest at most 8 deep along any path of a filter$/);
+      expectFault(json(hops(4, F('not', { filter: F('and', { filters: [F('all', {}), hops(5)] }) }))), 'filter.linksTo.target.linkedFrom.source.linksTo.target.linkedFrom.source.not.filter.and.filters[1].linkedFrom.source.linksTo.target.linkedFrom.source.linksTo.target.linkedFrom', /more than 8 link hops/);
+      expect(() => validateFilter(json(hops(MAX_LINK_HOPS + 1)), ontology, 'filter', COMPILED_SET_FILTER_LIMITS)).toThrow(/more than 8 link hops/);
+      // 63 hops: refused at the ninth, before the depth bound (32) is reached.
+      expectFault(json(hops(63)), `${path(MAX_LINK_HOPS)}.linkedFrom`, /more than 8 link hops/);
+    });
   });
 
   it('rejects more than 1000 nodes', () => {

@@ -74,7 +74,8 @@ class FilterValidator {
     private readonly limits: FilterLimits,
   ) {}
 
-  node(input: unknown, path: string, depth: number): ObjectSearchFilter {
+  /** `hops`: the `linkedFrom` / `linksTo` this node is nested in (MAX_LINK_HOPS). */
+  node(input: unknown, path: string, depth: number, hops = 0): ObjectSearchFilter {
     if (depth > this.limits.depth) throw new InvalidFilter(path, `filter is nested deeper than ${this.limits.depth} levels`);
     if (++this.nodes > this.limits.nodes) throw new InvalidFilter(path, `filter has more than ${this.limits.nodes} nodes`);
     if (!isPlainObject(input)) {
@@ -102,23 +103,23 @@ class FilterValidator {
     const payload = input[type];
     const ppath = `${path}.${type}`;
     if (!isPlainObject(payload)) throw new InvalidFilter(ppath, `payload must be an object, not ${kindOf(payload)}`);
-    return this.payload(type as FilterType, payload, ppath, depth);
+    return this.payload(type as FilterType, payload, ppath, depth, hops);
   }
 
-  private payload(type: FilterType, p: Record<string, unknown>, path: string, depth: number): ObjectSearchFilter {
+  private payload(type: FilterType, p: Record<string, unknown>, path: string, depth: number, hops: number): ObjectSearchFilter {
     switch (type) {
       case 'and':
       case 'or': {
         this.fields(p, path, ['filters']);
         const list = this.list(p, 'filters', path);
         if (list.length === 0) throw new InvalidFilter(`${path}.filters`, `"${type}" needs at least one filter`);
-        const filters = list.map((f, i) => this.node(f, `${path}.filters[${i}]`, depth + 1));
+        const filters = list.map((f, i) => this.node(f, `${path}.filters[${i}]`, depth + 1, hops));
         return type === 'and' ? { type, and: { filters } } : { type, or: { filters } };
       }
       case 'not': {
         this.fields(p, path, ['filter']);
         if (p.filter === undefined || p.filter === null) throw new InvalidFilter(`${path}.filter`, 'missing required field "filter"');
-        return { type, not: { filter: this.node(p.filter, `${path}.filter`, depth + 1) } };
+        return { type, not: { filter: this.node(p.filter, `${path}.filter`, depth + 1, hops) } };
       }
       case 'all':
         this.fields(p, path, []);
@@ -220,16 +221,18 @@ class FilterValidator {
         return { type, hasLink: { linkId, targetIds: this.idList(p, 'targetIds', path, 'object id') } };
       }
       case 'linkedFrom': {
+        this.hop(path, hops);
         this.fields(p, path, ['linkId', 'source']);
         const linkId = this.linkId(p, path);
         if (p.source === undefined || p.source === null) throw new InvalidFilter(`${path}.source`, 'missing required field "source"');
-        return { type, linkedFrom: { linkId, source: this.node(p.source, `${path}.source`, depth + 1) } };
+        return { type, linkedFrom: { linkId, source: this.node(p.source, `${path}.source`, depth + 1, hops + 1) } };
       }
       case 'linksTo': {
+        this.hop(path, hops);
         this.fields(p, path, ['linkId', 'target']);
         const linkId = this.linkId(p, path);
         if (p.target === undefined || p.target === null) throw new InvalidFilter(`${path}.target`, 'missing required field "target"');
-        return { type, linksTo: { linkId, target: this.node(p.target, `${path}.target`, depth + 1) } };
+        return { type, linksTo: { linkId, target: this.node(p.target, `${path}.target`, depth + 1, hops + 1) } };
       }
       case 'firstSighting':
       case 'lastSighting': {
@@ -252,6 +255,13 @@ class FilterValidator {
         if (start.date.getTime() > end.date.getTime()) throw new InvalidFilter(`${path}.end`, 'end must not be before start');
         return { type, sightedDuring: { start: start.raw, end: end.raw } };
       }
+    }
+  }
+
+  /** A `linkedFrom` / `linksTo` inside `hops` others: refused past the link hops of the limits. */
+  private hop(path: string, hops: number): void {
+    if (hops >= this.limits.linkHops) {
+      throw new InvalidFilter(path, `more than ${this.limits.linkHops} link hops: linkedFrom and linksTo nest at most ${this.limits.linkHops} deep along any path of a filter`);
     }
   }
 

@@ -110,4 +110,10 @@ export const ANALYTICS_LIMITS = {
    * no maxGroups): past it the first ones in response order are kept and `truncated` is true.
    */
   groups: 10_000,
+  /**
+   * Most groups one object may fall into: it is in the group of every combination of its keys,
+   * so buckets on multi-valued properties multiply (three on a property with 400 values: 64,000,000
+   * for one object). Past it, 400 InvalidArgument (path `groupBy`), naming the object.
+   */
+  groupsPerObject: 10_000,
 } as const;

@@ -124,6 +124,16 @@ export class TooManyStreams extends DomainError {
   }
 }
 
+/**
+ * A caller already runs as many expensive reads as one caller may at once (docs/api.md §2):
+ * `limit`, and `Retry-After` (seconds).
+ */
+export class TooManyRequests extends DomainError {
+  constructor(limit: number, reason: string, retryAfterSeconds = 1) {
+    super('TOO_MANY_REQUESTS', 'TooManyRequests', { limit, reason }, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
 export class DependencyUnavailable extends DomainError {
   constructor(dependency: string, retryAfterSeconds = 5) {
     super('UNAVAILABLE', 'DependencyUnavailable', { dependency }, { 'Retry-After': String(retryAfterSeconds) });

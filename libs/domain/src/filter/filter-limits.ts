@@ -9,6 +9,14 @@ export const MAX_FILTER_TOTAL_LIST_ENTRIES = 100_000;
  * units, checked before any other look at the text: 4,096.
  */
 export const MAX_FILTER_STRING_LENGTH = 4096;
+/**
+ * Link hops: the most `linkedFrom` / `linksTo` nested inside one another along any path of a
+ * filter (a sibling under `and` / `or` adds none), whether a client wrote it or a set definition
+ * expanded to it (every `linkOperation` is one). Each hop is a set of objects PostgreSQL computes
+ * on its own (filter-compiler.ts), so the bound keeps the work of one filter a few passes over the
+ * links; past it, 400.
+ */
+export const MAX_LINK_HOPS = 8;
 
 /** Bounds of a filter (docs/api.md §7). Compiled set definitions, sent between the services, use larger ones. */
 export interface FilterLimits {
@@ -18,6 +26,8 @@ export interface FilterLimits {
   listEntries: number;
   /** Entries of all lists of the filter together: the request's budget. */
   totalListEntries: number;
+  /** Link hops (MAX_LINK_HOPS). */
+  linkHops: number;
 }
 
 export const CLIENT_FILTER_LIMITS: FilterLimits = {
@@ -25,14 +35,16 @@ export const CLIENT_FILTER_LIMITS: FilterLimits = {
   nodes: MAX_FILTER_NODES,
   listEntries: MAX_FILTER_LIST_ENTRIES,
   totalListEntries: MAX_FILTER_TOTAL_LIST_ENTRIES,
+  linkHops: MAX_LINK_HOPS,
 };
 
 /**
  * Compiled object set definitions: a stable set holds up to 100,000 ids in one list, and nesting
  * sets inside sets adds levels. Still bounded, so no request can make the validator or the SQL
- * planner work without limit.
+ * planner work without limit. The link hops are a client filter's: they bound the work of the
+ * statement, however the filter came about.
  */
-export const COMPILED_SET_FILTER_LIMITS: FilterLimits = { depth: 512, nodes: 20_000, listEntries: 200_000, totalListEntries: 250_000 };
+export const COMPILED_SET_FILTER_LIMITS: FilterLimits = { depth: 512, nodes: 20_000, listEntries: 200_000, totalListEntries: 250_000, linkHops: MAX_LINK_HOPS };
 
 /**
  * Most bind parameters ($1, $2, …) PostgreSQL takes in one statement: the Bind message counts them

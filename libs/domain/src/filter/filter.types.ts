@@ -44,3 +44,20 @@ export const FILTER_TYPES: readonly FilterType[] = [
 export function filterOf<T extends FilterType>(type: T, payload: FilterPayloads[T]): FilterOf<T> {
   return { type, [type]: payload } as FilterOf<T>;
 }
+
+/** Whether a (validated) filter follows a link anywhere: holds a `linkedFrom` or a `linksTo`. */
+export function followsLinks(f: ObjectSearchFilter): boolean {
+  switch (f.type) {
+    case 'linkedFrom':
+    case 'linksTo':
+      return true;
+    case 'and':
+      return f.and.filters.some(followsLinks);
+    case 'or':
+      return f.or.filters.some(followsLinks);
+    case 'not':
+      return followsLinks(f.not.filter);
+    default:
+      return false;
+  }
+}

@@ -78,6 +78,8 @@ export class AppConfig {
    * (131,072), past which the least recently used statement is deallocated. 0 prepares nothing.
    */
   preparedStatements: PreparedStatementLimits;
+  /** Expensive reads one caller may run at once in one app instance (EXPENSIVE_READS_PER_CALLER, 4); see ExpensiveReads. */
+  expensiveReadsPerCaller: number;
 }
 
 export class ConfigError extends Error {
@@ -195,6 +197,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perConnection: int('PREPARED_STATEMENTS_PER_CONNECTION', DEFAULT_PREPARED_STATEMENT_LIMITS.perConnection, 0, 1_000_000),
       charsPerConnection: int('PREPARED_STATEMENT_CHARS_PER_CONNECTION', DEFAULT_PREPARED_STATEMENT_LIMITS.charsPerConnection, 0, 1_073_741_824),
     },
+    expensiveReadsPerCaller: int('EXPENSIVE_READS_PER_CALLER', 4, 1, 10_000),
   });
   if (!['true', 'false'].includes((env.METRICS_ENABLED || 'true').toLowerCase())) {
     problems.push(`METRICS_ENABLED must be true or false (got '${env.METRICS_ENABLED}')`);

@@ -96,6 +96,7 @@ const SAMPLE_PARAMETERS: Record<string, Record<string, unknown>> = {
   PayloadTooLarge: { limit: '64mb' },
   RequestHeadersTooLarge: { limit: '16384 bytes', reason: 'the request line and headers are too large' },
   TooManyStreams: { limit: 'EVENTS_MAX_STREAMS_PER_CALLER', max: 100 },
+  TooManyRequests: { limit: 4, reason: 'at most 4 expensive reads (set members and diffs, aggregations, searches that follow links or start from a set) at once per caller; retry when one has answered' },
   DependencyUnavailable: { dependency: 'database' },
   Internal: {},
 };

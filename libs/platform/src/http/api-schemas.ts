@@ -128,6 +128,8 @@ export const ERROR_CODES: Record<string, ErrorCode> = {
   /** 431, from the HTTP parser (request line and headers over its limit), on any path */
   RequestHeadersTooLarge: 'REQUEST_ENTITY_TOO_LARGE',
   TooManyStreams: 'TOO_MANY_REQUESTS',
+  /** 429, an expensive read past EXPENSIVE_READS_PER_CALLER */
+  TooManyRequests: 'TOO_MANY_REQUESTS',
   DependencyUnavailable: 'UNAVAILABLE',
   Internal: 'INTERNAL',
 };
@@ -136,7 +138,7 @@ export type ErrorName = keyof typeof ERROR_CODES;
 export const API_SCHEMAS: Record<string, SchemaObject> = {
   ObjectSearchFilter: union(
     Object.fromEntries(FILTER_TYPES.map((t) => [t, filterVariantName(t)])),
-    'ObjectSearchFilter (docs/api.md §7), a union in the encoding {"type": "<variant>", "<variant>": {...}}; at most 32 levels, 1,000 nodes and 10,000 entries per list',
+    'ObjectSearchFilter (docs/api.md §7), a union in the encoding {"type": "<variant>", "<variant>": {...}}; at most 32 levels, 1,000 nodes, 10,000 entries per list and 8 link hops (linkedFrom / linksTo nested in one another)',
   ),
   ...Object.fromEntries(FILTER_TYPES.map((t) => [filterVariantName(t), variant(t, FILTER_PAYLOADS[t][0], FILTER_PAYLOADS[t][1])])),
   ObjectSetDefinition: union(

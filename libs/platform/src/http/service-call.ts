@@ -25,7 +25,7 @@ export interface ServiceCall {
  * forwarded (there is no service identity that could see more than the caller), Node's fetch
  * keeps connections alive, and a timeout bounds the wait. Returns the body text of a 2xx
  * answer. A 4xx with a Conjure error body is the other service's verdict on the caller's input
- * or credentials and is passed on as is; no answer, a timeout or anything else is 503
+ * or credentials and is passed on as is (with its Retry-After); no answer, a timeout or anything else is 503
  * DependencyUnavailable (with Retry-After).
  */
 export async function callService(call: ServiceCall): Promise<string> {
@@ -77,7 +77,9 @@ export async function callService(call: ServiceCall): Promise<string> {
     error = undefined;
   }
   if (res.status < 500 && error?.errorName && error.errorCode) {
-    throw new DomainError(error.errorCode, error.errorName, error.parameters ?? {});
+    // A 429's Retry-After holds for the caller too.
+    const retryAfter = res.headers.get('retry-after');
+    throw new DomainError(error.errorCode, error.errorName, error.parameters ?? {}, retryAfter ? { 'Retry-After': retryAfter } : {});
   }
   call.logger.warn(`${call.dependency} answered ${res.status} to ${call.method} ${url}`);
   throw new DependencyUnavailable(call.dependency);
