@@ -4,7 +4,6 @@ import { AppModule } from './app.module';
 import { MAX_BULK_IDS } from './object-reads/dto/object-reads.dto';
 import { MAX_INGEST_OBJECTS, MAX_PROPERTY_VALUES, MAX_TAGS } from './object-writes/write-body';
 import { MAX_LINK_TARGETS } from './object-writes/ontology-check';
-import { MAX_LINK_TYPES, MAX_OBJECT_TYPES } from './ontology/dto/ontology.dto';
 import { MAX_ONTOLOGY_PROPERTIES } from './ontology/publish-ontology.guard';
 import { OBJECTS_ERRORS, OBJECTS_REQUEST_EXAMPLES, OBJECTS_SCHEMA_NAMES } from './docs/api-docs';
 
@@ -30,11 +29,18 @@ export const BULK_BODY_LIMIT = 16 * 1024 * 1024;
 const MAX_WRITE_LIST_ITEMS = Math.max(MAX_INGEST_OBJECTS, MAX_PROPERTY_VALUES, MAX_TAGS, MAX_LINK_TARGETS);
 
 /**
+ * Most object types, and most link types, of an ontology (PublishOntologyDto's ArrayMaxSize,
+ * written there as a literal: the Swagger plugin reads maxItems from it); a type has at most
+ * 1,000 properties.
+ */
+const MAX_ONTOLOGY_LIST_ITEMS = 10_000;
+
+/**
  * Most values a valid `PUT /ontology` body holds: the body and its two lists; per object type
  * itself, its id, displayName and properties list; per property itself, its id, type and multi;
  * per link type itself, its id, sourceType and targetType.
  */
-const MAX_ONTOLOGY_BODY_VALUES = 3 + MAX_OBJECT_TYPES * 4 + MAX_ONTOLOGY_PROPERTIES * 4 + MAX_LINK_TYPES * 4;
+const MAX_ONTOLOGY_BODY_VALUES = 3 + MAX_ONTOLOGY_LIST_ITEMS * 4 + MAX_ONTOLOGY_PROPERTIES * 4 + MAX_ONTOLOGY_LIST_ITEMS * 4;
 
 /**
  * The set service sends compiled set filters to the internal routes, which nest deeper than a
@@ -55,7 +61,7 @@ const HTTP_OPTIONS: HttpOptions = {
     // The body, its list, its ids, asOf and snapshot.
     { method: 'POST', path: /^\/objects\/bulk$/, limit: BULK_BODY_LIMIT, counts: { maxArrayItems: MAX_BULK_IDS, maxValues: MAX_BULK_IDS + 4 } },
     { method: 'PUT', path: /^\/objects\/[^/]+\/[^/]+$/, counts: { maxArrayItems: MAX_WRITE_LIST_ITEMS } },
-    { method: 'PUT', path: /^\/ontology$/, counts: { maxArrayItems: Math.max(MAX_OBJECT_TYPES, MAX_LINK_TYPES), maxValues: MAX_ONTOLOGY_BODY_VALUES } },
+    { method: 'PUT', path: /^\/ontology$/, counts: { maxArrayItems: MAX_ONTOLOGY_LIST_ITEMS, maxValues: MAX_ONTOLOGY_BODY_VALUES } },
     { method: 'POST', path: /^\/objects\/internal\/members$/ },
     { method: 'POST', path: new RegExp(`^${INTERNAL_AGGREGATE_PATH}$`) },
   ],

@@ -15,11 +15,6 @@ function NestedObjects(type: () => Function): PropertyDecorator {
   return applyDecorators(Type(type), ValidateNested({ each: true }), IsObject({ each: true }));
 }
 
-/** Most object types and most link types an ontology declares, and most properties of one object type. */
-export const MAX_OBJECT_TYPES = 10_000;
-export const MAX_LINK_TYPES = 10_000;
-export const MAX_TYPE_PROPERTIES = 1_000;
-
 export class PropertyDefinitionDto {
   @IsIdentifier({ description: 'Property id, unique within its object type', example: 'name' })
   id: string;
@@ -44,7 +39,7 @@ export class ObjectTypeDefinitionDto {
   displayName?: string;
 
   @IsArray()
-  @ArrayMaxSize(MAX_TYPE_PROPERTIES)
+  @ArrayMaxSize(1000)
   @NestedObjects(() => PropertyDefinitionDto)
   properties: PropertyDefinitionDto[];
 }
@@ -63,12 +58,12 @@ export class LinkTypeDefinitionDto {
 /** Body of `PUT /ontology`: publishes a new version and makes it active. */
 export class PublishOntologyDto {
   @IsArray()
-  @ArrayMaxSize(MAX_OBJECT_TYPES)
+  @ArrayMaxSize(10000)
   @NestedObjects(() => ObjectTypeDefinitionDto)
   objectTypes: ObjectTypeDefinitionDto[];
 
   @IsArray()
-  @ArrayMaxSize(MAX_LINK_TYPES)
+  @ArrayMaxSize(10000)
   @NestedObjects(() => LinkTypeDefinitionDto)
   linkTypes: LinkTypeDefinitionDto[];
 }
