@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Loads a file of objects through POST /objects/ingest (see README "Loading files").
-//   npm run ingest -- FILE [--type T] [--environment E] [--url URL] [--token JWT] [--resume]
+//   npm run ingest -- FILE [--type T] [--environment E] [--url URL] [--token JWT] [--on-error skip|stop] [--resume]
 import { parseArgs } from 'node:util';
 import { FatalError, ingestFile, IngestUsageError } from './lib/ingest.mjs';
 
@@ -17,9 +17,14 @@ FILE is NDJSON (one object per line, as POST /objects/ingest takes them) or CSV 
   --origin O        origin of CSV property values (default: the file's name)
   --format F        ndjson or csv (default: by the file's extension, else ndjson)
   --batch-size N    objects per request, 1 to 10000 (default 10000)
-  --concurrency N   requests in flight (default 4)
-  --resume          skip what an interrupted run already loaded (FILE.ingest-state.json)
-  --no-progress     no progress bar (there is none when stderr is not a terminal)`;
+  --concurrency N   requests in flight (default 4); one object's lines still apply in file order
+  --on-error E      a bad line (malformed, or refused by the service): skip (default: reported
+                    by its line number, the rest loads) or stop (everything before it loads)
+  --resume          load what an earlier run did not (FILE.ingest-state.json)
+  --no-progress     no progress bar (there is none when stderr is not a terminal)
+
+Exit codes: 0 every line loaded; 1 stopped before the end of the file (--resume goes on);
+2 bad options; 3 the whole file went through but some lines were bad (reported on stderr).`;
 
 let parsed;
 try {
@@ -34,6 +39,7 @@ try {
       format: { type: 'string' },
       'batch-size': { type: 'string', default: '10000' },
       concurrency: { type: 'string', default: '4' },
+      'on-error': { type: 'string', default: 'skip' },
       resume: { type: 'boolean', default: false },
       'no-progress': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -64,10 +70,11 @@ try {
     format: values.format,
     batchSize: values['batch-size'],
     concurrency: values.concurrency,
+    onError: values['on-error'],
     resume: values.resume,
     progress: !values['no-progress'] && process.stderr.isTTY === true,
   });
-  process.exit(summary.ok ? 0 : 1);
+  process.exit(summary.stopped ? 1 : summary.failed > 0 ? 3 : 0);
 } catch (e) {
   if (e instanceof IngestUsageError) {
     console.error(e.message);

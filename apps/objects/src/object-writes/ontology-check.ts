@@ -43,7 +43,7 @@ export interface ObjectWriteInput {
   metadata?: { firstSighting?: unknown; lastSighting?: unknown };
 }
 
-const MAX_LINK_TARGETS = 10000;
+export const MAX_LINK_TARGETS = 10000;
 
 /** Returns the canonical value for a property type, or a reason why it does not fit. */
 export function normalizeValue(type: PropertyType, value: unknown): { value: unknown } | { reason: string } {

@@ -44,7 +44,7 @@ export class AppConfig {
   membersCacheTtlSeconds: number;
   ephemeralSetTtlSeconds: number;
   pagingTokenSecret: string;
-  /** Most bytes of a request body (BODY_LIMIT, 1mb); the operations of HttpOptions.largeBodyRoutes take LARGE_BODY_LIMIT (64mb). */
+  /** Most bytes of a request body (BODY_LIMIT, 1mb); the operations of HttpOptions.largeBodyRoutes take their own limit, or LARGE_BODY_LIMIT (64mb) where that is lower or they have none. */
   bodyLimit: string;
   largeBodyLimit: string;
   dbPoolSize: number;

@@ -8,6 +8,9 @@ import { InvalidArgument } from '@app/domain';
  */
 export const MAX_BODY_DEPTH = 128;
 
+/** Why a body nested past `maxDepth` levels is refused (findBodyFault, and countBody before the body is parsed). */
+export const nestingReason = (maxDepth: number) => `is nested deeper than ${maxDepth} levels, the most a request body may nest`;
+
 /**
  * Keys no body may hold, anywhere: the names of `Object.prototype`'s own properties and
  * `prototype`. The validation pipe would drop them without a word (Nest deletes `__proto__`,
@@ -152,7 +155,7 @@ function locateFault(body: unknown, maxDepth: number): BodyFault {
     if (typeof item === 'string' && isUnstorableText(item)) return { path: pathTo(childSegment(key)), reason: UNSTORABLE_REASON };
     if (item === null || typeof item !== 'object') continue;
     if (stack.length >= maxDepth) {
-      return { path: pathTo(childSegment(key)), reason: `is nested deeper than ${maxDepth} levels, the most a request body may nest` };
+      return { path: pathTo(childSegment(key)), reason: nestingReason(maxDepth) };
     }
     stack.push(frame(item, childSegment(key)));
   }

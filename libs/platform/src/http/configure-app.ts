@@ -4,7 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { json } from 'express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { TokenVerifier } from '../caller/token-verifier';
 import { AppConfig } from '../config';
 import { AppMetrics } from '../metrics';
@@ -12,7 +12,8 @@ import { ConjureExceptionFilter } from '../errors/conjure-exception.filter';
 import { PayloadTooLarge } from '@app/domain';
 import { applyRequestExamples, documentConsistencyToken, OperationErrors, refineApiDocument, RequestExamples, useApiSchemaNames } from './api-docs';
 import { authenticateFirst } from './authenticate-first';
-import { bodyGuardFault, JSON_MEDIA_TYPES, MAX_BODY_DEPTH, noteUnicodeEscapes } from './body-guard';
+import { bodyGuardFault, JSON_MEDIA_TYPES, MAX_BODY_DEPTH } from './body-guard';
+import { BodyCountBounds, BodyRefused, bodyVerifier, limitInBytes, MAX_BODY_ARRAY_ITEMS } from './body-count';
 import { createExpressApp } from './express-adapter';
 import { requestIdMiddleware } from './request-id';
 import { ReadRouter } from '../replicas';
@@ -37,11 +38,54 @@ export interface RouteMatcher {
   path: RegExp;
 }
 
+/** An operation whose body may pass BODY_LIMIT, with what its largest valid body holds. */
+export interface LargeBodyRoute extends RouteMatcher {
+  /**
+   * Most bytes of its body, sized to its largest valid body; LARGE_BODY_LIMIT applies instead
+   * where it is lower. Without it: LARGE_BODY_LIMIT (bodies with no smaller bound, such as text
+   * values of any length).
+   */
+  limit?: number;
+  /** What its body's lists may hold, counted before it is parsed (countBody); without it, up to MAX_BODY_ARRAY_ITEMS items each. */
+  counts?: Omit<BodyCountBounds, 'maxDepth'>;
+}
+
 export interface HttpOptions {
   /** Routes (exact paths) whose bodies may nest deeper than MAX_BODY_DEPTH, with their bound. */
   deeperBodyRoutes?: Record<string, number>;
-  /** Operations whose bodies may reach LARGE_BODY_LIMIT instead of BODY_LIMIT (many objects, a whole ontology, a stable set). */
-  largeBodyRoutes?: RouteMatcher[];
+  /** Operations whose bodies may pass BODY_LIMIT (many objects, a whole ontology, a stable set), each up to its own limit. */
+  largeBodyRoutes?: LargeBodyRoute[];
+}
+
+interface BodyParser {
+  /** Most bytes of the body. */
+  limit: number;
+  parse: RequestHandler;
+}
+
+/**
+ * The JSON parser of the operations of `routes` (the first that matches a request) and of every
+ * other request. Each counts its body's lists (LargeBodyRoute.counts) and nesting before parsing
+ * it: MAX_BODY_DEPTH, or the bound of the deeper routes the operation serves (the body guard
+ * applies the exact bound of each path after parsing).
+ */
+function bodyParsers(config: AppConfig, routes: LargeBodyRoute[], deeper: ReadonlyMap<string, number>): (req: Request) => BodyParser {
+  const largeLimit = limitInBytes(config.largeBodyLimit);
+  const depthOf = (matches: (path: string) => boolean) => Math.max(MAX_BODY_DEPTH, ...[...deeper].filter(([path]) => matches(path)).map(([, depth]) => depth));
+  const parser = (limit: number, counts: BodyCountBounds): BodyParser => ({ limit, parse: json({ limit, type: JSON_MEDIA_TYPES, verify: bodyVerifier(counts) }) });
+  const large = routes.map((route) => ({
+    route,
+    parser: parser(Math.min(route.limit ?? largeLimit, largeLimit), {
+      maxArrayItems: MAX_BODY_ARRAY_ITEMS,
+      ...route.counts,
+      maxDepth: depthOf((path) => route.path.test(path)),
+    }),
+  }));
+  const others = parser(limitInBytes(config.bodyLimit), {
+    maxArrayItems: MAX_BODY_ARRAY_ITEMS,
+    maxDepth: depthOf((path) => !routes.some((route) => route.path.test(path))),
+  });
+  return (req) => large.find(({ route }) => route.method === req.method && route.path.test(req.path))?.parser ?? others;
 }
 
 /**
@@ -67,17 +111,17 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
   if (config.authMode === 'jwt') app.use(authenticateFirst(new TokenVerifier(config)));
   // One Express layer from here to routing (each layer costs every request), in this order:
   // - Express's JSON parser, as useBodyParser installs it, with a verify hook (which Nest keeps
-  //   for its rawBody option): BODY_LIMIT for most operations, LARGE_BODY_LIMIT for the few that
-  //   carry many objects. Only for a request with a body (Content-Length or Transfer-Encoding, as
-  //   the parser itself decides): a GET skips it.
+  //   for its rawBody option): BODY_LIMIT for most operations, their own limits (at most
+  //   LARGE_BODY_LIMIT) for the few that carry many objects. Only for a request with a body
+  //   (Content-Length or Transfer-Encoding, as the parser itself decides): a GET skips it. The
+  //   verify hook counts the body's arrays before it is parsed (bodyVerifier), so a list far past
+  //   its bound costs neither JSON.parse nor any later walk.
   // - The body guard, before routing: no pipe ever sees a body it cannot handle.
   // - The request's scope (after the parser, whose stream callbacks would lose it), which holds
   //   its read context (docs/api.md §11) and cancels its statements in PostgreSQL and its calls to the
   //   other app when its client goes away, until the handler.
-  const parser = json({ limit: config.bodyLimit, type: JSON_MEDIA_TYPES, verify: noteUnicodeEscapes });
-  const largeParser = json({ limit: config.largeBodyLimit, type: JSON_MEDIA_TYPES, verify: noteUnicodeEscapes });
-  const large = http.largeBodyRoutes ?? [];
   const deeper = new Map(Object.entries(http.deeperBodyRoutes ?? {}));
+  const parserOf = bodyParsers(config, http.largeBodyRoutes ?? [], deeper);
   const enterScope = requestScopeMiddleware(app.get(ReadRouter, { strict: false }));
   const guardThenScope = (req: Request, res: Response, next: NextFunction) => {
     const fault = bodyGuardFault(req, MAX_BODY_DEPTH, deeper);
@@ -86,10 +130,16 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
   };
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return guardThenScope(req, res, next);
-    (large.some((r) => r.method === req.method && r.path.test(req.path)) ? largeParser : parser)(req, res, (e?: unknown) => {
+    const parser = parserOf(req);
+    // A body announced past the limit is answered at once, before any of it is read: Node then
+    // reads what follows and drops it (the connection stays usable). The parser would first
+    // read it all, dropping it too, so the answer would wait for the whole upload.
+    if (Number(req.headers['content-length']) > parser.limit) return next(new PayloadTooLarge(String(parser.limit)));
+    parser.parse(req, res, (e?: unknown) => {
       // Named here, with the limit in bytes (as the nginx gateway names it): past this point Nest
       // turns the parser's error into an HttpException that no longer holds the limit.
       const err = e as { type?: string; limit?: number } | undefined;
+      if (e instanceof BodyRefused) return next(e.answer);
       if (e) return next(err?.type === 'entity.too.large' ? new PayloadTooLarge(String(err.limit)) : e);
       guardThenScope(req, res, next);
     });

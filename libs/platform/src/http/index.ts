@@ -15,3 +15,4 @@ export * from './request-scope';
 export * from './run-app';
 export * from './route-decorators';
 export * from './union-member';
+export * from './body-count';
