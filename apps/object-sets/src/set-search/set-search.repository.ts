@@ -32,8 +32,8 @@ export class SetSearchRepository {
    * Ephemeral sets are left out (`NOT ephemeral`, which by the table's CHECK also leaves out every
    * expired set); the predicate matches the partial indexes: `object_set_created_idx
    * (created_at DESC, id)` serves the newest-first order and its keyset, `object_set_creator_idx`
-   * userId, `object_set_title_idx` exact titles. Fuzzy titles are compared with a fixed
-   * similarity threshold, which no index operator takes, so they filter the candidate rows.
+   * userId, `object_set_title_idx` exact titles, `object_set_title_trgm_idx` fuzzy titles (through
+   * object_sets.fuzzy_title_matches, once per fuzzy title: only matching sets are scored).
    */
   async page(filter: ObjectSetFilter, visible: string[] | null, limit: number, after?: SetSearchPosition): Promise<SetSearchRow[]> {
     const params: unknown[] = [visible];
