@@ -72,6 +72,13 @@ export class ConfigError extends Error {
 }
 
 export const DEV_PAGING_TOKEN_SECRET = 'ontology-object-service-development-paging-secret';
+/**
+ * Paging-token secrets anyone can read (this code's development default, docker-compose.yml's
+ * default): with one, anyone can sign paging tokens of their own.
+ */
+export const PUBLIC_PAGING_TOKEN_SECRETS: readonly string[] = [DEV_PAGING_TOKEN_SECRET, 'change-me-in-production-please'];
+/** The shortest PAGING_TOKEN_SECRET accepted with AUTH_MODE=jwt (as AUTH_JWT_SECRET). */
+export const MIN_PAGING_TOKEN_SECRET_LENGTH = 32;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
   const problems: string[] = [];
@@ -132,7 +139,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }
     }
   }
-  if (nodeEnv === 'production' && (!env.PAGING_TOKEN_SECRET || env.PAGING_TOKEN_SECRET === DEV_PAGING_TOKEN_SECRET)) {
+  const pagingSecret = env.PAGING_TOKEN_SECRET;
+  if (authMode === 'jwt' && (!pagingSecret || pagingSecret.length < MIN_PAGING_TOKEN_SECRET_LENGTH || PUBLIC_PAGING_TOKEN_SECRETS.includes(pagingSecret))) {
+    // Callers are told apart: none may sign a paging token (a position of its choosing) of its own.
+    problems.push(
+      `PAGING_TOKEN_SECRET is required with AUTH_MODE=jwt: a random value of at least ${MIN_PAGING_TOKEN_SECRET_LENGTH} characters, the same on every replica (not the development or docker-compose default)`,
+    );
+  } else if (nodeEnv === 'production' && (!pagingSecret || pagingSecret === DEV_PAGING_TOKEN_SECRET)) {
     // The development default is public: with it anyone can sign paging tokens of their own.
     problems.push('PAGING_TOKEN_SECRET is required with NODE_ENV=production (a random value, the same on every replica)');
   }
