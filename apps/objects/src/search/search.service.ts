@@ -4,6 +4,7 @@ import {
   COMPILED_SET_FILTER_LIMITS,
   InvalidFilter,
   InvalidPagingToken,
+  isInstantText,
   isRecord,
   isText,
   MembersTooLarge,
@@ -64,7 +65,7 @@ export class SearchService {
               isRecord(p) &&
               isText(p.env) &&
               isText(p.id) &&
-              (p.t === undefined || isText(p.t)) &&
+              (p.t === undefined || isInstantText(p.t)) &&
               (order ? Array.isArray(p.k) && p.k.length === order.length && p.k.every((k) => k === null || isText(k)) : p.k === undefined),
             );
       instant ??= await pageInstant(at, after, () => this.repository.snapshotInstant());
