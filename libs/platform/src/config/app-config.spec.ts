@@ -60,6 +60,12 @@ describe('auth configuration', () => {
     }
     expect(loadConfig({ ...jwt, PAGING_TOKEN_SECRET: 'p'.repeat(32) }).pagingTokenSecret).toBe('p'.repeat(32));
   });
+  it('AUTH_JWT_MAX_TTL: no maximum unless set, then seconds', () => {
+    expect(loadConfig(base).authJwtMaxTtlSeconds).toBeUndefined();
+    expect(loadConfig({ ...base, AUTH_JWT_MAX_TTL: '3600' }).authJwtMaxTtlSeconds).toBe(3600);
+    expect(() => loadConfig({ ...base, AUTH_JWT_MAX_TTL: '1h' })).toThrow(/AUTH_JWT_MAX_TTL must be an integer/);
+    expect(() => loadConfig({ ...base, AUTH_JWT_MAX_TTL: '0' })).toThrow(/AUTH_JWT_MAX_TTL/);
+  });
   it('refuses a missing or development PAGING_TOKEN_SECRET in production', () => {
     const prod = { ...base, NODE_ENV: 'production', AUTH_ALLOW_NONE: 'true' };
     expect(() => loadConfig(prod)).toThrow(/PAGING_TOKEN_SECRET is required with NODE_ENV=production/);

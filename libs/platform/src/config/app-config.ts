@@ -35,6 +35,8 @@ export class AppConfig {
   authJwtIssuer?: string;
   /** When set, a token's `aud` must hold it (AUTH_JWT_AUDIENCE). */
   authJwtAudience?: string;
+  /** Longest a token may be valid, in seconds (AUTH_JWT_MAX_TTL; unset: no maximum): `exp` at most this long after `iat`, and after now. */
+  authJwtMaxTtlSeconds?: number;
   /** The claim that lists a caller's roles (AUTH_ROLES_CLAIM, `roles`; a dotted path such as `realm_access.roles` reaches into an object). */
   authRolesClaim: string;
   /** The role that may publish the ontology in AUTH_MODE=jwt (AUTH_ONTOLOGY_ADMIN_ROLE, `ontology-admin`). */
@@ -165,6 +167,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authJwtPublicKey,
     authJwtIssuer: env.AUTH_JWT_ISSUER || undefined,
     authJwtAudience: env.AUTH_JWT_AUDIENCE || undefined,
+    authJwtMaxTtlSeconds: env.AUTH_JWT_MAX_TTL ? int('AUTH_JWT_MAX_TTL', 0, 1, 315_360_000) : undefined,
     authRolesClaim: env.AUTH_ROLES_CLAIM || 'roles',
     authOntologyAdminRole: env.AUTH_ONTOLOGY_ADMIN_ROLE || 'ontology-admin',
     objectSetMemberLimit: int('OBJECT_SET_MEMBER_LIMIT', 100_000),
