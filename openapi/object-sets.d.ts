@@ -1396,6 +1396,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description PermissionDenied */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "PERMISSION_DENIED",
+                     *       "errorName": "PermissionDenied",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "reason": "environment not granted"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "PERMISSION_DENIED";
+                        /** @enum {string} */
+                        errorName?: "PermissionDenied";
+                    };
+                };
+            };
             /** @description PayloadTooLarge */
             413: {
                 headers: {

@@ -127,7 +127,7 @@ describe('METRICS_ENABLED', () => {
   });
 
   it('jwt mode: /metrics answers without a token (it is reached only from inside)', async () => {
-    const app = await startObjectsApp({ AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'x'.repeat(32) });
+    const app = await startObjectsApp({ AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'x'.repeat(32), PAGING_TOKEN_SECRET: 'p'.repeat(32) });
     try {
       await app.http().get('/objects/anyone').expect(401);
       parsePrometheusText((await app.http().get('/metrics').expect(200)).text);

@@ -28,7 +28,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer, connect } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { ChunkedBodyEnd, FramingError, headEnd, parseRequestHead, parseResponseHead } from './http-framing.mjs';
+import { CLIENT_HEADERS_DROPPED, ChunkedBodyEnd, FramingError, headEnd, parseRequestHead, parseResponseHead } from './http-framing.mjs';
 
 const require = createRequire(import.meta.url);
 const swaggerUiDir = dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -326,7 +326,14 @@ class ClientConnection {
     this.detached = true;
     this.socket.removeAllListeners('data');
     this.gateway.clients.delete(this);
-    const message = { type: 'gateway:connection', head: this.buf.toString('latin1'), paths: app.prefixes, closed: CLOSED_ROUTES, relay: this.gateway.relayUrl };
+    const message = {
+      type: 'gateway:connection',
+      head: this.buf.toString('latin1'),
+      paths: app.prefixes,
+      closed: CLOSED_ROUTES,
+      dropped: CLIENT_HEADERS_DROPPED,
+      relay: this.gateway.relayUrl,
+    };
     this.buf = EMPTY;
     child.send(message, this.socket, (err) => {
       if (err) this.socket.destroy();
@@ -335,13 +342,13 @@ class ClientConnection {
     return true;
   }
 
-  /** The request head with this hop added to X-Forwarded-For. */
+  /** The request head with this hop added to X-Forwarded-For, without the headers a client may not send (CLIENT_HEADERS_DROPPED). */
   forwardedHead(req) {
     const lines = req.lines;
     const ip = this.socket.remoteAddress ?? '';
     if (req.forwardedFor >= 0) lines[req.forwardedFor] += `, ${ip}`;
     else lines.splice(lines.length - 2, 0, `X-Forwarded-For: ${ip}`);
-    return lines.join('\r\n');
+    return (req.dropped ? lines.filter((line, n) => !req.dropped.includes(n)) : lines).join('\r\n');
   }
 
   upstream(app) {

@@ -14,6 +14,15 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/1\.([01])$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) ([0-9]{3})(?: |$)/;
 
+/**
+ * Headers only the apps send each other, dropped from clients' requests by the `npm start` gateway
+ * (as nginx drops them): X-User-Id, the caller under AUTH_MODE=none (through a gateway every
+ * client is "anonymous"), and X-Consistency-Level, which sends a request's reads to the primary
+ * (docs/api.md §11). Sent along with a handed-over connection, so the app drops them from the
+ * requests that follow on it (libs/platform's gateway-handoff.ts).
+ */
+export const CLIENT_HEADERS_DROPPED = ['x-user-id', 'x-consistency-level'];
+
 export class FramingError extends Error {
   /** @param {number} status the status a client should get (400 or 431) */
   constructor(status, reason) {
@@ -47,6 +56,8 @@ function parseHead(text) {
   let keepAlive = false;
   let forwardedFor = -1;
   let upgrade = false;
+  /** Lines of CLIENT_HEADERS_DROPPED, if any. */
+  let dropped;
   // lines[0] is the start line; the head ends with two empty strings after the final CRLFs.
   for (let n = 1; n < lines.length - 2; n++) {
     const line = lines[n];
@@ -75,10 +86,12 @@ function parseHead(text) {
       }
     } else if (lower === 'x-forwarded-for') {
       forwardedFor = n;
+    } else if (CLIENT_HEADERS_DROPPED.includes(lower)) {
+      (dropped ??= []).push(n);
     }
   }
   if (chunked && contentLength !== null) throw new FramingError(400, 'both Content-Length and Transfer-Encoding');
-  return { lines, contentLength, chunked, close, keepAlive, forwardedFor, upgrade };
+  return { lines, contentLength, chunked, close, keepAlive, forwardedFor, upgrade, dropped };
 }
 
 /**

@@ -3,7 +3,10 @@ import { SignJWT } from 'jose';
 /** The HS256 secret the auth e2e tests configure (AUTH_JWT_SECRET). */
 export const TEST_JWT_SECRET = 'test-secret-for-the-e2e-suite-0123456789';
 
-export const JWT_ENV = { AUTH_MODE: 'jwt', AUTH_JWT_SECRET: TEST_JWT_SECRET };
+/** The paging-token secret the auth e2e tests configure: AUTH_MODE=jwt requires a real one (PAGING_TOKEN_SECRET). */
+export const TEST_PAGING_TOKEN_SECRET = 'test-paging-secret-for-the-e2e-suite-0123456789';
+
+export const JWT_ENV = { AUTH_MODE: 'jwt', AUTH_JWT_SECRET: TEST_JWT_SECRET, PAGING_TOKEN_SECRET: TEST_PAGING_TOKEN_SECRET };
 
 /** A signed token; `expiresIn` seconds from now (negative: already expired); `claims` added to the payload (`roles`, `iss`, `aud`, …). */
 export function token(

@@ -35,7 +35,8 @@ SELECT json_strip_nulls(json_build_object(
 'creator', s.creator,
 'createdAt', to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
 'updatedAt', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-'expiresAt', to_char(s.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::text AS json FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" AND (s.expires_at IS NULL OR s.expires_at > $3::timestamptz);
+'expiresAt', to_char(s.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::text AS json FROM object_sets.object_set s
+    WHERE s.id = $1::text COLLATE "C" AND (s.expires_at IS NULL OR s.expires_at > $3::timestamptz) AND ($2::text[] IS NULL OR s.scope_environment_ids <@ $2::text[]);
 
 -- object-sets
 COMMIT;
@@ -98,7 +99,8 @@ SELECT json_strip_nulls(json_build_object(
 'creator', s.creator,
 'createdAt', to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
 'updatedAt', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-'expiresAt', to_char(s.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::text AS json FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" AND (s.expires_at IS NULL OR s.expires_at > $3::timestamptz);
+'expiresAt', to_char(s.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::text AS json FROM object_sets.object_set s
+    WHERE s.id = $1::text COLLATE "C" AND (s.expires_at IS NULL OR s.expires_at > $3::timestamptz) AND ($2::text[] IS NULL OR s.scope_environment_ids <@ $2::text[]);
 
 -- object-sets
 COMMIT;
@@ -155,7 +157,8 @@ SELECT json_strip_nulls(json_build_object(
 'creator', s.creator,
 'createdAt', to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
 'updatedAt', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-'expiresAt', to_char(s.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::text AS json FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" AND (s.expires_at IS NULL OR s.expires_at > $3::timestamptz);
+'expiresAt', to_char(s.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::text AS json FROM object_sets.object_set s
+    WHERE s.id = $1::text COLLATE "C" AND (s.expires_at IS NULL OR s.expires_at > $3::timestamptz) AND ($2::text[] IS NULL OR s.scope_environment_ids <@ $2::text[]);
 
 -- object-sets
 COMMIT;
@@ -181,7 +184,8 @@ SELECT json_strip_nulls(json_build_object(
 'creator', s.creator,
 'createdAt', to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
 'updatedAt', to_char(s.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-'expiresAt', to_char(s.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::text AS json FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" AND (s.expires_at IS NULL OR s.expires_at > $3::timestamptz);
+'expiresAt', to_char(s.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))::text AS json FROM object_sets.object_set s
+    WHERE s.id = $1::text COLLATE "C" AND (s.expires_at IS NULL OR s.expires_at > $3::timestamptz) AND ($2::text[] IS NULL OR s.scope_environment_ids <@ $2::text[]);
 
 -- ===== getObjectSetMembers STRONG (through the objects app): 3 statements
 
@@ -392,7 +396,7 @@ SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immuta
 FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" FOR UPDATE;
 
 -- object-sets
-SELECT r.set_id AS id FROM object_sets.object_set_reference r JOIN object_sets.object_set s ON s.id = r.set_id
+SELECT r.set_id AS id, s.creator FROM object_sets.object_set_reference r JOIN object_sets.object_set s ON s.id = r.set_id
 WHERE r.referenced_id = $1::text COLLATE "C" AND (s.expires_at IS NULL OR s.expires_at > $2::timestamptz) ORDER BY r.set_id;
 
 -- object-sets

@@ -26,7 +26,7 @@
          m.id
     FROM (SELECT s.*, NULL::real AS score
             FROM object_sets.object_set s
-           WHERE NOT s.ephemeral AND (s.title = $2::text)) m
+           WHERE NOT s.ephemeral AND ($1::text[] IS NULL OR s.scope_environment_ids <@ $1::text[]) AND (s.title = $2::text)) m
    WHERE TRUE
    ORDER BY m.created_at DESC, m.id
    LIMIT $3::int;
@@ -56,7 +56,7 @@
          m.id
     FROM (SELECT s.*, (CASE WHEN lower(s.title) = lower($2::text) THEN 4::real WHEN strpos(lower(s.title), lower($2::text)) = 1 THEN 3::real WHEN strpos(lower(s.title), lower($2::text)) > 0 THEN 2::real ELSE word_similarity(lower($2::text), lower(s.title)) END) AS score
             FROM object_sets.object_set s
-           WHERE NOT s.ephemeral AND (strpos(lower(s.title), lower($2::text)) > 0 OR word_similarity(lower($2::text), lower(s.title)) >= 0.4)) m
+           WHERE NOT s.ephemeral AND ($1::text[] IS NULL OR s.scope_environment_ids <@ $1::text[]) AND (s.id IN (SELECT object_sets.fuzzy_title_matches($2::text)))) m
    WHERE TRUE
    ORDER BY m.score DESC, m.created_at DESC, m.id
    LIMIT $3::int;
@@ -86,7 +86,7 @@
          m.id
     FROM (SELECT s.*, NULL::real AS score
             FROM object_sets.object_set s
-           WHERE NOT s.ephemeral AND (s.creator = $2::text)) m
+           WHERE NOT s.ephemeral AND ($1::text[] IS NULL OR s.scope_environment_ids <@ $1::text[]) AND (s.creator = $2::text)) m
    WHERE TRUE
    ORDER BY m.created_at DESC, m.id
    LIMIT $3::int;

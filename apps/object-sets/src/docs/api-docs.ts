@@ -59,7 +59,7 @@ export const OBJECT_SETS_SCHEMA_NAMES: Record<string, string> = {
  * is a body.
  */
 export const OBJECT_SETS_ERRORS: OperationErrors = {
-  createObjectSet: ['InvalidObjectSetDefinition', 'InvalidFilter'],
+  createObjectSet: ['InvalidObjectSetDefinition', 'InvalidFilter', 'PermissionDenied'],
   searchObjectSets: ['InvalidFilter', 'InvalidPagingToken'],
   getObjectSetMetadata: ['ObjectSetNotFound'],
   // InvalidObjectSetDefinition on reads: a set whose referenced sets grew past the expansion bound since it was written,

@@ -35,3 +35,12 @@ export function objectSetMetadataJsonSql(alias: string, visibleParam?: string): 
 export function liveSetSql(alias: string, nowParam: string): string {
   return `(${alias}.expires_at IS NULL OR ${alias}.expires_at > ${nowParam}::timestamptz)`;
 }
+
+/**
+ * Whether the caller may see a set (docs/api.md §5): its scope names only environments the caller
+ * sees (an empty scope, every environment the caller sees, always does). `visibleParam`: the
+ * placeholder of the caller's visible environments (text[], NULL: all).
+ */
+export function scopeVisibleSql(alias: string, visibleParam: string): string {
+  return `(${visibleParam}::text[] IS NULL OR ${alias}.scope_environment_ids <@ ${visibleParam}::text[])`;
+}

@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ObjectSetDefinition } from '@app/domain';
 import { primaryRows, queryRows } from '@app/platform';
 import { StoredSet } from '../definitions/evaluator';
-import { liveSetSql, objectSetMetadataJsonSql } from './object-set-json.sql';
+import { liveSetSql, objectSetMetadataJsonSql, scopeVisibleSql } from './object-set-json.sql';
 
 /**
  * The EVENTUALLY read (see cachedMembers); exported so the benchmark floor runs the same SQL.
@@ -66,11 +66,12 @@ export class ObjectSetsRepository {
     await m.query(`SELECT pg_advisory_xact_lock(hashtext('object-sets:reference-graph'))`);
   }
 
-  /** ObjectSetMetadata JSON of a live set, or undefined. Primary key. */
+  /** ObjectSetMetadata JSON of a live set the caller may see, or undefined. Primary key. */
   async metadataJson(id: string, visible: string[] | null, now: Date, db: Db = this.dataSource): Promise<string | undefined> {
     const [row] = await rowsOn(
       db,
-      `SELECT ${objectSetMetadataJsonSql('s', '$2')}::text AS json FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s', '$3')}`,
+      `SELECT ${objectSetMetadataJsonSql('s', '$2')}::text AS json FROM object_sets.object_set s
+        WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s', '$3')} AND ${scopeVisibleSql('s', '$2')}`,
       [id, visible, now.toISOString()],
     );
     return row?.json;
@@ -141,11 +142,12 @@ export class ObjectSetsRepository {
     await m.query(`DELETE FROM object_sets.members_cache WHERE set_id = $1`, [id]);
   }
 
-  /** ObjectSetMetadata JSON of the set as it was at `asOf` (live then), or undefined. object_set_version primary key. */
+  /** ObjectSetMetadata JSON of the set as it was at `asOf` (live then, and the caller may see its scope then), or undefined. object_set_version primary key. */
   async metadataJsonAsOf(id: string, visible: string[] | null, asOf: Date): Promise<string | undefined> {
     const [row] = await this.dataSource.query(
       `SELECT ${objectSetMetadataJsonSql('s', '$2')}::text AS json FROM object_sets.object_set_version s
-        WHERE s.id = $1::text COLLATE "C" AND s.valid_from <= $3::timestamptz AND s.valid_to > $3::timestamptz AND ${liveSetSql('s', '$3')}`,
+        WHERE s.id = $1::text COLLATE "C" AND s.valid_from <= $3::timestamptz AND s.valid_to > $3::timestamptz AND ${liveSetSql('s', '$3')}
+          AND ${scopeVisibleSql('s', '$2')}`,
       [id, visible, asOf.toISOString()],
     );
     return row?.json;
@@ -187,15 +189,28 @@ export class ObjectSetsRepository {
     }
   }
 
-  /** Live sets whose definitions reference `id` (object_set_reference_referenced_idx). */
-  async referencedBy(m: Db, id: string, now: Date): Promise<string[]> {
-    const rows: { id: string }[] = await rowsOn(
+  /** Live sets whose definitions reference `id`, with their creators (object_set_reference_referenced_idx). */
+  async referencedBy(m: Db, id: string, now: Date): Promise<{ id: string; creator: string }[]> {
+    return rowsOn(
       m,
-      `SELECT r.set_id AS id FROM object_sets.object_set_reference r JOIN object_sets.object_set s ON s.id = r.set_id
+      `SELECT r.set_id AS id, s.creator FROM object_sets.object_set_reference r JOIN object_sets.object_set s ON s.id = r.set_id
         WHERE r.referenced_id = $1::text COLLATE "C" AND ${liveSetSql('s', '$2')} ORDER BY r.set_id`,
       [id, now.toISOString()],
     );
-    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Deletes a set that live sets of other users still use (docs/api.md §5): it is stored on as an
+   * ephemeral set that expired `now`, so it reads as 404, leaves set search, cannot be referenced
+   * anew, and keeps serving the sets that use it until sweepExpired removes it, once none does.
+   */
+  async retire(m: EntityManager, id: string, now: Date): Promise<void> {
+    await m.query(
+      `UPDATE object_sets.object_set SET ephemeral = true, expires_at = $2::timestamptz, updated_at = greatest($2::timestamptz, updated_at + interval '1 millisecond')
+        WHERE id = $1`,
+      [id, now.toISOString()],
+    );
+    await m.query(`DELETE FROM object_sets.members_cache WHERE set_id = $1`, [id]);
   }
 
   async delete(m: EntityManager, id: string, now: Date): Promise<void> {

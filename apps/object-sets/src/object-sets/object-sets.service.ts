@@ -161,11 +161,14 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       const now = await this.repository.writeInstant(m, this.clock.now());
       await this.repository.lockGraph(m);
       const row = await this.repository.lockForUpdate(m, id, now);
-      if (!row || !row.live) throw new ObjectSetNotFound(id);
+      if (!row || !row.live || !readable(row, visibleEnvironmentsParam(caller))) throw new ObjectSetNotFound(id);
       if (row.creator !== caller.userId) throw new PermissionDenied(`only the creator of object set ${id} may delete it`, { objectSetId: id });
+      // The creator's own sets that use it are theirs to change first; other users' sets keep it (retired).
       const referencedBy = await this.repository.referencedBy(m, id, now);
-      if (referencedBy.length) throw new ObjectSetInUse(id, referencedBy);
-      await this.repository.delete(m, id, now);
+      const own = referencedBy.filter((r) => r.creator === caller.userId).map((r) => r.id);
+      if (own.length) throw new ObjectSetInUse(id, own);
+      if (referencedBy.length) await this.repository.retire(m, id, now);
+      else await this.repository.delete(m, id, now);
     });
   }
 
@@ -178,7 +181,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const closure = asOf ? await this.repository.closureAsOf([id], asOf) : await this.repository.closure([id], now);
     const visible = visibleEnvironmentsParam(caller);
     const root = forCaller(liveOnly(closure.get(id)), visible);
-    if (!root) throw new ObjectSetNotFound(id);
+    if (!root || !readable(root, visible)) throw new ObjectSetNotFound(id);
     // A referenced ephemeral set that has expired is 404 itself, but stays stored and keeps
     // serving the live sets that use it (sweepExpired removes it once none does).
     return compileObjectSet(root, (ref) => forCaller(closure.get(ref), visible));
@@ -274,17 +277,27 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async mustBeChangeable(caller: CallerContext, id: string, row: SetRow | undefined): Promise<SetRow> {
-    if (!row || !row.live) throw new ObjectSetNotFound(id);
+    if (!row || !row.live || !readable(row, visibleEnvironmentsParam(caller))) throw new ObjectSetNotFound(id);
     if (row.creator !== caller.userId) throw new PermissionDenied(`only the creator of object set ${id} may change it`, { objectSetId: id });
     if (row.immutable) throw new ObjectSetImmutable(id);
     return row;
   }
 
-  /** Referenced sets exist, no cycle or excessive nesting, filters and link ids valid for the ontology. */
+  /**
+   * The scope names only environments the caller sees; referenced sets exist and the caller may
+   * read them (one it may not is reported as one that does not exist); no cycle or excessive
+   * nesting; filters and link ids valid for the ontology.
+   */
   private async checkDefinition(caller: CallerContext, set: StoredSet, now: Date): Promise<void> {
     const { definition } = set;
+    const visible = visibleEnvironmentsParam(caller);
+    const hidden = set.scopeEnvironmentIds.find((e) => visible && !visible.includes(e));
+    if (hidden !== undefined) {
+      throw new PermissionDenied(`the scope of a set may only name environments the caller can see, not ${hidden}`, { environmentId: hidden });
+    }
     const references = referencedSetIds(definition);
     const closure = references.length ? await this.repository.closure(references, now) : new Map<string, SetRow>();
+    for (const ref of references) if (closure.has(ref) && !readable(closure.get(ref)!, visible)) closure.delete(ref);
     await this.checkReferencesExist(definition, closure);
     const compiled = compileObjectSet(set, (ref) => (ref === set.id ? set : liveOnly(closure.get(ref))));
     if (definition.type === 'filter') {
@@ -338,6 +351,11 @@ const NO_MEMBERS: ObjectSearchFilter = { type: 'not', not: { filter: { type: 'al
 /** `,"asOf":"…"` added to a response object read as of an instant. */
 function withAsOf(json: string, asOf: Date | undefined): string {
   return asOf ? `${json.slice(0, json.lastIndexOf('}'))}${asOfJson(asOf)}}` : json;
+}
+
+/** Whether the caller may see a set: its scope names only environments it sees (scopeVisibleSql, docs/api.md §5). */
+function readable(row: StoredSet, visible: string[] | null): boolean {
+  return !visible || row.scopeEnvironmentIds.every((e) => visible.includes(e));
 }
 
 function liveOnly(row: SetRow | undefined): SetRow | undefined {

@@ -22,13 +22,15 @@ export const MAX_SET_FILTER_NODES = 1000;
 const MAX_TEXT_LENGTH = 1024;
 
 /**
- * Fuzzy title threshold on pg_trgm `word_similarity(query, title)` (both lower-cased). 0.4 keeps
- * typos ('quartely report' → 'Quarterly Report 2026': 0.74, 'markting' → 'Marketing plan': 0.58)
- * and drops titles that only share a few letters ('sales' → 'Safety audit': 0.33). A fixed
- * constant rather than the `pg_trgm.word_similarity_threshold` setting, so results do not
- * depend on server configuration.
+ * Bounds on the fuzzy titles of one filter (docs/api.md §5): each costs an index scan and a
+ * similarity per matching set, which grows with the query's length, so a request holds few and
+ * short ones: enough for a search box (a query, or a few alternatives), far below what made one
+ * request run for seconds (hundreds of 1,000-character queries). A fuzzy title matches through
+ * object_sets.fuzzy_title_matches (the FuzzyTitleMatches migration: contains the query, or
+ * pg_trgm word_similarity at least 0.4, through the trigram index).
  */
-export const FUZZY_TITLE_THRESHOLD = 0.4;
+export const MAX_FUZZY_TITLES = 4;
+export const MAX_FUZZY_TITLE_LENGTH = 100;
 
 /**
  * The score of a fuzzy title match, best first: equal up to case, then the query as a prefix, then
@@ -59,11 +61,11 @@ function text(value: unknown, path: string): string {
  */
 export function validateObjectSetFilter(raw: unknown, path = 'filter'): ObjectSetFilter {
   if (raw === undefined || raw === null) throw new InvalidArgument(path, 'is required');
-  const state = { nodes: 0 };
+  const state = { nodes: 0, fuzzy: 0 };
   return validateNode(raw, path, 1, state);
 }
 
-function validateNode(raw: unknown, path: string, depth: number, state: { nodes: number }): ObjectSetFilter {
+function validateNode(raw: unknown, path: string, depth: number, state: { nodes: number; fuzzy: number }): ObjectSetFilter {
   if (depth > MAX_SET_FILTER_DEPTH) throw new InvalidFilter(path, `filter is nested more than ${MAX_SET_FILTER_DEPTH} levels deep`);
   if (++state.nodes > MAX_SET_FILTER_NODES) throw new InvalidFilter(path, `filter has more than ${MAX_SET_FILTER_NODES} nodes`);
   if (!isPlainObject(raw)) throw new InvalidFilter(path, `must be an object {"type": "<variant>", "<variant>": {...}}, not ${kindOf(raw)}`);
@@ -113,6 +115,10 @@ function validateNode(raw: unknown, path: string, depth: number, state: { nodes:
       if (fuzzy !== undefined && fuzzy !== null && typeof fuzzy !== 'boolean') {
         throw new InvalidFilter(`${at}.fuzzy`, `must be true or false, not ${kindOf(fuzzy)}`);
       }
+      if (fuzzy === true) {
+        if (++state.fuzzy > MAX_FUZZY_TITLES) throw new InvalidFilter(`${at}.fuzzy`, `a filter holds at most ${MAX_FUZZY_TITLES} fuzzy titles`);
+        if (!fitsLength(title, MAX_FUZZY_TITLE_LENGTH)) throw new InvalidFilter(`${at}.title`, `a fuzzy title is at most ${MAX_FUZZY_TITLE_LENGTH} characters`);
+      }
       return { type: 'title', title: { title, fuzzy: fuzzy === true } };
     }
   }
@@ -158,10 +164,10 @@ export function compileObjectSetFilter(filter: ObjectSetFilter, alias: string, p
     const p = param(q);
     const title = `lower(${alias}.title)`;
     const at = `strpos(${title}, lower(${p}))`;
-    const similarity = `word_similarity(lower(${p}), ${title})`;
     return {
-      matches: `(${at} > 0 OR ${similarity} >= ${FUZZY_TITLE_THRESHOLD})`,
-      score: `(CASE WHEN ${title} = lower(${p}) THEN ${FUZZY_SCORE.equal}::real WHEN ${at} = 1 THEN ${FUZZY_SCORE.prefix}::real WHEN ${at} > 0 THEN ${FUZZY_SCORE.contains}::real ELSE ${similarity} END)`,
+      // The ids of the matching sets, found through the trigram index once per statement.
+      matches: `(${alias}.id IN (SELECT object_sets.fuzzy_title_matches(${p})))`,
+      score: `(CASE WHEN ${title} = lower(${p}) THEN ${FUZZY_SCORE.equal}::real WHEN ${at} = 1 THEN ${FUZZY_SCORE.prefix}::real WHEN ${at} > 0 THEN ${FUZZY_SCORE.contains}::real ELSE word_similarity(lower(${p}), ${title}) END)`,
     };
   };
   const walk = (f: ObjectSetFilter, negated: boolean): string => {

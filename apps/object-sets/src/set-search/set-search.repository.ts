@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRows } from '@app/platform';
-import { objectSetMetadataJsonSql } from '../object-sets/object-set-json.sql';
+import { objectSetMetadataJsonSql, scopeVisibleSql } from '../object-sets/object-set-json.sql';
 import { compileObjectSetFilter, ObjectSetFilter } from './object-set-filter';
 
 /**
@@ -30,10 +30,10 @@ export class SetSearchRepository {
    * when the filter ranks (FUZZY_SCORE), then newest first, ties by id (byte order, `COLLATE "C"`).
    *
    * Ephemeral sets are left out (`NOT ephemeral`, which by the table's CHECK also leaves out every
-   * expired set); the predicate matches the partial indexes: `object_set_created_idx
+   * expired set), and so are sets whose scope names an environment the caller cannot see; the predicate matches the partial indexes: `object_set_created_idx
    * (created_at DESC, id)` serves the newest-first order and its keyset, `object_set_creator_idx`
-   * userId, `object_set_title_idx` exact titles. Fuzzy titles are compared with a fixed
-   * similarity threshold, which no index operator takes, so they filter the candidate rows.
+   * userId, `object_set_title_idx` exact titles, `object_set_title_trgm_idx` fuzzy titles (through
+   * object_sets.fuzzy_title_matches, once per fuzzy title: only matching sets are scored).
    */
   async page(filter: ObjectSetFilter, visible: string[] | null, limit: number, after?: SetSearchPosition): Promise<SetSearchRow[]> {
     const params: unknown[] = [visible];
@@ -58,7 +58,7 @@ export class SetSearchRepository {
              m.id
         FROM (SELECT s.*, ${ranked ? compiled.score : 'NULL::real'} AS score
                 FROM object_sets.object_set s
-               WHERE NOT s.ephemeral AND ${compiled.where}) m
+               WHERE NOT s.ephemeral AND ${scopeVisibleSql('s', '$1')} AND ${compiled.where}) m
        WHERE ${keyset}
        ORDER BY ${ranked ? 'm.score DESC, ' : ''}m.created_at DESC, m.id
        LIMIT ${p(limit)}::int`;

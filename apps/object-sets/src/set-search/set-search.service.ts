@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, CallerContext, visibleEnvironmentsParam } from '@app/platform';
-import { InvalidPagingToken, PAGE_LIMITS, PagingTokenCodec, resolvePageSize } from '@app/domain';
-import { isRanked, ObjectSetFilter, validateObjectSetFilter } from './object-set-filter';
+import { isInstantText, isRecord, isText, PAGE_LIMITS, PagingTokenCodec, resolvePageSize } from '@app/domain';
+import { FUZZY_SCORE, isRanked, ObjectSetFilter, validateObjectSetFilter } from './object-set-filter';
 import { SetSearchPosition, SetSearchRepository } from './set-search.repository';
 
 export interface SearchObjectSetsInput {
@@ -37,15 +37,18 @@ export class SetSearchService {
   }
 
   private position(token: string, binding: unknown, filter: ObjectSetFilter): SetSearchPosition {
-    const p = this.tokens.decode<SetSearchPosition>(token, binding);
-    // Signed by us, so only a change of format would fail here; never let it reach SQL as a 500.
-    const ok =
-      typeof p === 'object' &&
-      p !== null &&
-      typeof p.c === 'string' &&
-      typeof p.i === 'string' &&
-      (isRanked(filter) ? typeof p.s === 'string' && Number.isFinite(Number(p.s)) : p.s === undefined);
-    if (!ok) throw new InvalidPagingToken('token is malformed');
-    return p;
+    // Every field reaches SQL as a cast (c timestamptz, s real): whoever knows the secret signs any
+    // position, and none may answer 500.
+    const ranked = isRanked(filter);
+    return this.tokens.decode<SetSearchPosition>(
+      token,
+      binding,
+      (p) => isRecord(p) && isInstantText(p.c) && isText(p.i) && (ranked ? isScoreText(p.s) : p.s === undefined),
+    );
   }
+}
+
+/** A fuzzy score as PostgreSQL writes a real (`0.74`, `3`, `1e-05`), between 0 and the highest (FUZZY_SCORE). */
+function isScoreText(v: unknown): boolean {
+  return typeof v === 'string' && /^(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(v) && Number(v) <= FUZZY_SCORE.equal;
 }

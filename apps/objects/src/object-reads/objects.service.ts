@@ -6,11 +6,14 @@ import {
   ObjectVersionNotFound,
   PAGE_LIMITS,
   isRecord,
+  isInstantText,
+  isInt32Count,
   isSafeCount,
   isText,
   PagingTokenCodec,
   asOfJson,
   InvalidPagingToken,
+  parseDatetime,
 } from '@app/domain';
 import { BulkPosition, ObjectsRepository } from './objects.repository';
 
@@ -47,8 +50,10 @@ export async function pageInstant(
   if (at.asOf || !at.snapshot) return { asOf: at.asOf, carry: {} };
   let t: Date;
   if (position?.t !== undefined) {
-    t = new Date(typeof position.t === 'string' ? position.t : NaN);
-    if (Number.isNaN(t.getTime())) throw new InvalidPagingToken('token is malformed');
+    // Years 0001-9999 only: a Date takes instants PostgreSQL cannot read back (a cast error, a 500).
+    const parsed = parseDatetime(position.t);
+    if (!parsed.ok) throw new InvalidPagingToken('token is malformed');
+    t = parsed.value;
   } else {
     t = await fix();
   }
@@ -80,7 +85,7 @@ export class ObjectsService {
     const after =
       pagingToken === undefined
         ? undefined
-        : this.tokens.decode<BulkPosition & { t?: string }>(pagingToken, binding, (p) => isRecord(p) && isSafeCount(p.ord) && isText(p.env) && (p.t === undefined || isText(p.t)));
+        : this.tokens.decode<BulkPosition & { t?: string }>(pagingToken, binding, (p) => isRecord(p) && isSafeCount(p.ord) && isText(p.env) && (p.t === undefined || isInstantText(p.t)));
     const instant = await pageInstant(at, after, () => this.repository.snapshotInstant());
     if (instant.asOf) requireReplayedUpTo(caller, instant.asOf);
     const rows = await this.repository.bulk(ids, after, pageSize + 1, visibleEnvironmentsParam(caller), instant.asOf);
@@ -102,7 +107,7 @@ export class ObjectsService {
     const start = window.startTime.toISOString();
     const end = window.endTime.toISOString();
     const binding = { op: 'history', environmentId, id, start, end };
-    const afterVersion = pagingToken === undefined ? 0 : this.tokens.decode<number>(pagingToken, binding, isSafeCount);
+    const afterVersion = pagingToken === undefined ? 0 : this.tokens.decode<number>(pagingToken, binding, isInt32Count);
     const rows = await this.repository.history(environmentId, id, start, end, afterVersion, pageSize + 1);
     if (rows.length === 0 && afterVersion === 0 && !(await this.repository.everExisted(environmentId, id))) {
       throw new ObjectNotFound(id, environmentId);

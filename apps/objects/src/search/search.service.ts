@@ -5,6 +5,7 @@ import {
   followsLinks,
   InvalidFilter,
   InvalidPagingToken,
+  isInstantText,
   isRecord,
   isText,
   MembersTooLarge,
@@ -70,7 +71,7 @@ export class SearchService {
               isRecord(p) &&
               isText(p.env) &&
               isText(p.id) &&
-              (p.t === undefined || isText(p.t)) &&
+              (p.t === undefined || isInstantText(p.t)) &&
               (order ? Array.isArray(p.k) && p.k.length === order.length && p.k.every((k) => k === null || isText(k)) : p.k === undefined),
             );
       instant ??= await pageInstant(at, after, () => this.repository.snapshotInstant());

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidArgument, InvalidPagingToken } from '../errors';
+import { parseDatetime } from '../time/datetime';
 
 /**
  * Keyset paging tokens (docs/api.md §3): opaque (base64url), tamper-evident (HMAC-SHA256 with a
@@ -90,6 +91,10 @@ export class PagingTokenCodec {
 export const isSafeCount = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 export const isText = (v: unknown): boolean => typeof v === 'string' && v.length <= 100_000 && !v.includes('\u0000') && (v as unknown as { isWellFormed(): boolean }).isWellFormed();
 export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A PostgreSQL `integer` of at least 0 (an object's version). */
+export const isInt32Count = (v: unknown): boolean => isSafeCount(v) && (v as number) <= 2_147_483_647;
+/** An instant as the service writes it (RFC 3339, years 0001-9999): what PostgreSQL reads back as a timestamptz. */
+export const isInstantText = (v: unknown): v is string => typeof v === 'string' && parseDatetime(v).ok;
 
 export interface PageSizeLimits {
   default: number;

@@ -64,6 +64,23 @@ describe('bearer token verification', () => {
     await expect(verifier.verify(`Bearer ${await hs256({ sub: 'a' }, { exp: now() + 60 })}`)).rejects.toThrow(/environments/);
   });
 
+  it('with AUTH_JWT_MAX_TTL, refuses a token valid for longer: exp too far after iat, or after now', async () => {
+    const bounded = new TokenVerifier({ authJwtSecret: SECRET, authJwtMaxTtlSeconds: 3600 });
+    const claims = { sub: 'a', environments: [] };
+    for (const exp of [1e20, now() + 7200]) {
+      await expect(bounded.verify(`Bearer ${await hs256(claims, { exp })}`)).rejects.toThrow(/valid for longer than AUTH_JWT_MAX_TTL allows \(3600 s\)/);
+      // Without the maximum, as before: any exp in the future.
+      await expect(verifier.verify(`Bearer ${await hs256(claims, { exp })}`)).resolves.toBeDefined();
+    }
+    // Issued two hours ago for two hours and a minute: within the hour now, too long a lifetime.
+    const old = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(now() - 7200).setExpirationTime(now() + 60).sign(key);
+    await expect(bounded.verify(`Bearer ${old}`)).rejects.toThrow(/AUTH_JWT_MAX_TTL/);
+    await expect(bounded.verify(`Bearer ${await hs256(claims, { exp: now() + 3600 })}`)).resolves.toMatchObject({ userId: 'a' });
+    // Without iat: measured from now.
+    const noIat = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(now() + 600).sign(key);
+    await expect(bounded.verify(`Bearer ${noIat}`)).resolves.toMatchObject({ userId: 'a' });
+  });
+
   it('carries WWW-Authenticate: Bearer on every failure', async () => {
     const error = await verifier.verify(undefined).catch((e) => e);
     expect(error).toMatchObject({ status: 401, errorName: 'Unauthorized', headers: { 'WWW-Authenticate': 'Bearer' } });

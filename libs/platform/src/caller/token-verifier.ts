@@ -20,8 +20,12 @@ export class TokenVerifier {
   private readonly issuer?: string;
   private readonly audience?: string;
   private readonly rolesPath: string[];
+  private readonly maxTtlSeconds?: number;
 
-  constructor(config: Pick<AppConfig, 'authJwtSecret' | 'authJwtPublicKey'> & Partial<Pick<AppConfig, 'authJwtIssuer' | 'authJwtAudience' | 'authRolesClaim'>>) {
+  constructor(
+    config: Pick<AppConfig, 'authJwtSecret' | 'authJwtPublicKey'> & Partial<Pick<AppConfig, 'authJwtIssuer' | 'authJwtAudience' | 'authRolesClaim' | 'authJwtMaxTtlSeconds'>>,
+  ) {
+    this.maxTtlSeconds = config.authJwtMaxTtlSeconds;
     this.issuer = config.authJwtIssuer;
     this.audience = config.authJwtAudience;
     this.rolesPath = (config.authRolesClaim ?? 'roles').split('.');
@@ -56,6 +60,7 @@ export class TokenVerifier {
       if (e instanceof errors.JOSEAlgNotAllowed) throw new Unauthorized(`token algorithm is not allowed (expected ${this.algorithms.join(' or ')})`);
       throw new Unauthorized('token is malformed or cannot be verified');
     }
+    if (this.maxTtlSeconds !== undefined) this.checkLifetime(payload);
     const sub = payload.sub;
     if (typeof sub !== 'string' || identifierFault(sub)) throw new Unauthorized("token claim 'sub' must be a valid user id");
     const environments = payload.environments;
@@ -74,5 +79,20 @@ export class TokenVerifier {
       roles: (roles as string[] | undefined) ?? [],
       expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : undefined,
     };
+  }
+
+  /**
+   * AUTH_JWT_MAX_TTL: a token valid for longer is refused, however it was signed (`exp: 1e20`
+   * would otherwise never expire): `exp` at most that long after `iat` (when the token has one)
+   * and after now (with the clock skew tolerated on `exp`).
+   */
+  private checkLifetime(payload: Record<string, unknown>): void {
+    const max = this.maxTtlSeconds!;
+    const exp = payload.exp as number;
+    const iat = typeof payload.iat === 'number' ? payload.iat : undefined;
+    const now = Date.now() / 1000;
+    if (exp - now > max + CLOCK_TOLERANCE_SECONDS || (iat !== undefined && exp - iat > max)) {
+      throw new Unauthorized(`token is valid for longer than AUTH_JWT_MAX_TTL allows (${max} s)`);
+    }
   }
 }

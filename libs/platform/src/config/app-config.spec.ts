@@ -56,7 +56,22 @@ describe('auth configuration', () => {
     expect(() => loadConfig({ ...base, AUTH_MODE: 'jwt' })).toThrow(/AUTH_JWT_SECRET/);
     expect(() => loadConfig({ ...base, AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'short' })).toThrow(/at least 32/);
     expect(() => loadConfig({ ...base, AUTH_MODE: 'jwt', AUTH_JWT_PUBLIC_KEY: 'not a key' })).toThrow(/PEM/);
-    expect(loadConfig({ ...base, AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'x'.repeat(32) }).authMode).toBe('jwt');
+    expect(loadConfig({ ...base, AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'x'.repeat(32), PAGING_TOKEN_SECRET: 'p'.repeat(32) }).authMode).toBe('jwt');
+  });
+  it('needs a real PAGING_TOKEN_SECRET with AUTH_MODE=jwt, whatever NODE_ENV: not missing, short, or a public default', () => {
+    const jwt = { ...base, AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'x'.repeat(32) };
+    for (const secret of [undefined, '', 'p'.repeat(31), DEV_PAGING_TOKEN_SECRET, 'change-me-in-production-please']) {
+      for (const NODE_ENV of [undefined, 'development', 'production']) {
+        expect(() => loadConfig({ ...jwt, NODE_ENV, PAGING_TOKEN_SECRET: secret })).toThrow(/PAGING_TOKEN_SECRET is required with AUTH_MODE=jwt/);
+      }
+    }
+    expect(loadConfig({ ...jwt, PAGING_TOKEN_SECRET: 'p'.repeat(32) }).pagingTokenSecret).toBe('p'.repeat(32));
+  });
+  it('AUTH_JWT_MAX_TTL: no maximum unless set, then seconds', () => {
+    expect(loadConfig(base).authJwtMaxTtlSeconds).toBeUndefined();
+    expect(loadConfig({ ...base, AUTH_JWT_MAX_TTL: '3600' }).authJwtMaxTtlSeconds).toBe(3600);
+    expect(() => loadConfig({ ...base, AUTH_JWT_MAX_TTL: '1h' })).toThrow(/AUTH_JWT_MAX_TTL must be an integer/);
+    expect(() => loadConfig({ ...base, AUTH_JWT_MAX_TTL: '0' })).toThrow(/AUTH_JWT_MAX_TTL/);
   });
   it('refuses a missing or development PAGING_TOKEN_SECRET in production', () => {
     const prod = { ...base, NODE_ENV: 'production', AUTH_ALLOW_NONE: 'true' };

@@ -36,6 +36,8 @@ export class AppConfig {
   authJwtIssuer?: string;
   /** When set, a token's `aud` must hold it (AUTH_JWT_AUDIENCE). */
   authJwtAudience?: string;
+  /** Longest a token may be valid, in seconds (AUTH_JWT_MAX_TTL; unset: no maximum): `exp` at most this long after `iat`, and after now. */
+  authJwtMaxTtlSeconds?: number;
   /** The claim that lists a caller's roles (AUTH_ROLES_CLAIM, `roles`; a dotted path such as `realm_access.roles` reaches into an object). */
   authRolesClaim: string;
   /** The role that may publish the ontology in AUTH_MODE=jwt (AUTH_ONTOLOGY_ADMIN_ROLE, `ontology-admin`). */
@@ -90,6 +92,13 @@ export class ConfigError extends Error {
 }
 
 export const DEV_PAGING_TOKEN_SECRET = 'ontology-object-service-development-paging-secret';
+/**
+ * Paging-token secrets anyone can read (this code's development default, docker-compose.yml's
+ * default): with one, anyone can sign paging tokens of their own.
+ */
+export const PUBLIC_PAGING_TOKEN_SECRETS: readonly string[] = [DEV_PAGING_TOKEN_SECRET, 'change-me-in-production-please'];
+/** The shortest PAGING_TOKEN_SECRET accepted with AUTH_MODE=jwt (as AUTH_JWT_SECRET). */
+export const MIN_PAGING_TOKEN_SECRET_LENGTH = 32;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
   const problems: string[] = [];
@@ -150,7 +159,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }
     }
   }
-  if (nodeEnv === 'production' && (!env.PAGING_TOKEN_SECRET || env.PAGING_TOKEN_SECRET === DEV_PAGING_TOKEN_SECRET)) {
+  const pagingSecret = env.PAGING_TOKEN_SECRET;
+  if (authMode === 'jwt' && (!pagingSecret || pagingSecret.length < MIN_PAGING_TOKEN_SECRET_LENGTH || PUBLIC_PAGING_TOKEN_SECRETS.includes(pagingSecret))) {
+    // Callers are told apart: none may sign a paging token (a position of its choosing) of its own.
+    problems.push(
+      `PAGING_TOKEN_SECRET is required with AUTH_MODE=jwt: a random value of at least ${MIN_PAGING_TOKEN_SECRET_LENGTH} characters, the same on every replica (not the development or docker-compose default)`,
+    );
+  } else if (nodeEnv === 'production' && (!pagingSecret || pagingSecret === DEV_PAGING_TOKEN_SECRET)) {
     // The development default is public: with it anyone can sign paging tokens of their own.
     problems.push('PAGING_TOKEN_SECRET is required with NODE_ENV=production (a random value, the same on every replica)');
   }
@@ -170,6 +185,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authJwtPublicKey,
     authJwtIssuer: env.AUTH_JWT_ISSUER || undefined,
     authJwtAudience: env.AUTH_JWT_AUDIENCE || undefined,
+    authJwtMaxTtlSeconds: env.AUTH_JWT_MAX_TTL ? int('AUTH_JWT_MAX_TTL', 0, 1, 315_360_000) : undefined,
     authRolesClaim: env.AUTH_ROLES_CLAIM || 'roles',
     authOntologyAdminRole: env.AUTH_ONTOLOGY_ADMIN_ROLE || 'ontology-admin',
     objectSetMemberLimit: int('OBJECT_SET_MEMBER_LIMIT', 100_000),

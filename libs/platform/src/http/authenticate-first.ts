@@ -3,11 +3,20 @@ import { CallerContext } from '../caller/caller-context';
 import { TokenVerifier } from '../caller/token-verifier';
 
 /**
- * Paths that need no credentials: health checks and `GET /metrics` (the handlers marked @Public;
- * the gateways keep /metrics internal) and the Swagger documents and UI.
+ * What needs no credentials: reading (GET or HEAD, without a body) the health checks and
+ * `/metrics` (the handlers marked @Public; the gateways keep /metrics internal), and the Swagger
+ * documents and UI under `/docs/`. Nothing else, so no other request has its body read unverified
+ * (`POST /docsx` used to pass for documentation).
  */
-const PUBLIC_PREFIXES = ['/health/', '/docs'];
-const PUBLIC_PATHS = new Set(['/metrics']);
+const PUBLIC_PATHS = new Set(['/health/live', '/health/ready', '/metrics', '/docs']);
+const DOCS_PREFIX = '/docs/';
+
+function isPublic(req: Request): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const length = req.headers['content-length'];
+  if ((length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined) return false;
+  return PUBLIC_PATHS.has(req.path) || req.path.startsWith(DOCS_PREFIX);
+}
 
 /** Set on a request whose bearer token this middleware verified; CallerGuard takes it from here. */
 export const VERIFIED_CALLER = Symbol('verifiedCaller');
@@ -24,7 +33,7 @@ const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h
  */
 export function authenticateFirst(verifier: TokenVerifier): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (PUBLIC_PATHS.has(req.path) || PUBLIC_PREFIXES.some((p) => req.path.startsWith(p))) return next();
+    if (isPublic(req)) return next();
     verifier.verify(first(req.headers['authorization'])).then(
       (caller) => {
         (req as unknown as RequestWithVerifiedCaller)[VERIFIED_CALLER] = caller;

@@ -28,12 +28,17 @@ interface HandoffMessage {
    * requests are relayed to the gateway like other paths' (which answers 404). `method` `*`: any.
    */
   closed?: { method: string; prefix: string }[];
+  /**
+   * Headers the gateway drops from clients' requests (lower case: X-User-Id, X-Consistency-Level):
+   * only the apps send them each other, so they are dropped from every request on the connection.
+   */
+  dropped?: string[];
   /** Where requests for other paths go: `http://127.0.0.1:<port>`. */
   relay: string;
 }
 
 const HANDED_OVER = Symbol('gateway handoff');
-type HandedOverSocket = Socket & { [HANDED_OVER]?: { relay: URL; paths: string[]; closed: { method: string; prefix: string }[] } };
+type HandedOverSocket = Socket & { [HANDED_OVER]?: { relay: URL; paths: string[]; closed: { method: string; prefix: string }[]; dropped: string[] } };
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, so they are not relayed. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
@@ -102,12 +107,13 @@ export function acceptGatewayConnections(server: Server): void {
       const url = req.url ?? '/';
       const closed = isClosedRoute(handoff.closed, req.method ?? '', url);
       if (closed || !handoff.paths.some((p) => under(url, p))) return relay(handoff.relay, req, res);
+      for (const name of handoff.dropped) delete req.headers[name];
     }
     for (const listener of listeners) listener(req, res);
   });
   process.on('message', (message: HandoffMessage, socket?: Socket) => {
     if (message?.type !== GATEWAY_CONNECTION_MESSAGE || !socket) return;
-    (socket as HandedOverSocket)[HANDED_OVER] = { relay: new URL(message.relay), paths: message.paths, closed: message.closed ?? [] };
+    (socket as HandedOverSocket)[HANDED_OVER] = { relay: new URL(message.relay), paths: message.paths, closed: message.closed ?? [], dropped: message.dropped ?? [] };
     server.emit('connection', socket);
     // The bytes the gateway read come first; the rest the socket reads itself.
     if (message.head) socket.emit('data', Buffer.from(message.head, 'latin1'));

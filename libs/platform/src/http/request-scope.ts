@@ -1,8 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ServerResponse } from 'node:http';
 import { RequestScope, withRequestScope } from '../database/postgres';
-import { attachReadContext } from '../replicas/consistency.middleware';
+import { attachReadContext, checkOwnPosition } from '../replicas/consistency.middleware';
 import type { ReadRouter } from '../replicas/read-router';
+import type { ReadContext } from '../replicas/read-context';
 
 const SCOPE = Symbol('requestScope');
 type ScopedRequest = Request & { [SCOPE]?: RequestScope };
@@ -18,13 +19,18 @@ type ScopedRequest = Request & { [SCOPE]?: RequestScope };
 export function requestScopeMiddleware(router: ReadRouter): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     let scope: RequestScope;
+    let read: ReadContext;
     try {
-      scope = new RequestScope(attachReadContext(req, res, router));
+      read = attachReadContext(req, res, router);
+      scope = new RequestScope(read);
     } catch (e) {
       return next(e);
     }
     (req as ScopedRequest)[SCOPE] = scope;
     res.on('close', abandonOnClose);
+    // A client's position ahead of the last polled primary position is checked first (rare: a
+    // token from another replica's write of the last poll interval, or a forged one).
+    if (read.minLsn > router.primaryLsn) return void checkOwnPosition(read, router).then(() => withRequestScope(scope, next));
     withRequestScope(scope, next);
   };
 }

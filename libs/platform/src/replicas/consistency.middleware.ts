@@ -38,10 +38,11 @@ export function isWriteRequest(method: string, path: string): boolean {
 export function attachReadContext(req: Request, res: Response, router: ReadRouter): ReadContext {
   const method = req.method;
   const write = method === 'GET' ? false : isWriteRequest(method, req.path);
-  const ctx = new ReadContext(write, router.clusterId);
+  const ctx = new ReadContext(write, router.clusterId, router.peer);
   const raw = req.headers['x-consistency-token'];
   if (raw !== undefined) {
     ctx.incoming = decodeConsistencyToken(Array.isArray(raw) ? raw[0] : raw);
+    // Our own position is taken once checked against the primary (checkOwnPosition).
     const ours = router.clusterId ? ctx.incoming.get(router.clusterId) : undefined;
     if (ours !== undefined) ctx.minLsn = ours;
   }
@@ -129,12 +130,39 @@ export function consistencyHeaders(ctx: ReadContext | undefined): Record<string,
   return headers;
 }
 
-/** Takes in the positions of the other app's answer, so this request's token vouches for them too. */
+/**
+ * Takes in the positions of the other app's answer, so this request's token vouches for them too.
+ * The other app answers a call with its own cluster's position and those its own calls learned
+ * (responsePositions; it makes none back), so an answer naming one cluster names the other app's:
+ * remembered (ReadRouter.peer), so that a client's position for it is passed back from then on.
+ */
 export function learnConsistencyToken(ctx: ReadContext | undefined, token: string | null): void {
   if (!ctx || !token) return;
   try {
-    ctx.learned = mergePositions(ctx.learned ?? new Map(), decodeConsistencyToken(token));
+    const answered = decodeConsistencyToken(token);
+    ctx.learned = mergePositions(ctx.learned ?? new Map(), answered);
+    // An answer whose own position is 0 names only what we sent: never let ours replace a foreign peer.
+    const named = answered.size === 1 ? answered.keys().next().value : undefined;
+    if (named !== undefined && (named !== ctx.clusterId || ctx.peer.id === undefined)) ctx.peer.id = named;
   } catch {
     // not ours to judge: the other app wrote it
   }
+}
+
+/**
+ * A client's position for our own cluster is taken only if the primary has reached it: a genuine
+ * token was read or written here, so a position ahead of the primary is forged (or from before a
+ * restore). Such a request reads on the primary, as it always did (no replica can have replayed
+ * the position), but the position is neither passed on nor answered back: the answer carries the
+ * position actually read. Checked against the polled position, and when ahead of it against a
+ * fresh one (a write on another replica of this app may be newer than the last poll). Resolves
+ * when done; never fails (a database that cannot answer is met by the request's own statements).
+ */
+export async function checkOwnPosition(ctx: ReadContext, router: ReadRouter): Promise<void> {
+  if (ctx.minLsn <= router.primaryLsn) return;
+  const primary = await router.currentPosition().catch(() => router.primaryLsn);
+  if (ctx.minLsn <= primary) return;
+  ctx.minLsn = 0n;
+  ctx.level = 'PRIMARY';
+  if (router.clusterId) ctx.incoming?.delete(router.clusterId);
 }

@@ -34,14 +34,30 @@ export class ReadContext {
     readonly write: boolean,
     /** Our cluster (ReadRouter.clusterId). */
     readonly clusterId: string | undefined,
+    /** The other app's cluster, once its answers have named it (ReadRouter.peer). */
+    readonly peer: PeerCluster = {},
   ) {}
 
-  /** Every position this request's response vouches for, given our cluster and its position. */
+  /**
+   * Every position this request's response vouches for, given our cluster and its position: ours,
+   * what the other app answered this request's calls with, and the client's position of the other
+   * app's cluster (which that app checks whenever it is called). A client's entry for any other
+   * cluster is not answered back: no app of this deployment vouches for it, so a forged token
+   * never comes back larger, and never as sent.
+   */
   responsePositions(clusterId: string | undefined, ours: bigint): ConsistencyPositions {
-    const positions = mergePositions(new Map(this.incoming ?? []), this.learned);
+    const positions: ConsistencyPositions = new Map(this.learned ?? []);
+    const peer = this.peer.id;
+    const theirs = peer !== undefined && peer !== clusterId ? this.incoming?.get(peer) : undefined;
+    if (theirs !== undefined) mergePositions(positions, new Map([[peer!, theirs]]));
     if (clusterId && ours > 0n) mergePositions(positions, new Map([[clusterId, ours]]));
     return positions;
   }
+}
+
+/** The other app's cluster (its `system_identifier`), learned from its answers to our calls: one holder per app. */
+export interface PeerCluster {
+  id?: string;
 }
 
 /**

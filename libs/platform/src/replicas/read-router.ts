@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from '../database/database-errors';
 import { limitPreparedStatements, PreparedStatementLimits, RequestScope, routeReads, runOnPool, Statement, StatementObserver } from '../database/postgres';
 import { parseLsn } from './consistency-token';
-import { ReadContext } from './read-context';
+import { PeerCluster, ReadContext } from './read-context';
 
 /**
  * Read routing over PostgreSQL streaming replicas (docs/api.md §11), one per app, for its DataSource.
@@ -108,6 +108,8 @@ export class ReadRouter {
   clusterId?: string;
   /** The newest primary position known (polled, or after a write). */
   primaryLsn = 0n;
+  /** The other app's cluster, once an answer of the other app named it (learnConsistencyToken). */
+  readonly peer: PeerCluster = {};
   private samples: Sample[] = [];
   private timer?: NodeJS.Timeout;
   private polling?: Promise<void>;
