@@ -121,6 +121,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/object-sets/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follows a set's membership as it changes: Server-Sent Events from a consistent start (ready), resumable from any event id */
+        get: operations["getObjectSetEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -720,7 +737,7 @@ export interface components {
             /** @enum {string} */
             errorCode: "INVALID_ARGUMENT" | "UNAUTHORIZED" | "PERMISSION_DENIED" | "NOT_FOUND" | "CONFLICT" | "REQUEST_ENTITY_TOO_LARGE" | "TOO_MANY_REQUESTS" | "UNAVAILABLE" | "INTERNAL";
             /** @enum {string} */
-            errorName: "InvalidArgument" | "InvalidFilter" | "InvalidPagingToken" | "InvalidObject" | "InvalidObjectSetDefinition" | "Unauthorized" | "PermissionDenied" | "NotFound" | "ObjectNotFound" | "ObjectVersionNotFound" | "OntologyVersionNotFound" | "ObjectSetNotFound" | "ObjectIdAmbiguous" | "VersionConflict" | "ObjectSetImmutable" | "ObjectSetInUse" | "ObjectSetTooLarge" | "PayloadTooLarge" | "RequestHeadersTooLarge" | "TooManyRequests" | "DependencyUnavailable" | "Internal";
+            errorName: "InvalidArgument" | "InvalidFilter" | "InvalidPagingToken" | "InvalidObject" | "InvalidObjectSetDefinition" | "Unauthorized" | "PermissionDenied" | "NotFound" | "ObjectNotFound" | "ObjectVersionNotFound" | "OntologyVersionNotFound" | "ObjectSetNotFound" | "ObjectIdAmbiguous" | "VersionConflict" | "ObjectSetImmutable" | "ObjectSetInUse" | "ObjectSetTooLarge" | "PayloadTooLarge" | "RequestHeadersTooLarge" | "TooManyStreams" | "TooManyRequests" | "DependencyUnavailable" | "Internal";
             /**
              * Format: uuid
              * @description Also in the server log with the error
@@ -2820,6 +2837,227 @@ export interface operations {
                         errorCode?: "TOO_MANY_REQUESTS";
                         /** @enum {string} */
                         errorName?: "TooManyRequests";
+                    };
+                };
+            };
+            /** @description RequestHeadersTooLarge */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "REQUEST_ENTITY_TOO_LARGE",
+                     *       "errorName": "RequestHeadersTooLarge",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "16384 bytes",
+                     *         "reason": "the request line and headers are too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "REQUEST_ENTITY_TOO_LARGE";
+                        /** @enum {string} */
+                        errorName?: "RequestHeadersTooLarge";
+                    };
+                };
+            };
+            /** @description Internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "INTERNAL",
+                     *       "errorName": "Internal",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "INTERNAL";
+                        /** @enum {string} */
+                        errorName?: "Internal";
+                    };
+                };
+            };
+            /** @description DependencyUnavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "UNAVAILABLE",
+                     *       "errorName": "DependencyUnavailable",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "dependency": "database"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "UNAVAILABLE";
+                        /** @enum {string} */
+                        errorName?: "DependencyUnavailable";
+                    };
+                };
+            };
+        };
+    };
+    getObjectSetEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Each change event also carries the added and updated objects as of its asOf (default false)
+                 * @example false
+                 */
+                loadObjects?: boolean;
+                /** @description Resume right after this event id (or a cursor of GET /objects/changes) */
+                after?: string;
+            };
+            header?: {
+                /** @description Resume right after this event id (EventSource sends it when it reconnects); wins over `after` */
+                "Last-Event-ID"?: string;
+                /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
+                "X-Consistency-Token"?: string;
+            };
+            path: {
+                /** @example ri.object-set.main.object-set.00000000-0000-4000-8000-000000000001 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description Server-Sent Events (text/event-stream), as a browser's EventSource reads them:
+             *     - `ready` {"cursor", "asOf"} first (not when resuming): read GET /object-sets/{id}/members?asOf=<asOf>, then apply the events after it;
+             *     - `change` {"asOf", "added", "removed", "updated", "definitionChanged"?, "objects"?} for each instant (millisecond) that changed the set: `added` entered it, `removed` left it, `updated` stayed with a new version (environment id → sorted ids); with loadObjects=true, `objects` are the added and updated objects as of asOf;
+             *     - `reset` {"cursor", "asOf"}: reload the members as of asOf, then go on;
+             *     - `deleted` {"asOf"}: the set was deleted or expired; the stream ends.
+             *     Each event's SSE id is a cursor: send it back as Last-Event-ID (EventSource does) or ?after= to resume right after it, on any instance, with nothing lost or repeated. A comment line (": ping") at least every EVENTS_HEARTBEAT_MS.
+             */
+            200: {
+                headers: {
+                    /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
+                    "X-Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description InvalidArgument, InvalidObjectSetDefinition */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "INVALID_ARGUMENT",
+                     *       "errorName": "InvalidArgument",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "field": "pageSize",
+                     *         "path": "pageSize",
+                     *         "reason": "must be at least 1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "INVALID_ARGUMENT";
+                        /** @enum {string} */
+                        errorName?: "InvalidArgument" | "InvalidObjectSetDefinition";
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "UNAUTHORIZED",
+                     *       "errorName": "Unauthorized",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "reason": "missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "UNAUTHORIZED";
+                        /** @enum {string} */
+                        errorName?: "Unauthorized";
+                    };
+                };
+            };
+            /** @description ObjectSetNotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "NOT_FOUND",
+                     *       "errorName": "ObjectSetNotFound",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "objectSetId": "ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "NOT_FOUND";
+                        /** @enum {string} */
+                        errorName?: "ObjectSetNotFound";
+                    };
+                };
+            };
+            /** @description TooManyStreams */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "TOO_MANY_REQUESTS",
+                     *       "errorName": "TooManyStreams",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "limit": "EVENTS_MAX_STREAMS_PER_CALLER",
+                     *         "max": 100
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "TOO_MANY_REQUESTS";
+                        /** @enum {string} */
+                        errorName?: "TooManyStreams";
                     };
                 };
             };
