@@ -42,6 +42,12 @@ interface Recorded {
  */
 const TIMER_STATEMENTS = [/^SELECT pg_current_wal_insert_lsn\(\)::text AS lsn, extract\(epoch FROM clock_timestamp\(\)\) \* 1000 AS t$/];
 
+/**
+ * Not part of any request either: the connections that LISTEN for commits and send the NOTIFY after
+ * one (libs/platform notification-listener.ts; docs/api.md §12), whose statements run when they do.
+ */
+const LISTENER_CONNECTIONS = new Set(['objects-changes', 'object-sets-changes']);
+
 /** Records the text of every statement a pg client of either app runs (the test's own client has no application_name). */
 function recordStatements(): { take: () => Recorded[]; stop: () => void } {
   let seen: Recorded[] = [];
@@ -51,7 +57,7 @@ function recordStatements(): { take: () => Recorded[]; stop: () => void } {
     const app = this.connectionParameters?.application_name;
     const first = args[0] as string | QueryConfig | undefined;
     const text = typeof first === 'string' ? first : first?.text;
-    if (app && text && !TIMER_STATEMENTS.some((re) => re.test(text))) seen.push({ app, name: typeof first === 'object' ? first.name : undefined, text });
+    if (app && text && !LISTENER_CONNECTIONS.has(app) && !TIMER_STATEMENTS.some((re) => re.test(text))) seen.push({ app, name: typeof first === 'object' ? first.name : undefined, text });
     return original.apply(this, args);
   };
   return {

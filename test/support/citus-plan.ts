@@ -20,6 +20,10 @@ export const CITUS_PLAN: Record<string, CitusPlacement> = {
   // Time travel (issue 17) keeps the history of derived rows beside them, by the same object id.
   'objects.property_value_history': { kind: 'distributed', column: 'object_id' },
   'objects.link_history': { kind: 'distributed', column: 'source_id' },
+  'objects.change': {
+    kind: 'local',
+    reason: 'the change feed: one commit-ordered log, read by range scans of (at, txid, ord) up to the watermark of write locks the coordinator holds (docs/scaling.md)',
+  },
   'objects.ontology_version': { kind: 'reference' },
   'objects.migrations': { kind: 'reference' },
   'object_sets.object_set': { kind: 'local', reason: 'set metadata: small, read by recursive CTEs over the reference graph under one advisory lock' },
@@ -27,6 +31,7 @@ export const CITUS_PLAN: Record<string, CitusPlacement> = {
   'object_sets.object_set_version': { kind: 'local', reason: 'the history of set definitions and metadata (time travel): lives with its sets' },
   'object_sets.members_cache': { kind: 'local', reason: 'the EVENTUALLY cache, keyed by set: lives with its sets' },
   'object_sets.migrations': { kind: 'local', reason: 'the object-sets app migrates its own schema' },
+  'object_sets.change_claim': { kind: 'local', reason: 'one row: the instant live-set readers have claimed (set write instants move past it)' },
 };
 
 interface IndexRow {

@@ -1,6 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { AppConfig, NotificationListener, primaryRows } from '@app/platform';
+import { AppConfig, NotificationListener } from '@app/platform';
 
 /** The channel a write's commit is told on (docs/architecture.md, "Change feed"). */
 export const CHANGES_CHANNEL = 'objects_changes';
@@ -8,8 +7,8 @@ export const CHANGES_CHANNEL = 'objects_changes';
 /**
  * Tells long polls of the change feed that a write committed: on this app instance at once, on
  * every other instance through PostgreSQL (`NOTIFY`, which they `LISTEN` to). The NOTIFY is sent
- * after the write's commit, on its own, never inside the write: PostgreSQL serialises the
- * commits of every transaction that notifies. Notifications are coalesced: while one is being
+ * after the write's commit, on its own (on the LISTEN connection), never inside the write:
+ * PostgreSQL serialises the commits of every transaction that notifies. Notifications are coalesced: while one is being
  * sent, commits only ask for one more after it.
  */
 @Injectable()
@@ -19,10 +18,7 @@ export class ChangeSignal implements OnModuleInit, BeforeApplicationShutdown {
   private sending = false;
   private again = false;
 
-  constructor(
-    private readonly dataSource: DataSource,
-    config: AppConfig,
-  ) {
+  constructor(config: AppConfig) {
     this.listener = new NotificationListener(config.databaseUrl, CHANGES_CHANNEL, 'objects-changes');
   }
 
@@ -65,7 +61,7 @@ export class ChangeSignal implements OnModuleInit, BeforeApplicationShutdown {
     do {
       this.again = false;
       try {
-        await primaryRows(this.dataSource, `SELECT pg_notify('${CHANGES_CHANNEL}', '')`);
+        await this.listener.notify();
       } catch (e) {
         // Other instances then see the change at their next wake-up or wait deadline.
         this.logger.warn(`NOTIFY ${CHANGES_CHANNEL} failed: ${(e as Error).message}`);

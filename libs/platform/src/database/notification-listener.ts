@@ -69,6 +69,15 @@ export class NotificationListener {
     this.wakeAll();
   }
 
+  /**
+   * Sends a notification on the channel (every listener of it, in any process, wakes), over this
+   * listener's own connection: no pooled connection is taken, and it commits at once.
+   */
+  async notify(): Promise<void> {
+    await this.connect();
+    await this.client?.query(`SELECT pg_notify('${this.channel}', '')`);
+  }
+
   /** Opens the connection ahead of the first wait (a failure is only logged: waits retry). */
   start(): void {
     this.connect().catch((e: Error) => this.logger.warn(`LISTEN ${this.channel} not open yet: ${e.message}`));
