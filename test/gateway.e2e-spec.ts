@@ -6,6 +6,7 @@ import { freePort, startBothApps, TestBothApps } from './support/apps';
 import { createTestDatabase } from './support/database';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 import { answerToCheck, checkedGatewayFetch, gatewayResponseFault } from './support/openapi-responses';
+import { SseClient } from './support/sse';
 import { exchange, parseResponses, RawResponse, rawRequest } from './support/raw-http';
 
 /**
@@ -53,7 +54,7 @@ describe('npm start gateway', () => {
   let t: TestBothApps;
   let gw: { url: string; child: ChildProcess };
   beforeAll(async () => {
-    t = await startBothApps();
+    t = await startBothApps({ EVENTS_HEARTBEAT_MS: '300' });
     gw = await startGateway(t.objectsUrl, t.objectSetsUrl);
   });
   afterAll(async () => {
@@ -250,6 +251,25 @@ describe('npm start gateway', () => {
     expect(write.status).toBe(201);
   });
 
+  it('relays an event stream as it is written (ready, changes, heartbeats) and a long poll of the change feed', async () => {
+    const set = await call('/object-sets', { method: 'POST', body: JSON.stringify({ title: 'relayed', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['relayed'] } } } } }) });
+    const stream = await SseClient.open(`${gw.url}/object-sets/${(await set.json()).id}/events`);
+    try {
+      expect((await stream.next(3000)).event).toBe('ready');
+      const cursor = (await (await call('/objects/changes')).json()).cursor;
+      const poll = checkedGatewayFetch(gw.url, `/objects/changes?after=${encodeURIComponent(cursor)}&waitMs=20000`).then((r) => r.json());
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await call('/objects/prod/rl-1', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [], tags: ['relayed'] }) })).status).toBe(201);
+      expect(await stream.next(3000)).toMatchObject({ event: 'change', data: { added: { prod: ['rl-1'] } } });
+      expect((await poll).changes.map((c: { id: string }) => c.id)).toEqual(['rl-1']);
+      const pings = stream.comments;
+      await new Promise((r) => setTimeout(r, 800));
+      expect(stream.comments).toBeGreaterThan(pings);
+    } finally {
+      stream.close();
+    }
+  });
+
   it('answers 503 DependencyUnavailable with Retry-After when an app cannot be reached', async () => {
     // Port 9 (discard) on loopback: nothing listens there.
     const down = await startGateway('http://127.0.0.1:9', t.objectSetsUrl);
@@ -404,6 +424,23 @@ describe('npm start gateway handing connections to the apps', () => {
       ['POST /object-sets', 400],
       ['DELETE /objects/prod/s-2', 204],
     ]);
+  });
+
+  it('streams events on a connection handed to the object-sets app', async () => {
+    const set = await checkedGatewayFetch(base, '/object-sets', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'handed', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['handed'] } } } } }),
+    });
+    const stream = await SseClient.open(`${base}/object-sets/${(await set.json()).id}/events`);
+    try {
+      expect((await stream.next(3000)).event).toBe('ready');
+      const put = await checkedGatewayFetch(base, '/objects/prod/hd-1', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'person', properties: [], tags: ['handed'] }) });
+      expect(put.status).toBe(201);
+      expect(await stream.next(3000)).toMatchObject({ event: 'change', data: { added: { prod: ['hd-1'] } } });
+    } finally {
+      stream.close();
+    }
   });
 
   it('hands a connection to the objects app, which serves every request on it without the gateway', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { freePort, startBothApps, TestBothApps } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 import { checkedGatewayFetch } from './support/openapi-responses';
+import { SseClient } from './support/sse';
 
 /**
  * The nginx gateway of docker-compose (docker/nginx/default.conf.template), rendered as the nginx
@@ -58,6 +59,8 @@ describe('the nginx gateway template', () => {
     // The internal locations come before every other regular-expression location (nginx uses the first that matches).
     const regexLocations = [...TEMPLATE.matchAll(/location ~\*? (\S+)/g)].map((m) => m[1]);
     expect(regexLocations.slice(0, 2)).toEqual(['^/objects/internal/', '^/object-sets/internal/']);
+    // Event streams pass unbuffered, with a read timeout far above the heartbeat (docs/api.md §12).
+    expect(TEMPLATE).toMatch(/location ~ \^\/object-sets\/\[\^\/\]\+\/events\$ \{[^}]*proxy_buffering off;[^}]*proxy_read_timeout 1h;/);
   });
 });
 
@@ -114,7 +117,7 @@ http {
   const portOf = (url: string) => Number(new URL(url).port);
 
   beforeAll(async () => {
-    t = await startBothApps(limits);
+    t = await startBothApps({ ...limits, EVENTS_HEARTBEAT_MS: '300' });
     gw = await startNginx(limits, { objects: portOf(t.objectsUrl), objectSets: portOf(t.objectSetsUrl) });
     dir = gw.dir;
     expect((await call('/ontology', { method: 'PUT', body: JSON.stringify(WRITE_ONTOLOGY) })).status).toBe(200);
@@ -136,6 +139,34 @@ http {
     expect((await call('/objects/prod/n-2', { method: 'PUT', body: JSON.stringify({ type: 'ghost', properties: [] }) })).status).toBe(400);
     expect((await call('/object-sets/search', { method: 'POST', body: JSON.stringify({ filter: { type: 'title', title: { title: 'x' } } }) })).status).toBe(200);
     expect((await call('/object-sets/ri.object-set.main.object-set.00000000-0000-0000-0000-000000000000/metadata')).status).toBe(404);
+  });
+
+  it('passes event streams as they are written, heartbeats included, and wakes long polls of the change feed', async () => {
+    const set = await call('/object-sets', { method: 'POST', body: JSON.stringify({ title: 'streamed', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['streamed'] } } } } }) });
+    const setId = (await set.json()).id;
+    const stream = await SseClient.open(`${gw.base}/object-sets/${setId}/events`);
+    try {
+      expect(stream.status).toBe(200);
+      expect(stream.contentType).toMatch(/^text\/event-stream/);
+      expect((await stream.next(3000)).event).toBe('ready');
+      const cursor = (await (await call('/objects/changes')).json()).cursor;
+      const poll = checkedGatewayFetch(gw.base, `/objects/changes?after=${encodeURIComponent(cursor)}&waitMs=20000`).then(async (r) => ({ body: await r.json(), at: Date.now() }));
+      await new Promise((r) => setTimeout(r, 300));
+      const written = Date.now();
+      expect((await call('/objects/prod/s-1', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [], tags: ['streamed'] }) })).status).toBe(201);
+      const change = await stream.next(3000);
+      expect(change).toMatchObject({ event: 'change', data: { added: { prod: ['s-1'] } } });
+      const { body, at } = await poll;
+      expect(body.changes.map((c: { id: string }) => c.id)).toEqual(['s-1']);
+      expect(at - written).toBeLessThan(3000);
+      // Heartbeats (EVENTS_HEARTBEAT_MS=300 here) come through as they are written too.
+      const pings = stream.comments;
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(stream.comments).toBeGreaterThan(pings);
+      expect(stream.ended).toBe(false);
+    } finally {
+      stream.close();
+    }
   });
 
   it('answers 503 DependencyUnavailable with Retry-After, as documented, when an app cannot be reached', async () => {
