@@ -9,7 +9,9 @@ import {
   ObjectSetsClient,
   ObjectsSchemas,
   pages,
+  subscribe,
   unwrap,
+  changes,
 } from '@app/client';
 import { startBothApps, TestBothApps } from './support/apps';
 import { ApiName, responseFault } from './support/openapi-responses';
@@ -219,5 +221,75 @@ describe('typed client (libs/client)', () => {
     await none.PUT('/objects/{environmentId}/{id}', { params: { path: { environmentId: 'prod', id: 'p-token' } }, body: { type: 'person', properties: [] } });
     await none.GET('/objects/{id}', { params: { path: { id: 'p-token' }, query: { environmentId: 'prod' } } });
     expect(sent.slice(2)).toEqual([null, null, null]);
+  });
+  it('follows the change feed with for await (changes), from a cursor, each change once', async () => {
+    const start = await unwrap(objects.GET('/objects/changes'));
+    for (const id of ['cf-1', 'cf-2', 'cf-3']) {
+      await unwrap(objects.PUT('/objects/{environmentId}/{id}', { params: { path: { environmentId: 'prod', id } }, body: { type: 'person', properties: [{ id: 'name', value: id, origin: 'crm' }] } }));
+    }
+    const seen: string[] = [];
+    const abort = new AbortController();
+    for await (const page of changes(objects, { after: start.cursor, limit: 2, waitMs: 1000, signal: abort.signal })) {
+      seen.push(...page.changes.map((c) => `${c.id}@${c.version}:${c.kind}`));
+      if (seen.length >= 3) abort.abort();
+    }
+    expect(seen).toEqual(['cf-1@1:WRITTEN', 'cf-2@1:WRITTEN', 'cf-3@1:WRITTEN']);
+  });
+
+  it("subscribes to a set's events and, when the connection breaks, resumes after the last event by itself", async () => {
+    const set = await unwrap(sets.POST('/object-sets', { body: { title: 'watched', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['watched'] } } } } } }));
+    const put = (id: string) =>
+      unwrap(objects.PUT('/objects/{environmentId}/{id}', { params: { path: { environmentId: 'prod', id } }, body: { type: 'person', properties: [], tags: ['watched'] } }));
+    // A fetch whose first stream breaks off after its first change (a dropped connection).
+    let connections = 0;
+    const lastEventIds: (string | null)[] = [];
+    const breaking: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      lastEventIds.push(new Headers(init?.headers).get('last-event-id'));
+      if (connections++ > 0 || !res.body) return res;
+      const reader = res.body.getReader();
+      let text = '';
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { value, done } = await reader.read();
+          if (done) return controller.close();
+          controller.enqueue(value);
+          text += new TextDecoder().decode(value);
+          if (text.includes('event: change')) {
+            await reader.cancel();
+            controller.close();
+          }
+        },
+      });
+      return new Response(body, { status: res.status, headers: res.headers });
+    };
+    const ready: string[] = [];
+    const got: { id: string; added: unknown }[] = [];
+    const sub = subscribe({ baseUrl: t.objectSetsUrl, userId: 'ada', fetch: breaking, retryMs: 100 }, set.id, {
+      ready: (p) => ready.push(p.asOf),
+      change: (e) => got.push({ id: e.id, added: e.added }),
+    });
+    try {
+      for (let i = 0; i < 100 && !ready.length; i++) await new Promise((r) => setTimeout(r, 20));
+      await put('w-1');
+      for (let i = 0; i < 100 && connections < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      await put('w-2');
+      for (let i = 0; i < 150 && got.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(ready).toHaveLength(1);
+      expect(got.map((g) => g.added)).toEqual([{ prod: ['w-1'] }, { prod: ['w-2'] }]);
+      expect(connections).toBe(2);
+      expect(lastEventIds).toEqual([null, got[0].id]);
+      expect(sub.lastEventId).toBe(got[1].id);
+    } finally {
+      sub.close();
+      await sub.ended;
+    }
+  });
+
+  it('ends a subscription with the error answer when there is nothing to follow', async () => {
+    const errors: string[] = [];
+    const sub = subscribe({ baseUrl: t.objectSetsUrl }, 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6', { error: (e) => errors.push(`${e.status} ${e.errorName}`) });
+    await sub.ended;
+    expect(errors).toEqual(['404 ObjectSetNotFound']);
   });
 });
