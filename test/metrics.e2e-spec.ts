@@ -2,6 +2,7 @@ import request from 'supertest';
 import { startBothApps, startObjectsApp, TestBothApps } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 import { MetricFamily, parsePrometheusText, sampleValue } from './support/prometheus-text';
+import { SseClient } from './support/sse';
 
 type Http = () => ReturnType<typeof request>;
 
@@ -104,6 +105,27 @@ describe('GET /metrics (Prometheus)', () => {
     expect(moved(setsAfter, setsBefore, 'http_requests_total', { method: 'GET', route: '/object-sets/:id/members', status: '200' })).toBe(3);
     expect(moved(objectsAfter, objectsBefore, 'db_statement_duration_seconds_count', { statement: 'search.members' })).toBe(1);
     expect(moved(objectsAfter, objectsBefore, 'http_requests_total', { method: 'POST', route: '/objects/internal/members', status: '200' })).toBe(1);
+  });
+
+  it('counts open event streams and the events sent, and reports how far live sets and the change feed lag (docs/api.md §12)', async () => {
+    const setId = (await t.setsHttp().post('/object-sets').send({ title: 'm', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['metered'] } } } } }).expect(201)).body.id;
+    const stream = await SseClient.open(`${t.objectSetsUrl}/object-sets/${setId}/events`);
+    try {
+      expect((await stream.next()).event).toBe('ready');
+      const sent = (families: Map<string, MetricFamily>, event: string) => sampleValue(families, 'object_set_events_sent_total', { event }) ?? 0;
+      const before = await scrape(t.setsHttp);
+      expect(sampleValue(before, 'object_set_event_streams')).toBe(1);
+      await t.objectsHttp().post('/objects/ingest').send({ objects: [person('m-9', 'Metered', ['metered'])] }).expect(200);
+      expect((await stream.next()).event).toBe('change');
+      const after = await scrape(t.setsHttp);
+      expect(sent(after, 'change') - sent(before, 'change')).toBe(1);
+      expect(sampleValue(after, 'object_set_events_lag_seconds')).toBeGreaterThanOrEqual(0);
+      expect(sampleValue(await scrape(t.objectsHttp), 'objects_change_feed_lag_seconds')).toBeGreaterThanOrEqual(0);
+    } finally {
+      stream.close();
+    }
+    for (let i = 0; i < 50 && sampleValue(await scrape(t.setsHttp), 'object_set_event_streams') !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(sampleValue(await scrape(t.setsHttp), 'object_set_event_streams')).toBe(0);
   });
 
   it('is not in the API docs', async () => {
