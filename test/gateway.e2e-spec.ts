@@ -8,6 +8,7 @@ import { WRITE_ONTOLOGY } from './support/ontologies';
 import { answerToCheck, checkedGatewayFetch, gatewayResponseFault } from './support/openapi-responses';
 import { SseClient } from './support/sse';
 import { exchange, parseResponses, RawResponse, rawRequest } from './support/raw-http';
+import { startGateway } from './support/gateway';
 
 /**
  * The `npm start` gateway (scripts/lib/gateway.mjs), run as `npm start` runs it (a plain Node ES
@@ -19,28 +20,6 @@ import { exchange, parseResponses, RawResponse, rawRequest } from './support/raw
  * itself gave it, is checked against the OpenAPI document of the app the path belongs to
  * (checkedGatewayFetch, expectDocumented), as the e2e tests check the apps' own answers.
  */
-async function startGateway(objectsUrl: string, objectSetsUrl: string, options: { proxyTimeoutMs?: number } = {}): Promise<{ url: string; child: ChildProcess }> {
-  // On a port the OS picks as it listens, which the child reports once it is listening: a port
-  // chosen free beforehand could be taken by another test file's process first (EADDRINUSE).
-  const module = pathToFileURL(join(__dirname, '../scripts/lib/gateway.mjs')).href;
-  const opts = JSON.stringify({ port: 0, host: '127.0.0.1', objectsUrl, objectSetsUrl, ...options });
-  const child = spawn(
-    process.execPath,
-    ['--input-type=module', '-e', `import { startGateway } from '${module}'; const g = await startGateway(${opts}); process.send(g.address().port);`],
-    { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] },
-  );
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('gateway did not start')), 10_000);
-    child.once('message', (p) => (clearTimeout(timer), resolve(p as number)));
-    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`gateway did not start (exit ${code})`))));
-  }).catch((e: unknown) => {
-    child.kill();
-    throw e;
-  });
-  child.channel?.unref();
-  return { url: `http://127.0.0.1:${port}`, child };
-}
-
 /** Fails unless each of `responses` (to `requests`, "METHOD /path" each) is as the OpenAPI documents say. */
 function expectDocumented(requests: string[], responses: RawResponse[]): void {
   const faults = responses.map((r, i) => {
