@@ -58,7 +58,9 @@ const EPHEMERAL_SET_TTL_S = 3600;
 describe('object sets: definitions, members, consistency, errors', () => {
   let t: TestBothApps;
   // The object-sets app's time: expiry and the members cache TTL move with it, not with sleeps.
-  const clock = new FakeClock();
+  // Ahead of the database's clock, which is a lower bound of set write instants (live sets,
+  // docs/api.md §12): the sets' times are then exactly this clock's.
+  const clock = new FakeClock(new Date(Date.now() + 60_000));
   beforeAll(async () => {
     t = await startBothApps(
       { MEMBERS_CACHE_TTL: String(MEMBERS_CACHE_TTL_S), EPHEMERAL_SET_TTL: String(EPHEMERAL_SET_TTL_S) },

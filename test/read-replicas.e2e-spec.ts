@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { startBothApps, TestBothApps } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 import { ReplicaPair, startReplicaPair } from './support/replica-pair';
+import { SseClient } from './support/sse';
 
 /**
  * Reads on PostgreSQL streaming replicas (docs/api.md §11), on a primary and a hot standby this file
@@ -202,6 +203,32 @@ describe('read replicas (docs/api.md §11)', () => {
       expect(counted.status).toBe(200);
       expect(counted.body).toMatchObject({ groups: [{ metrics: { count: 2 } }] });
       expect(counted.token).toBeTruthy();
+    });
+
+    it('the change feed and live sets read the primary: a write a moment before is in both at once, and members as of an event agree', async () => {
+      const created = await sets('/object-sets', { method: 'POST', body: { title: 'live', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['live'] } } } } } });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      const stream = await SseClient.open(`${t.objectSetsUrl}/object-sets/${id}/events`);
+      try {
+        const ready = await stream.next();
+        expect(ready.event).toBe('ready');
+        const cursor = (await objects('/objects/changes')).body.cursor as string;
+        const written = await objects('/objects/prod/live-1', { method: 'PUT', body: { type: 'person', properties: [], tags: ['live'] } });
+        expect(written.status).toBe(201);
+        const started = Date.now();
+        const change = await stream.next();
+        // Well before the standby (DELAY_MS behind) has the write.
+        expect(Date.now() - started).toBeLessThan(DELAY_MS / 2);
+        expect(change.data.added).toEqual({ prod: ['live-1'] });
+        const feed = await objects(`/objects/changes?after=${encodeURIComponent(cursor)}`);
+        expect((feed.body.changes as { id: string }[]).map((c) => c.id)).toEqual(['live-1']);
+        // A read as of the event's instant, which the standby has not replayed, is answered by the primary.
+        const members = await sets(`/object-sets/${id}/members?asOf=${change.data.asOf}`);
+        expect(members.body.members).toEqual({ prod: ['live-1'] });
+      } finally {
+        stream.close();
+      }
     });
 
     it('the object-sets app forwards the token to the objects app (EVENTUALLY members, first read)', async () => {

@@ -31,7 +31,6 @@ export const CITUS_PLAN: Record<string, CitusPlacement> = {
   'object_sets.object_set_version': { kind: 'local', reason: 'the history of set definitions and metadata (time travel): lives with its sets' },
   'object_sets.members_cache': { kind: 'local', reason: 'the EVENTUALLY cache, keyed by set: lives with its sets' },
   'object_sets.migrations': { kind: 'local', reason: 'the object-sets app migrates its own schema' },
-  'object_sets.change_claim': { kind: 'local', reason: 'one row: the instant live-set readers have claimed (set write instants move past it)' },
 };
 
 interface IndexRow {

@@ -119,6 +119,8 @@ export class ClassHub {
   private wakeUp?: () => void;
   private woken = false;
   private poll?: AbortController;
+  /** The poll in flight waits for a change (a long poll), rather than asking what is there now. */
+  private pollIsLong = false;
   private freshWanted = false;
   /** Fresh polls asked for and done: a sync waits for a poll that started after it asked. */
   private freshAsked = 0;
@@ -152,6 +154,10 @@ export class ClassHub {
       this.cursor = encodeChangeCursor(instantEnd(this.position));
       void this.follow();
       void this.rounds();
+    }).catch((e: unknown) => {
+      // The next stream tries again (the objects app or the database may be back by then).
+      this.started = undefined;
+      throw e;
     });
     return this.started;
   }
@@ -160,9 +166,7 @@ export class ClassHub {
   sync(): Promise<void> {
     return new Promise((resolve, reject) => {
       this.syncWaiters.push({ gen: ++this.freshAsked, resolve, reject });
-      this.freshWanted = true;
-      this.poll?.abort();
-      this.wake();
+      this.askFresh();
     });
   }
 
@@ -175,8 +179,20 @@ export class ClassHub {
       if (!computer) return undefined;
       const tracker = new SetTracker(computer);
       this.trackers.set(setId, tracker);
+      this.scheduleExpiry();
       return tracker;
     });
+  }
+
+  /**
+   * Asks the follower for a poll of what the feed holds now (its head then moves to the present),
+   * ending its long poll if one is waiting; a poll of what is there now is never cut short (cut
+   * again and again, none would complete).
+   */
+  private askFresh(): void {
+    this.freshWanted = true;
+    if (this.pollIsLong) this.poll?.abort();
+    this.wake();
   }
 
   /** Wakes the rounds (a set write, a timer, a new page). */
@@ -208,6 +224,7 @@ export class ClassHub {
       this.freshWanted = false;
       const poll = new AbortController();
       this.poll = poll;
+      this.pollIsLong = !fresh;
       try {
         const asked = Date.now();
         const page = await this.deps.changes(this.representative(), { after: this.cursor, waitMs: fresh ? 0 : FEED_WAIT_MS, limit: FEED_PAGE }, poll.signal);
@@ -257,10 +274,7 @@ export class ClassHub {
     const doneGen = this.freshDone;
     const sets = await this.deps.setsWatermark();
     // Set writes after the feed's head: read the feed up to now too.
-    if (sets > this.objectsHead && !this.freshWanted) {
-      this.freshWanted = true;
-      this.poll?.abort();
-    }
+    if (sets > this.objectsHead && !this.freshWanted) this.askFresh();
     const head = Math.min(this.objectsHead, sets);
     const trackers = [...this.trackers.values()].filter((t) => !t.computer.ended);
     const from = Math.min(this.position, ...trackers.map((t) => t.position));
@@ -303,11 +317,12 @@ export class ClassHub {
     const next = Math.min(...[...this.trackers.values()].map((t) => t.computer.expiresAt ?? Infinity).filter((e) => e > this.position));
     if (this.expiryTimer) clearTimeout(this.expiryTimer);
     if (!Number.isFinite(next) || this.closed) return;
-    this.expiryTimer = setTimeout(() => {
-      this.freshWanted = true;
-      this.poll?.abort();
-      this.wake();
-    }, Math.max(0, next - Date.now()) + 5);
+    // Due already: the follower's next poll of what is there now carries the head past it.
+    if (next < Date.now()) {
+      if (this.objectsHead < next && !this.freshWanted) this.askFresh();
+      return;
+    }
+    this.expiryTimer = setTimeout(() => this.askFresh(), next - Date.now() + 5);
     this.expiryTimer.unref();
   }
 

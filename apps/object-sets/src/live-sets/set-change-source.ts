@@ -50,21 +50,12 @@ export class SetChangeSource implements OnModuleInit, BeforeApplicationShutdown 
     return this.listener.wait(timeoutMs, seen, signal);
   }
 
-  /**
-   * The latest instant (ms) no set write in flight can still reach: claim the clock (committed on
-   * its own, so every later write moves past it), then the lowest write lock still held.
-   */
+  /** The latest instant (ms) no set write in flight can still reach (object_sets.change_watermark()). */
   async watermark(): Promise<number> {
-    const [{ claimed }] = await primaryRows<{ claimed: Date }>(
-      this.dataSource,
-      `UPDATE object_sets.change_claim SET claimed = greatest(claimed, date_trunc('milliseconds', clock_timestamp())) RETURNING claimed`,
-      [],
-      'liveSets.claim',
-    );
     const [{ w }] = await primaryRows<{ w: string }>(
       this.dataSource,
-      `SELECT floor(extract(epoch FROM object_sets.change_watermark($1::timestamptz)) * 1000)::int8 AS w`,
-      [claimed],
+      `SELECT floor(extract(epoch FROM object_sets.change_watermark()) * 1000)::int8 AS w`,
+      [],
       'liveSets.setsWatermark',
     );
     return Number(w);

@@ -52,9 +52,9 @@ export class ObjectSetsRepository {
   constructor(readonly dataSource: DataSource) {}
 
   /**
-   * The instant of a set write (SetChangeFeed migration): the Clock's `proposed` time, moved past
-   * what a live-set reader has claimed, with a lock that holds the readers' watermark back until
-   * the transaction ends. The first statement of every set write transaction.
+   * The instant of a set write (SetChangeFeed migration): the Clock's `proposed` time, or the
+   * database's clock when later, with a lock that holds the live-set readers' watermark back
+   * until the transaction ends. The first statement of every set write transaction.
    */
   async writeInstant(m: EntityManager, proposed: Date): Promise<Date> {
     const [{ now }]: { now: Date }[] = await m.query(`SELECT object_sets.write_instant($1::timestamptz) AS now`, [proposed.toISOString()]);

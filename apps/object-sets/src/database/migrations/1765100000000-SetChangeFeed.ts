@@ -13,19 +13,16 @@ export const SET_CHANGES_CHANNEL = 'object_sets_changes';
  * Live object sets (docs/api.md §12) need the changes of set definitions as an exactly-once stream,
  * as the objects app's change feed is for objects: every set write takes its instant through
  * object_sets.write_instant(proposed), and readers take the sets' history (object_set_version)
- * only up to a watermark that no write in flight can still reach.
+ * only up to object_sets.change_watermark(), an instant no write in flight can still reach (the
+ * scheme of the objects app's ChangeFeed migration: a shared advisory lock keyed by a lower bound
+ * of the write's instant, held until it ends).
  *
- * Set writes are stamped with the app's Clock (tests move it), not the database's, so the
- * watermark cannot rest on the database clock alone: a reader first CLAIMS an instant
- * (change_claim, committed on its own), then reads pg_locks; a writer takes its lock keyed by
- * its proposed instant, then reads the claim and moves its instant past it. A writer the reader
- * does not see in pg_locks took its lock after the claim committed, so it writes after the
- * claim, whatever its clock says. Without readers nothing is claimed and a write's instant is
- * exactly its Clock's time, as before.
- *
- * The history trigger now ends a deleted set's state at the transaction's write instant (the
- * database clock before), and notifies SET_CHANGES_CHANNEL (set writes are rare, so serialising
- * their commits costs nothing that matters). Indexes on the validity bounds serve the reader.
+ * Set writes are stamped with the app's Clock (tests move it); the instant is that, or the
+ * database's clock after the lock when later, so the watermark, read from the database's clock,
+ * holds whatever the app's clock says. The history trigger now ends a deleted set's state at the
+ * transaction's write instant (the database clock before), and notifies SET_CHANGES_CHANNEL (set
+ * writes are rare, so serialising their commits costs nothing that matters). Indexes on the
+ * validity bounds serve the reader.
  */
 export class SetChangeFeed1765100000000 implements MigrationInterface {
   name = 'SetChangeFeed1765100000000';
@@ -33,29 +30,21 @@ export class SetChangeFeed1765100000000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     const base = `(${OBJECT_SETS_WRITE_LOCK_MARK}::bigint << 48)`;
     const classidFrom = OBJECT_SETS_WRITE_LOCK_MARK * 0x10000;
-    await q.query(`CREATE TABLE object_sets.change_claim (
-      one boolean PRIMARY KEY DEFAULT true CHECK (one),
-      claimed timestamptz NOT NULL DEFAULT '-infinity'
-    )`);
-    await q.query(`INSERT INTO object_sets.change_claim DEFAULT VALUES`);
     await q.query(`CREATE FUNCTION object_sets.write_instant(proposed timestamptz) RETURNS timestamptz LANGUAGE plpgsql VOLATILE AS $$
       DECLARE
-        t timestamptz := greatest(date_trunc('milliseconds', coalesce(proposed, clock_timestamp())), timestamptz 'epoch');
-        claimed timestamptz;
+        t timestamptz := greatest(date_trunc('milliseconds', clock_timestamp()), date_trunc('milliseconds', proposed), timestamptz 'epoch');
         r timestamptz;
       BEGIN
         PERFORM pg_advisory_xact_lock_shared(${base} | (extract(epoch FROM t) * 1000)::bigint);
-        SELECT c.claimed INTO claimed FROM object_sets.change_claim c;
-        r := greatest(t, claimed + interval '1 millisecond');
+        r := greatest(t, date_trunc('milliseconds', clock_timestamp()));
         PERFORM set_config('object_sets.write_instant', r::text, true);
         RETURN r;
       END $$`);
-    // The watermark for a claim already committed (`claimed`, ObjectSetChanges.watermark): the
-    // claim, or the lowest write lock held, less a millisecond.
-    await q.query(`CREATE FUNCTION object_sets.change_watermark(claimed timestamptz) RETURNS timestamptz LANGUAGE plpgsql VOLATILE AS $$
+    // The clock (read first), or the lowest write lock held, less a millisecond.
+    await q.query(`CREATE FUNCTION object_sets.change_watermark() RETURNS timestamptz LANGUAGE plpgsql VOLATILE AS $$
       DECLARE
+        r timestamptz := date_trunc('milliseconds', clock_timestamp());
         held bigint;
-        r timestamptz := claimed;
       BEGIN
         SELECT min(((l.classid::bigint << 32) | l.objid::bigint) & ((1::bigint << 48) - 1)) INTO held
           FROM pg_locks l
@@ -97,8 +86,7 @@ export class SetChangeFeed1765100000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP INDEX object_sets.object_set_version_valid_to_idx`);
     await q.query(`DROP INDEX object_sets.object_set_version_valid_from_idx`);
-    await q.query(`DROP FUNCTION object_sets.change_watermark(timestamptz)`);
+    await q.query(`DROP FUNCTION object_sets.change_watermark()`);
     await q.query(`DROP FUNCTION object_sets.write_instant(timestamptz)`);
-    await q.query(`DROP TABLE object_sets.change_claim`);
   }
 }
