@@ -344,3 +344,38 @@ describe('live object sets with AUTH_MODE=jwt and stream limits', () => {
     expect(b3!.status).toBe(200);
   });
 });
+
+describe('live object sets when a set can no longer be evaluated', () => {
+  let t: TestBothApps;
+  beforeAll(async () => {
+    t = await startBothApps({ EVENTS_HEARTBEAT_MS: '300' });
+    await t.objectsHttp().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
+  });
+  afterAll(() => t.close());
+
+  it("ends the streams of a set whose filter the ontology no longer allows, keeps the others going, and answers the reconnect with the error", async () => {
+    const byAge = (await t.setsHttp().post('/object-sets').send({ title: 'aged', definition: { type: 'filter', filter: { filter: { type: 'propertyRange', propertyRange: { propertyId: 'age', gte: 18 } } } } }).expect(201)).body.id;
+    const tagged = (await t.setsHttp().post('/object-sets').send({ title: 'tagged', definition: { type: 'filter', filter: { filter: f.tag('ok') } } }).expect(201)).body.id;
+    const doomed = await SseClient.open(`${t.objectSetsUrl}/object-sets/${byAge}/events`);
+    const fine = await SseClient.open(`${t.objectSetsUrl}/object-sets/${tagged}/events`);
+    try {
+      expect((await doomed.next()).event).toBe('ready');
+      expect((await fine.next()).event).toBe('ready');
+      // A new ontology without `age`: the set's filter names a property it no longer has.
+      const withoutAge = { ...WRITE_ONTOLOGY, objectTypes: WRITE_ONTOLOGY.objectTypes.map((o) => ({ ...o, properties: o.properties.filter((p) => p.id !== 'age') })) };
+      await t.objectsHttp().put('/ontology').send(withoutAge).expect(200);
+      await t.objectsHttp().put('/objects/prod/ok-1').send(person('Ok', ['ok'])).expect(201);
+      expect((await fine.next()).data.added).toEqual({ prod: ['ok-1'] });
+      await doomed.closed();
+      const again = await SseClient.open(`${t.objectSetsUrl}/object-sets/${byAge}/events`, { 'Last-Event-ID': doomed.events[0].id! });
+      expect(again.status).toBe(400);
+      expect(again.errorBody).toMatchObject({ errorName: 'InvalidFilter' });
+      // The other set goes on.
+      await t.objectsHttp().put('/objects/prod/ok-2').send(person('Ok', ['ok'])).expect(201);
+      expect((await fine.next()).data.added).toEqual({ prod: ['ok-2'] });
+    } finally {
+      doomed.close();
+      fine.close();
+    }
+  });
+});

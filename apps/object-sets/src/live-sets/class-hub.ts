@@ -204,6 +204,7 @@ export class ClassHub {
   close(): void {
     this.closed = true;
     if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     this.poll?.abort();
     this.wake();
     for (const w of this.syncWaiters.splice(0)) w.reject(new Error('closed'));
@@ -261,7 +262,7 @@ export class ClassHub {
       if (this.closed) break;
       try {
         await this.exclusive(() => this.round());
-        this.retryMs = 0;
+        if (!this.retryTimer) this.retryMs = 0;
       } catch (e) {
         this.deps.logger.warn(`live sets: computing events failed: ${(e as Error).message}`);
         await this.pause();
@@ -281,7 +282,7 @@ export class ClassHub {
     if (head > from) {
       const changedSets = await this.deps.changedSets(from, head);
       const batch = this.pending.batch(from, head, changedSets);
-      let failure: unknown;
+      let lagging = false;
       await forEachLimit(trackers, TRACKER_CONCURRENCY, async (t) => {
         if (t.position >= head) return;
         try {
@@ -289,14 +290,25 @@ export class ClassHub {
           t.deliver(events, reset);
           if (t.computer.ended) this.trackers.delete(t.computer.setId);
         } catch (e) {
-          failure ??= e;
+          if (isRefusal(e)) {
+            // The set cannot be evaluated any more (e.g. the ontology no longer has a type its
+            // filter names): its streams end, and a client that reconnects gets the error itself.
+            this.deps.logger.warn(`live sets: set ${t.computer.setId} can no longer be followed: ${(e as Error).message}`);
+            this.trackers.delete(t.computer.setId);
+            for (const s of t.streams) s.close();
+          } else {
+            // A fault of the objects app or the database: this set stays behind and is tried
+            // again; the others go on.
+            this.deps.logger.warn(`live sets: computing the events of set ${t.computer.setId} failed: ${(e as Error).message}`);
+            lagging = true;
+          }
         }
       });
       const positions = [...this.trackers.values()].map((t) => t.position);
       this.position = Math.min(head, ...positions);
       this.pending.dropUpTo(this.position);
       this.deps.lag(Date.now() - this.position);
-      if (failure) throw failure;
+      if (lagging) this.retryLater();
     } else if (!trackers.length) {
       this.position = Math.max(this.position, head);
       this.pending.dropUpTo(this.position);
@@ -311,6 +323,18 @@ export class ClassHub {
   }
 
   private expiryTimer?: NodeJS.Timeout;
+  private retryTimer?: NodeJS.Timeout;
+
+  /** Another round after a pause (growing to 5 s while faults go on), for the sets that stayed behind. */
+  private retryLater(): void {
+    this.retryMs = Math.min(5_000, Math.max(100, this.retryMs * 2));
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.wake();
+    }, this.retryMs);
+    this.retryTimer.unref();
+  }
 
   /** An ephemeral set expires at an instant no write marks: the hub reads on to it then (its `deleted`). */
   private scheduleExpiry(): void {
@@ -330,6 +354,11 @@ export class ClassHub {
     this.retryMs = Math.min(5_000, Math.max(100, this.retryMs * 2));
     await new Promise((r) => setTimeout(r, this.retryMs));
   }
+}
+
+/** An error answer about the set itself (4xx other than 429): trying again gives the same. */
+function isRefusal(e: unknown): boolean {
+  return e instanceof DomainError && e.status >= 400 && e.status < 500 && e.status !== 429;
 }
 
 async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

@@ -69,6 +69,9 @@ export class SetEventComputer {
     if (!own || (own.expiresAt !== undefined && own.expiresAt <= at)) return undefined;
     const compiled = await deps.compile(setId, at);
     if (!compiled) return undefined;
+    // Checked by the objects app now (no instants: nothing is evaluated), so that a set it cannot
+    // evaluate is refused before a stream opens, with the error a members read would give.
+    await deps.setChanges({ filters: [compiled.filter], steps: [], candidateLimit: deps.candidateLimit, limit: deps.memberLimit });
     return new SetEventComputer(setId, at, compiled.filter, compiled.closure, own, deps);
   }
 
