@@ -134,10 +134,11 @@ export class ClassHub {
     private readonly deps: HubDeps,
   ) {}
 
-  /** The credentials the hub acts with: those of a stream of it that expire last (or the last stream's). */
+  /** The credentials the hub acts with: those of its streams that expire last (none first), else the last ones it had. */
   representative(): CallerContext {
-    let best = this.lastCaller;
-    for (const s of this.streams) if (!best || (best.expiresAt !== undefined && (s.caller.expiresAt === undefined || s.caller.expiresAt > best.expiresAt))) best = s.caller;
+    let best: CallerContext | undefined;
+    for (const s of this.streams) if (!best || expiresLater(s.caller, best)) best = s.caller;
+    best ??= this.lastCaller;
     if (!best) throw new Error('a hub without callers');
     this.lastCaller = best;
     return best;
@@ -354,6 +355,12 @@ export class ClassHub {
     this.retryMs = Math.min(5_000, Math.max(100, this.retryMs * 2));
     await new Promise((r) => setTimeout(r, this.retryMs));
   }
+}
+
+/** Whether `a`'s credentials outlive `b`'s (credentials without an expiry outlive any). */
+function expiresLater(a: CallerContext, b: CallerContext): boolean {
+  if (a.expiresAt === undefined) return b.expiresAt !== undefined;
+  return b.expiresAt !== undefined && a.expiresAt > b.expiresAt;
 }
 
 /** An error answer about the set itself (4xx other than 429): trying again gives the same. */
