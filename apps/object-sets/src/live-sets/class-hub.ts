@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { CallerContext, withoutRequestScope } from '@app/platform';
-import { ChangePage, decodeChangeCursor, DomainError, encodeChangeCursor, instantEnd } from '@app/domain';
-import { ComputerDeps, InstantChanges, SetEventComputer } from './set-event-computer';
+import { ChangePage, decodeChangeCursor, DomainError, encodeChangeCursor, instantEnd, SetChangesItem } from '@app/domain';
+import { ComputerDeps, InstantChanges, Prepared, SetEventComputer } from './set-event-computer';
+import { SetChangesAnswer } from './live-objects.client';
 import { EventStream } from './event-stream';
 import { SetEvent } from './set-events';
 
@@ -20,6 +21,8 @@ export interface HubDeps {
   setsWatermark(): Promise<number>;
   changedSets(after: number, until: number): Promise<Map<number, string[]>>;
   computerDeps(caller: CallerContext): ComputerDeps;
+  /** POST /objects/internal/set-changes for the sets of one round (the limits added). */
+  setChanges(caller: CallerContext, request: { sets: SetChangesItem[] }): Promise<SetChangesAnswer[]>;
   lag(ms: number): void;
   logger: Logger;
 }
@@ -284,27 +287,50 @@ export class ClassHub {
       const changedSets = await this.deps.changedSets(from, head);
       const batch = this.pending.batch(from, head, changedSets);
       let lagging = false;
+      // Every set's part of the round, then one call to the objects app for all of them.
+      const prepared: { t: SetTracker; p: Prepared }[] = [];
+      const failed = new Map<SetTracker, unknown>();
       await forEachLimit(trackers, TRACKER_CONCURRENCY, async (t) => {
         if (t.position >= head) return;
         try {
-          const { events, reset } = await t.computer.advance(batch, head, t.wantsObjects);
+          prepared.push({ t, p: await t.computer.prepare(batch, head, t.wantsObjects) });
+        } catch (e) {
+          failed.set(t, e);
+        }
+      });
+      const asking = prepared.filter(({ p }) => p.item);
+      let answers: SetChangesAnswer[] = [];
+      if (asking.length) {
+        try {
+          answers = await this.deps.setChanges(this.representative(), { sets: asking.map(({ p }) => p.item!) });
+        } catch (e) {
+          for (const { t } of asking) failed.set(t, e);
+        }
+      }
+      for (const { t, p } of prepared) {
+        if (failed.has(t)) continue;
+        try {
+          const { events, reset } = p.finish(p.item ? answers[asking.findIndex((a) => a.t === t)] : undefined);
           t.deliver(events, reset);
           if (t.computer.ended) this.trackers.delete(t.computer.setId);
         } catch (e) {
-          if (isRefusal(e)) {
-            // The set cannot be evaluated any more (e.g. the ontology no longer has a type its
-            // filter names): its streams end, and a client that reconnects gets the error itself.
-            this.deps.logger.warn(`live sets: set ${t.computer.setId} can no longer be followed: ${(e as Error).message}`);
-            this.trackers.delete(t.computer.setId);
-            for (const s of t.streams) s.close();
-          } else {
-            // A fault of the objects app or the database: this set stays behind and is tried
-            // again; the others go on.
-            this.deps.logger.warn(`live sets: computing the events of set ${t.computer.setId} failed: ${(e as Error).message}`);
-            lagging = true;
-          }
+          failed.set(t, e);
         }
-      });
+      }
+      for (const [t, e] of failed) {
+        if (isRefusal(e)) {
+          // The set cannot be evaluated any more (e.g. the ontology no longer has a type its
+          // filter names): its streams end, and a client that reconnects gets the error itself.
+          this.deps.logger.warn(`live sets: set ${t.computer.setId} can no longer be followed: ${(e as Error).message}`);
+          this.trackers.delete(t.computer.setId);
+          for (const s of t.streams) s.close();
+        } else {
+          // A fault of the objects app or the database: this set stays behind and is tried
+          // again; the others go on.
+          this.deps.logger.warn(`live sets: computing the events of set ${t.computer.setId} failed: ${(e as Error).message}`);
+          lagging = true;
+        }
+      }
       const positions = [...this.trackers.values()].map((t) => t.position);
       this.position = Math.min(head, ...positions);
       this.pending.dropUpTo(this.position);

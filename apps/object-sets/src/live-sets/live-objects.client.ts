@@ -1,11 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig, callService, CallerContext } from '@app/platform';
-import { ChangePage, isMembersTooLarge, OBJECTS_INTERNAL_PATHS, SetChangesRequest, SetChangesResponse } from '@app/domain';
+import { ChangePage, DomainError, ErrorCode, ErrorParameters, OBJECTS_INTERNAL_PATHS, SetChangeStepResult, SetChangesRequest, SetChangesResponse } from '@app/domain';
 
-/** A step's answer with its objects kept as JSON text (passed on to streams without a parse and a stringify). */
-export interface SetChangesAnswer {
-  steps: (SetChangesResponse['steps'][number] & { objects?: string[] })[];
-}
+/** One set's answer, a step's objects kept as JSON texts (sent on to streams as they are). */
+export type SetChangesAnswer =
+  | { steps: (SetChangeStepResult & { objects?: string[] })[] }
+  | { tooLarge: true }
+  | { error: DomainError };
 
 /**
  * What live object sets ask of the objects app (docs/api.md §12), with the credentials of a
@@ -37,26 +38,21 @@ export class LiveObjectsClient {
     return JSON.parse(text) as ChangePage;
   }
 
-  /** POST /objects/internal/set-changes; undefined when a step compared as a whole passes the member limit. */
-  async setChanges(caller: CallerContext, request: SetChangesRequest, signal?: AbortSignal): Promise<SetChangesAnswer | undefined> {
-    try {
-      const text = await callService({
-        dependency: 'objects',
-        baseUrl: this.config.objectsUrl,
-        method: 'POST',
-        path: OBJECTS_INTERNAL_PATHS.setChanges,
-        caller,
-        body: request,
-        timeoutMs: this.setChangesTimeoutMs,
-        logger: this.logger,
-        signal,
-        expect: (t) => t.startsWith('{"steps":'),
-      });
-      return parseSetChanges(text);
-    } catch (e) {
-      if (isMembersTooLarge(e)) return undefined;
-      throw e;
-    }
+  /** POST /objects/internal/set-changes: one answer per set of the request, in order. */
+  async setChanges(caller: CallerContext, request: SetChangesRequest, signal?: AbortSignal): Promise<SetChangesAnswer[]> {
+    const text = await callService({
+      dependency: 'objects',
+      baseUrl: this.config.objectsUrl,
+      method: 'POST',
+      path: OBJECTS_INTERNAL_PATHS.setChanges,
+      caller,
+      body: request,
+      timeoutMs: this.setChangesTimeoutMs,
+      logger: this.logger,
+      signal,
+      expect: (t) => t.startsWith('{"sets":'),
+    });
+    return parseSetChanges(text);
   }
 
   /**
@@ -96,13 +92,15 @@ export class LiveObjectsClient {
 }
 
 /**
- * The answer of set-changes with each step's `objects` left as the JSON texts of its objects:
- * parsed as JSON, then each object written back once (the objects are small; the streams send
- * the same text to every client of the set).
+ * The answer of set-changes with each step's `objects` written back as one JSON text per object
+ * (the streams send the same text to every client of the set), and each refusal as the error it is.
  */
-function parseSetChanges(text: string): SetChangesAnswer {
+function parseSetChanges(text: string): SetChangesAnswer[] {
   const parsed = JSON.parse(text) as SetChangesResponse;
-  return {
-    steps: parsed.steps.map((s) => ({ ...s, objects: s.objects?.map((o) => JSON.stringify(o)) })),
-  };
+  return parsed.sets.map((item): SetChangesAnswer => {
+    if ('steps' in item) return { steps: item.steps.map((s) => ({ ...s, objects: s.objects?.map((o) => JSON.stringify(o)) })) };
+    if ('tooLarge' in item) return { tooLarge: true };
+    const { errorCode, errorName, parameters } = item.error;
+    return { error: new DomainError(errorCode as ErrorCode, errorName, parameters as ErrorParameters) };
+  });
 }

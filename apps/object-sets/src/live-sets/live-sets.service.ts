@@ -140,6 +140,8 @@ export class LiveSetsService implements OnModuleInit, BeforeApplicationShutdown 
       setsWatermark: () => this.source.watermark(),
       changedSets: (after, until) => this.source.changedSets(after, until),
       computerDeps: (caller) => this.computerDeps(caller),
+      setChanges: (caller, request) =>
+        this.objects.setChanges(caller, { ...request, candidateLimit: this.config.eventsCandidateLimit, limit: this.config.objectSetMemberLimit }),
       lag: (ms) => this.metrics.liveSetsLag(ms),
       logger: this.logger,
     };

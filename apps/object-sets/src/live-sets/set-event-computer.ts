@@ -1,4 +1,4 @@
-import { ObjectSearchFilter, SetChangeStep, SetChangesRequest } from '@app/domain';
+import { ObjectSearchFilter, SetChangeStep, SetChangesItem, SetChangesRequest } from '@app/domain';
 import { SetChangesAnswer } from './live-objects.client';
 import { SetState } from './set-change-source';
 import { isEmptyChange, SetEvent } from './set-events';
@@ -21,10 +21,16 @@ export interface ComputerDeps {
   stateAt(setId: string, at: number): Promise<SetState | undefined>;
   /** The set compiled from the definitions valid at `at`; undefined when it was not live then. */
   compile(setId: string, at: number): Promise<CompiledSet | undefined>;
-  /** POST /objects/internal/set-changes; undefined when a whole-set step passed the member limit. */
-  setChanges(request: SetChangesRequest): Promise<SetChangesAnswer | undefined>;
+  /** POST /objects/internal/set-changes: one answer per set of the request. */
+  setChanges(request: SetChangesRequest): Promise<SetChangesAnswer[]>;
   candidateLimit: number;
   memberLimit: number;
+}
+
+/** An advance prepared: the set's part of a set-changes request (none: no call needed), and what turns its answer into events. */
+export interface Prepared {
+  item?: SetChangesItem;
+  finish(answer?: SetChangesAnswer): Advance;
 }
 
 /** What one advance produced: events in order, or that the set must be reloaded (`reset`) at the new position. */
@@ -71,13 +77,26 @@ export class SetEventComputer {
     if (!compiled) return undefined;
     // Checked by the objects app now (no instants: nothing is evaluated), so that a set it cannot
     // evaluate is refused before a stream opens, with the error a members read would give.
-    await deps.setChanges({ filters: [compiled.filter], steps: [], candidateLimit: deps.candidateLimit, limit: deps.memberLimit });
+    const [answer] = await deps.setChanges({ sets: [{ filters: [compiled.filter], steps: [] }], candidateLimit: deps.candidateLimit, limit: deps.memberLimit });
+    if ('error' in answer) throw answer.error;
     return new SetEventComputer(setId, at, compiled.filter, compiled.closure, own, deps);
   }
 
-  /** The events of the instants of `batch` after the position, up to `until`, which becomes the position. */
+  /** The events of the instants of `batch` after the position, up to `until`, which becomes the position (one call of its own). */
   async advance(batch: readonly InstantChanges[], until: number, loadObjects: boolean): Promise<Advance> {
-    if (this.ended || until <= this.position) return { events: [], reset: false };
+    const prepared = await this.prepare(batch, until, loadObjects);
+    if (!prepared.item) return prepared.finish();
+    const [answer] = await this.deps.setChanges({ sets: [prepared.item], candidateLimit: this.deps.candidateLimit, limit: this.deps.memberLimit });
+    return prepared.finish(answer);
+  }
+
+  /**
+   * What advancing through `batch` up to `until` asks of the objects app (`item`, none when no
+   * instant can have changed the set), and how its answer becomes the events (`finish`, which
+   * moves the position). A hub asks for every set it advances in one request.
+   */
+  async prepare(batch: readonly InstantChanges[], until: number, loadObjects: boolean): Promise<Prepared> {
+    if (this.ended || until <= this.position) return { finish: () => ({ events: [], reset: false }) };
     const filters: ObjectSearchFilter[] = [this.filter];
     let current = 0;
     let closure = this.closure;
@@ -115,30 +134,24 @@ export class SetEventComputer {
       told.push({ at: instant.at, definitionChanged });
     }
     if (end === undefined && own.expiresAt !== undefined && own.expiresAt > this.position && own.expiresAt <= until) end = own.expiresAt;
-
-    const events: SetEvent[] = [];
-    if (steps.length) {
-      const answer = await this.deps.setChanges({
-        filters,
-        steps,
-        candidateLimit: this.deps.candidateLimit,
-        limit: this.deps.memberLimit,
-        ...(loadObjects ? { loadObjects: true } : {}),
-      });
-      if (!answer) {
+    const finish = (answer?: SetChangesAnswer): Advance => {
+      const events: SetEvent[] = [];
+      if (answer && 'error' in answer) throw answer.error;
+      if (answer && 'tooLarge' in answer) {
         // A whole-set comparison passed the member limit: nothing exact can be told of this
         // batch; clients reload at the new position.
         this.moveTo(filters[current], closure, own, until, end);
         return { events: end === undefined ? [] : [new SetEvent(end, 'deleted')], reset: end === undefined };
       }
-      answer.steps.forEach((result, i) => {
+      answer?.steps.forEach((result, i) => {
         const change = { added: result.added, removed: result.removed, updated: result.updated, definitionChanged: told[i].definitionChanged };
         if (!isEmptyChange(change)) events.push(new SetEvent(told[i].at, 'change', change, result.objects));
       });
-    }
-    this.moveTo(filters[current], closure, own, until, end);
-    if (end !== undefined) events.push(new SetEvent(end, 'deleted'));
-    return { events, reset: false };
+      this.moveTo(filters[current], closure, own, until, end);
+      if (end !== undefined) events.push(new SetEvent(end, 'deleted'));
+      return { events, reset: false };
+    };
+    return steps.length ? { item: { filters, steps, ...(loadObjects ? { loadObjects: true } : {}) }, finish } : { finish };
   }
 
   private moveTo(filter: ObjectSearchFilter, closure: ReadonlySet<string>, own: SetState, until: number, end: number | undefined): void {

@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig, CallerContext, primaryRows, visibleEnvironmentsParam } from '@app/platform';
-import { COMPILED_SET_FILTER_LIMITS, filterOf, MembersTooLarge, ObjectSearchFilter, OntologyIndex } from '@app/domain';
+import { COMPILED_SET_FILTER_LIMITS, DomainError, filterOf, MembersTooLarge, ObjectSearchFilter, OntologyIndex } from '@app/domain';
 import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
 import { buildDiffSql } from '../search/search.repository';
-import { buildCandidateSql, CandidateRow, OBJECTS_AT_SQL } from './set-changes.sql';
-import { checkSetChangesRequest, CheckedSetChangesRequest } from './set-changes.request';
+import { buildCandidateSql, CandidateRow, FilterBounds, filterBounds, linkReach, OBJECTS_AT_SQL, TYPES_AROUND_SQL } from './set-changes.sql';
+import { checkSetChangesRequest, CheckedSetChangesItem, CheckedSetChangesRequest, CheckedStep } from './set-changes.request';
 
 type Ids = Record<string, string[]>;
-type Step = CheckedSetChangesRequest['steps'][number];
 interface StepResult {
   added: Ids;
   removed: Ids;
@@ -18,15 +17,28 @@ interface StepResult {
 }
 
 const NO_MEMBERS: ObjectSearchFilter = filterOf('not', { filter: filterOf('all', {}) });
+/** Sets evaluated at once (each takes one pooled connection while its statements run). */
+const SET_CONCURRENCY = 4;
+
+/** The types of changed objects just before and at their instants (TYPES_AROUND_SQL), by `env\0id\0ms`. */
+type TypesAround = Map<string, { before: string | null; after: string | null }>;
+const changeKey = (env: string, id: string, at: Date) => `${env}\u0000${id}\u0000${at.getTime()}`;
 
 /**
- * POST /objects/internal/set-changes (live object sets, docs/api.md §12): how a set's membership
- * changed at each of a list of instants. Incremental where it can be: consecutive steps with the
- * same filters are ONE statement over the objects changed at their instants and their linked
- * neighbours (buildCandidateSql); a step whose filter changed, or whose candidates pass the
- * request's candidateLimit, compares the whole membership just before and at its instant (the
- * diff statement), and its `updated` comes from the changed objects alone. Everything runs on
- * the primary: the instants are as recent as the change feed's watermark.
+ * POST /objects/internal/set-changes (live object sets, docs/api.md §12): how each of a list of sets
+ * changed at each of a list of instants, answered together (one round trip per round of the
+ * object-sets app, whatever the number of sets). Per set, incremental where it can be:
+ * - a changed object that cannot match the set before or after (its type, environment or id
+ *   outside what the set's filter allows, filterBounds) is left out before any SQL, and a set with
+ *   no changed object left needs none;
+ * - consecutive steps with the same filters are ONE statement over the objects changed then and
+ *   their linked neighbours (buildCandidateSql);
+ * - a step whose filter changed, or whose candidates pass the request's candidateLimit, compares
+ *   the whole membership just before and at its instant (the diff statement); its `updated`
+ *   comes from the changed objects alone.
+ * A set the objects app refuses (its filter no longer fits the ontology) answers its error, and
+ * the others their results. Everything runs on the primary: the instants are as recent as the
+ * change feed's watermark.
  */
 @Injectable()
 export class SetChangesService {
@@ -40,40 +52,61 @@ export class SetChangesService {
   async setChanges(caller: CallerContext, body: unknown): Promise<string> {
     const request = checkSetChangesRequest(body, this.config.objectSetMemberLimit);
     const ontology = await this.ontology.getActiveIndex();
-    const filters = request.filters.map((f, i) => validateFilter(f, ontology, `filters[${i}]`, COMPILED_SET_FILTER_LIMITS));
     const visible = visibleEnvironmentsParam(caller);
-    const results: StepResult[] = new Array(request.steps.length);
-    const filterAt = (i: number) => (i < 0 ? undefined : filters[i]);
+    const types = await this.typesAround(request);
+    const answers = await mapLimit(request.sets, SET_CONCURRENCY, async (item, s) => {
+      try {
+        const filters = item.filters.map((f, i) => validateFilter(f, ontology, `sets[${s}].filters[${i}]`, COMPILED_SET_FILTER_LIMITS));
+        const results = await this.evaluate(ontology, item, filters, visible, request, types);
+        if (item.loadObjects) await this.loadObjects(item.steps, results);
+        return `{"steps":[${results.map(stepJson).join(',')}]}`;
+      } catch (e) {
+        if (e instanceof MembersTooLarge) return '{"tooLarge":true}';
+        if (e instanceof DomainError && e.status < 500) return JSON.stringify({ error: { errorCode: e.errorCode, errorName: e.errorName, parameters: e.parameters } });
+        throw e;
+      }
+    });
+    return `{"sets":[${answers.join(',')}]}`;
+  }
 
-    // Runs of incremental steps with the same filters, each one statement.
+  /** The results of one set's steps, in order. */
+  private async evaluate(
+    ontology: OntologyIndex,
+    item: CheckedSetChangesItem,
+    filters: ObjectSearchFilter[],
+    visible: string[] | null,
+    request: CheckedSetChangesRequest,
+    types: TypesAround,
+  ): Promise<StepResult[]> {
+    const results: StepResult[] = new Array(item.steps.length);
+    const filterAt = (i: number) => (i < 0 ? undefined : filters[i]);
     let i = 0;
-    while (i < request.steps.length) {
-      const step = request.steps[i];
+    while (i < item.steps.length) {
+      const step = item.steps[i];
+      const before = filterAt(step.before);
+      const after = filterAt(step.after);
       if (step.full || step.before !== step.after) {
-        results[i] = await this.fullStep(ontology, step, filterAt(step.before), filterAt(step.after), visible, request);
+        results[i] = await this.fullStep(ontology, step, before, after, visible, request, types);
         i++;
         continue;
       }
       let j = i + 1;
-      while (j < request.steps.length && !request.steps[j].full && request.steps[j].before === step.before && request.steps[j].after === step.after) j++;
-      const run = request.steps.slice(i, j);
-      const evaluated = await this.incremental(ontology, run, filterAt(step.before), filterAt(step.after), visible, request.candidateLimit);
+      while (j < item.steps.length && !item.steps[j].full && item.steps[j].before === step.before && item.steps[j].after === step.after) j++;
+      const run = item.steps.slice(i, j).map((s) => relevant(s, before, after, types));
+      const evaluated = await this.incremental(ontology, run, before, after, visible, request.candidateLimit);
       if (evaluated) {
         evaluated.forEach((r, k) => (results[i + k] = r));
-      } else if (run.length > 1) {
-        // Past the limit together: each step on its own.
+      } else {
+        // Past the limit together: each step on its own, as a whole when it is past it alone.
         for (let k = 0; k < run.length; k++) {
           results[i + k] =
-            (await this.incremental(ontology, [run[k]], filterAt(step.before), filterAt(step.after), visible, request.candidateLimit))?.[0] ??
-            (await this.fullStep(ontology, run[k], filterAt(step.before), filterAt(step.after), visible, request));
+            (await this.incremental(ontology, [run[k]], before, after, visible, request.candidateLimit))?.[0] ??
+            (await this.fullStep(ontology, item.steps[i + k], before, after, visible, request, types));
         }
-      } else {
-        results[i] = await this.fullStep(ontology, step, filterAt(step.before), filterAt(step.after), visible, request);
       }
       i = j;
     }
-    if (request.loadObjects) await this.loadObjects(request.steps, results);
-    return `{"steps":[${results.map(stepJson).join(',')}]}`;
+    return results;
   }
 
   /**
@@ -83,7 +116,7 @@ export class SetChangesService {
    */
   private async incremental(
     ontology: OntologyIndex,
-    steps: Step[],
+    steps: CheckedStep[],
     before: ObjectSearchFilter | undefined,
     after: ObjectSearchFilter | undefined,
     visible: string[] | null,
@@ -121,11 +154,12 @@ export class SetChangesService {
   /** A step evaluated as a whole: the diff of the membership at at - 1 ms and at `at`; `updated` from its changed objects. */
   private async fullStep(
     ontology: OntologyIndex,
-    step: Step,
+    step: CheckedStep,
     before: ObjectSearchFilter | undefined,
     after: ObjectSearchFilter | undefined,
     visible: string[] | null,
     request: CheckedSetChangesRequest,
+    types: TypesAround,
   ): Promise<StepResult> {
     const { sql, params } = buildDiffSql(
       ontology,
@@ -135,12 +169,38 @@ export class SetChangesService {
     const [row] = await primaryRows<{ from_count: string; to_count: string; json: string | null }>(this.dataSource, sql, params, 'liveSets.diff');
     if (row.json === null) throw new MembersTooLarge(request.limit);
     const diff = JSON.parse(row.json) as { added: Ids; removed: Ids };
-    const [changed] = (await this.incremental(ontology, [step], before, after, visible, Number.MAX_SAFE_INTEGER, true))!;
+    const [changed] = (await this.incremental(ontology, [relevant(step, before, after, types)], before, after, visible, Number.MAX_SAFE_INTEGER, true))!;
     return { added: diff.added, removed: diff.removed, updated: changed.updated };
   }
 
+  /**
+   * The types of every changed object of the request just before and at its instant, in one
+   * statement; only asked for when a set's filter bounds the type (without links) at all.
+   */
+  private async typesAround(request: CheckedSetChangesRequest): Promise<TypesAround> {
+    const types: TypesAround = new Map();
+    const wanted = new Map<string, [string, string, Date]>();
+    for (const item of request.sets) {
+      if (!item.filters.some((f) => mayBoundTypes(f))) continue;
+      for (const step of item.steps) for (const [env, id] of step.changed) wanted.set(changeKey(env, id, step.at), [env, id, step.at]);
+    }
+    if (!wanted.size) return types;
+    const keys = [...wanted.values()];
+    const rows = await primaryRows<{ n: number; before: string | null; after: string | null }>(
+      this.dataSource,
+      TYPES_AROUND_SQL,
+      [keys.map((_, n) => n), keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2].toISOString())],
+      'liveSets.typesAround',
+    );
+    for (const r of rows) {
+      const [env, id, at] = keys[r.n];
+      types.set(changeKey(env, id, at), { before: r.before, after: r.after });
+    }
+    return types;
+  }
+
   /** The added and updated objects of every step, as of its instant, in one statement. */
-  private async loadObjects(steps: Step[], results: StepResult[]): Promise<void> {
+  private async loadObjects(steps: CheckedStep[], results: StepResult[]): Promise<void> {
     const keys = { n: [] as number[], at: [] as string[], env: [] as string[], id: [] as string[] };
     results.forEach((r, k) => {
       r.objects = [];
@@ -161,6 +221,30 @@ export class SetChangesService {
   }
 }
 
+/**
+ * The step with only the changed objects that can have moved in or out of the set (or been
+ * updated in it): those that satisfy the bounds of its filter before or after their change. A
+ * filter that follows links keeps every object of the bounded environments: a linked neighbour
+ * can move it.
+ */
+function relevant(step: CheckedStep, before: ObjectSearchFilter | undefined, after: ObjectSearchFilter | undefined, types: TypesAround): CheckedStep {
+  const bounds = [before, after].map((f) => ({ bounds: filterBounds(f), links: linkReach(f).hops > 0 }));
+  const fits = (b: FilterBounds, links: boolean, env: string, id: string, type: string | null) =>
+    (!b.envs || b.envs.has(env)) && (links || ((!b.ids || b.ids.has(id)) && (!b.types || (type !== null && b.types.has(type)))));
+  const changed = step.changed.filter(([env, id]) => {
+    const t = types.get(changeKey(env, id, step.at));
+    // Types unknown (not asked for: no bound on them): either may be anything.
+    const around = t ? [t.before, t.after] : [undefined, undefined];
+    return bounds.some(({ bounds: b, links }) => around.some((type) => (type === undefined ? fits({ ...b, types: undefined }, links, env, id, null) : fits(b, links, env, id, type))));
+  });
+  return changed.length === step.changed.length ? step : { ...step, changed };
+}
+
+/** Whether a filter (not yet validated) names object types anywhere: then its changed objects' types are worth asking for. */
+function mayBoundTypes(filter: unknown): boolean {
+  return JSON.stringify(filter).includes('"objectType"');
+}
+
 function add(ids: Ids, env: string, id: string): void {
   (ids[env] ??= []).push(id);
 }
@@ -168,4 +252,19 @@ function add(ids: Ids, env: string, id: string): void {
 function stepJson(r: StepResult): string {
   const objects = r.objects ? `,"objects":[${r.objects.join(',')}]` : '';
   return `{"added":${JSON.stringify(r.added)},"removed":${JSON.stringify(r.removed)},"updated":${JSON.stringify(r.updated)}${objects}}`;
+}
+
+/** `fn` over `items`, at most `limit` at once, results in order. */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i], i);
+      }
+    }),
+  );
+  return out;
 }

@@ -1,5 +1,5 @@
 import { ObjectSearchFilter, OntologyIndex } from '@app/domain';
-import { compileFilter, rowsAt, SqlParams } from '../search/filter-compiler';
+import { compileFilter, RowSource, rowsAt, SqlParams } from '../search/filter-compiler';
 
 /** The link ids a filter traverses (linkedFrom, linksTo) and how many hops deep, at most, along any path. */
 export function linkReach(filter: ObjectSearchFilter | undefined): { linkIds: Set<string>; hops: number } {
@@ -23,6 +23,44 @@ export function linkReach(filter: ObjectSearchFilter | undefined): { linkIds: Se
     }
   };
   return { linkIds, hops: filter ? hops(filter) : 0 };
+}
+
+/**
+ * What an object matching `filter` must be, whatever else holds: one of `types`, in one of `envs`,
+ * one of `ids` (each undefined: no such bound). Read from the filter's `and` / `or` structure
+ * (`not` and every other predicate bound nothing). An object changed at an instant can have
+ * moved in or out of a set only if it satisfies the bounds before or after the change; its
+ * environment and id never change, its type may.
+ */
+export interface FilterBounds {
+  types?: ReadonlySet<string>;
+  envs?: ReadonlySet<string>;
+  ids?: ReadonlySet<string>;
+}
+
+export function filterBounds(filter: ObjectSearchFilter | undefined): FilterBounds {
+  if (!filter) return { types: new Set(), envs: new Set(), ids: new Set() }; // no members at all
+  const both = (a?: ReadonlySet<string>, b?: ReadonlySet<string>) => (a && b ? new Set([...a].filter((x) => b.has(x))) : (a ?? b));
+  const either = (a?: ReadonlySet<string>, b?: ReadonlySet<string>) => (a && b ? new Set([...a, ...b]) : undefined);
+  const of = (f: ObjectSearchFilter): FilterBounds => {
+    switch (f.type) {
+      case 'and':
+        return f.and.filters.map(of).reduce((x, y) => ({ types: both(x.types, y.types), envs: both(x.envs, y.envs), ids: both(x.ids, y.ids) }), {});
+      case 'or': {
+        const [first, ...rest] = f.or.filters.map(of);
+        return rest.reduce((x, y) => ({ types: either(x.types, y.types), envs: either(x.envs, y.envs), ids: either(x.ids, y.ids) }), first ?? { types: new Set(), envs: new Set(), ids: new Set() });
+      }
+      case 'objectType':
+        return { types: new Set(f.objectType.types) };
+      case 'environment':
+        return { envs: new Set(f.environment.environmentIds) };
+      case 'objectId':
+        return { ids: new Set(f.objectId.ids) };
+      default:
+        return {};
+    }
+  };
+  return of(filter);
 }
 
 /** One object that may have moved at an instant (a candidate), and whether it was and is a member. */
@@ -60,14 +98,24 @@ export function buildCandidateSql(
   const limit = params.add(Math.min(opts.candidateLimit, Number.MAX_SAFE_INTEGER - 1));
   const before = linkReach(filters.before);
   const after = linkReach(filters.after);
-  const hops = opts.expand ? Math.max(before.hops, after.hops) : 0;
+  const reach = Math.max(before.hops, after.hops);
+  const hops = opts.expand ? reach : 0;
   const linkIds = [...new Set([...before.linkIds, ...after.linkIds])];
+  // Past one hop, the filter compiler makes each hop a set computed once for the statement; tied
+  // to each candidate's own instant here, it would be computed again for every candidate over
+  // every object. So the rows the filter reads are cut to the neighbourhood of the candidates
+  // (every object within as many hops of one): what decides a candidate's membership lies in it.
+  const neighbourhood = reach > 1 ? 2 * reach : 0;
+  // A level of candidates holds at most the limit, one of the neighbourhood alone four times it;
+  // a level that reaches its bound may be cut short: the step is then evaluated as a whole.
+  const bound = (k: number) => (k <= hops ? `${limit}::bigint` : `4 * ${limit}::bigint`);
   const levels = [`h0 AS (SELECT at, environment_id, id FROM changed)`];
-  if (hops > 0) {
+  const depth = Math.max(hops, neighbourhood);
+  if (depth > 0) {
     const links = params.add(linkIds);
     // Links valid at any time in [at - 1 ms, at]: before the instant and at it.
     const valid = `l.valid_from <= n.at AND l.valid_to > n.at - interval '1 millisecond' AND l.link_id = ANY(${links}::text[])`;
-    for (let k = 1; k <= hops; k++) {
+    for (let k = 1; k <= depth; k++) {
       levels.push(`h${k} AS (
   SELECT n.at, n.environment_id, x.other AS id
     FROM h${k - 1} n
@@ -75,13 +123,13 @@ export function buildCandidateSql(
       SELECT l.target_id FROM objects.link_history l WHERE l.environment_id = n.environment_id AND l.source_id = n.id AND ${valid}
       UNION ALL
       SELECT l.source_id FROM objects.link_history l WHERE l.environment_id = n.environment_id AND l.target_id = n.id AND ${valid}) AS x(other)
-   LIMIT ${limit}::bigint + 1)`);
+   LIMIT ${bound(k)} + 1)`);
     }
   }
   const visible = opts.visible ? params.add(opts.visible) : undefined;
   const member = (filter: ObjectSearchFilter | undefined, t: string) => {
     if (!filter) return 'false';
-    const rows = rowsAt(t);
+    const rows = neighbourhood ? rowsAtIn(t, 'nbhd') : rowsAt(t);
     const clauses = [
       'o.environment_id = c.environment_id',
       'o.id = c.id',
@@ -95,8 +143,15 @@ export function buildCandidateSql(
     FROM unnest(${ats}::timestamptz[], ${envs}::text[], ${ids}::text[]) AS k(at, environment_id, id)
 ), ${levels.join(',\n')},
 cand AS MATERIALIZED (
-  SELECT DISTINCT at, environment_id, id FROM (${levels.map((_, k) => `SELECT * FROM h${k}`).join(' UNION ALL ')}) u LIMIT ${limit}::bigint + 1
-), n AS (SELECT count(*) AS candidates FROM cand)
+  SELECT DISTINCT at, environment_id, id FROM (${levels.slice(0, hops + 1).map((_, k) => `SELECT * FROM h${k}`).join(' UNION ALL ')}) u LIMIT ${limit}::bigint + 1
+)${
+    neighbourhood
+      ? `, nbhd AS MATERIALIZED (
+  SELECT DISTINCT environment_id, id FROM (${levels.map((_, k) => `SELECT environment_id, id FROM h${k}`).join(' UNION ALL ')}) u
+)`
+      : ''
+  }, n AS (SELECT CASE WHEN ${levels.map((_, k) => `(SELECT count(*) FROM h${k}) > ${bound(k)}`).join(' OR ')} THEN ${limit}::bigint + 1
+                      ELSE (SELECT count(*) FROM cand) END AS candidates)
 SELECT n.candidates, r.at_ms, r.environment_id, r.id, r.was, r.is
   FROM n LEFT JOIN LATERAL (
     SELECT floor(extract(epoch FROM c.at) * 1000)::int8 AS at_ms, c.environment_id, c.id,
@@ -107,6 +162,28 @@ SELECT n.candidates, r.at_ms, r.environment_id, r.id, r.was, r.is
  ORDER BY r.at_ms, r.environment_id, r.id`;
   return { sql, params: params.values };
 }
+
+/** rowsAt(t), cut to the objects of the CTE `nbhd` (environment_id, id): their versions, values and outgoing links. */
+function rowsAtIn(t: string, nbhd: string): RowSource {
+  const all = rowsAt(t);
+  const inN = (alias: string, env: string, id: string) => `EXISTS (SELECT 1 FROM ${nbhd} nb WHERE nb.environment_id = ${alias}.${env} AND nb.id = ${alias}.${id})`;
+  return {
+    objects: `(SELECT * FROM ${all.objects} x WHERE ${inN('x', 'environment_id', 'id')})`,
+    values: `(SELECT * FROM ${all.values} x WHERE ${inN('x', 'environment_id', 'object_id')})`,
+    links: `(SELECT * FROM ${all.links} x WHERE ${inN('x', 'environment_id', 'source_id')})`,
+  };
+}
+
+/**
+ * The type of each object ($2 environment, $3 id) just before and at its instant ($4), by
+ * position ($1): object_version's id index. A type absent: no version then.
+ */
+export const TYPES_AROUND_SQL = `SELECT k.n,
+       (SELECT v.type FROM objects.object_version v WHERE v.environment_id = k.environment_id COLLATE "C" AND v.id = k.id COLLATE "C"
+           AND v.valid_from <= k.at - interval '1 millisecond' AND (v.valid_to IS NULL OR v.valid_to > k.at - interval '1 millisecond')) AS before,
+       (SELECT v.type FROM objects.object_version v WHERE v.environment_id = k.environment_id COLLATE "C" AND v.id = k.id COLLATE "C"
+           AND v.valid_from <= k.at AND (v.valid_to IS NULL OR v.valid_to > k.at)) AS after
+  FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[]) AS k(n, environment_id, id, at)`;
 
 /** The stored JSON of objects as of their own instants (object_version primary key prefix), in request order. */
 export const OBJECTS_AT_SQL = `SELECT k.n, v.json

@@ -121,16 +121,24 @@ export interface SetChangeStep {
   full?: boolean;
 }
 
-/** The body of `POST /objects/internal/set-changes`. */
-export interface SetChangesRequest {
+/** One set of a set-changes request: its filters (by index) and its steps. */
+export interface SetChangesItem {
   filters: ObjectSearchFilter[];
   steps: SetChangeStep[];
-  /** Most objects a step evaluates one by one; past it the step is evaluated as a whole. */
-  candidateLimit: number;
-  /** Most members on either side of a step evaluated as a whole; more is 413 MembersTooLarge. */
-  limit: number;
   /** Answer the added and updated objects as of each step's instant, as OntologyObject. */
   loadObjects?: boolean;
+}
+
+/**
+ * The body of `POST /objects/internal/set-changes`: every set a hub advances in one round, through
+ * the same instants, answered together (one round trip per round, whatever the number of sets).
+ */
+export interface SetChangesRequest {
+  sets: SetChangesItem[];
+  /** Most objects a step evaluates one by one; past it the step is evaluated as a whole. */
+  candidateLimit: number;
+  /** Most members on either side of a step evaluated as a whole; more is that set's `tooLarge`. */
+  limit: number;
 }
 
 /** How one step changed the set: environment id → ids (sorted; environments with none left out). */
@@ -142,9 +150,19 @@ export interface SetChangeStepResult {
   objects?: unknown[];
 }
 
-/** The answer of `POST /objects/internal/set-changes`: one result per step, in order. */
+/**
+ * The answer for one set: its steps' results in order; or `tooLarge` (a step compared as a whole
+ * passed the member limit); or the error that refuses it (e.g. 400 InvalidFilter: its filter no
+ * longer fits the ontology), in the Conjure error shape.
+ */
+export type SetChangesItemResult =
+  | { steps: SetChangeStepResult[] }
+  | { tooLarge: true }
+  | { error: { errorCode: string; errorName: string; parameters: Record<string, unknown> } };
+
+/** The answer of `POST /objects/internal/set-changes`: one result per set, in order. */
 export interface SetChangesResponse {
-  steps: SetChangeStepResult[];
+  sets: SetChangesItemResult[];
 }
 
 /** The answer of `GET /object-sets/internal/{id}/filter`: the set's membership as one filter. */
