@@ -199,7 +199,7 @@ const fmt = (m) =>
 
 /**
  * The product against the independent floor (bench/independent/compare-product.sh) on its own
- * seeded data set of `n` objects: each target of issue 13 with its ratio, as that script prints.
+ * seeded data set of `n` objects: each target of bench/independent/targets.mjs with its ratio, as that script prints.
  */
 function independentFloor(n) {
   log(`\nIndependent floor: bench/independent/compare-product.sh with PERF_N=${n}`);

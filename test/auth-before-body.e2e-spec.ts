@@ -4,7 +4,7 @@ import { WRITE_ONTOLOGY } from './support/ontologies';
 import { bearer, JWT_ENV, token } from './support/tokens';
 
 /**
- * Credentials before the body (issue 20): in AUTH_MODE=jwt a request without valid credentials
+ * Credentials before the body (README Security, Roles): in AUTH_MODE=jwt a request without valid credentials
  * is 401 before its body is read or parsed; bodies are bounded by BODY_LIMIT (1mb by default),
  * and by LARGE_BODY_LIMIT (64mb) only for the operations that carry many objects or an ontology.
  */

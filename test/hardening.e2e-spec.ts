@@ -3,7 +3,7 @@ import { DEV_PAGING_TOKEN_SECRET } from '@app/platform';
 import { startBothApps, TestBothApps } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 
-/** Hardening of issue 20 that needs no special set-up: bounds on what one request may cost. */
+/** Hardening (README Security) that needs no special set-up: bounds on what one request may cost. */
 describe('hardening: bounds on one request', () => {
   let t: TestBothApps;
 

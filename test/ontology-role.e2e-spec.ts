@@ -4,7 +4,7 @@ import { WRITE_ONTOLOGY } from './support/ontologies';
 import { bearer, JWT_ENV, token } from './support/tokens';
 
 /**
- * Publishing the ontology (issue 20): with AUTH_MODE=jwt it needs a role; an ontology is bounded
+ * Publishing the ontology (README Security, Roles): with AUTH_MODE=jwt it needs a role; an ontology is bounded
  * in size; parsed versions are cached within a bound. Also the optional iss / aud checks.
  */
 describe('publishing the ontology needs a role', () => {

@@ -8,7 +8,7 @@ import { createTestDatabase } from './support/database';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 
 /**
- * Reads cannot pin the database (issue 20): a read statement runs at most
+ * Reads cannot pin the database (README Security, Limits): a read statement runs at most
  * READ_STATEMENT_TIMEOUT_MS (then 503 DependencyUnavailable with Retry-After), is cancelled in
  * PostgreSQL when its client goes away, write transactions keep their own longer limit, and
  * migrations run without one. A table lock taken by the test stands in for a slow statement.

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * What the runtime image holds (issue 20): the embedded PostgreSQL (a beta package, for `npm
+ * What the runtime image holds (README Containers): the embedded PostgreSQL (a beta package, for `npm
  * start` and the tests only) is a development dependency, and the image's runtime stage installs
  * production dependencies only.
  */

@@ -2,7 +2,7 @@ import { startBothApps, TestBothApps } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 
 /**
- * What a set may expand to (issue 20, "definition blow-up"): an operation's duplicate operands
+ * What a set may expand to (README Security, Limits; docs/api.md §5): an operation's duplicate operands
  * are removed, and a definition whose compiled filter, written out, passes 20,000 nodes is 400
  * InvalidObjectSetDefinition when it is written and when it is read.
  */

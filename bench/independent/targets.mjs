@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Issue 13's targets from the logs of compare-product.sh (the {"summary":…} lines of compare.mjs):
+// The independent floor's targets from the logs of compare-product.sh (the {"summary":…} lines of compare.mjs):
 //   node targets.mjs <gateway log> <objects app log> <ingest log>
 // Prints each target with its ratio, then "N passed, N failed"; exits 1 when one is missed.
 import { readFileSync } from 'node:fs';

@@ -17,7 +17,7 @@ export const CITUS_PLAN: Record<string, CitusPlacement> = {
   'objects.property_value': { kind: 'distributed', column: 'object_id' },
   'objects.link': { kind: 'distributed', column: 'source_id' },
   'objects.object_version': { kind: 'distributed', column: 'id' },
-  // Time travel (issue 17) keeps the history of derived rows beside them, by the same object id.
+  // Time travel (docs/api.md §10) keeps the history of derived rows beside them, by the same object id.
   'objects.property_value_history': { kind: 'distributed', column: 'object_id' },
   'objects.link_history': { kind: 'distributed', column: 'source_id' },
   'objects.change': {

@@ -65,7 +65,7 @@ export class ConjureExceptionFilter implements ExceptionFilter {
     };
     const logLine = { errorInstanceId: body.errorInstanceId, errorName: body.errorName, method: req.method, url: req.originalUrl ?? req.url };
     if (currentRequestScope()?.abandoned) {
-      // The client went away first and its statements were cancelled for that (issue 20): what
+      // The client went away first and its statements were cancelled for that (README Security, Limits): what
       // failed is the answer nobody waits for, not the service. Noted, not an error; no answer.
       this.logger.log({ ...logLine, msg: 'request abandoned by its client before its answer; its work was cancelled' });
       res.end();
