@@ -21,7 +21,7 @@
 import { ObjectSearchFilter, OntologyIndex, ResolvedField, SortKey } from '@app/domain';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, RowSource, rowSource, SqlParams, STRING_INDEX_CHARS } from './filter-compiler';
-import type { SearchRow } from './search.repository';
+import type { SearchRow } from './search-row';
 
 /** Where a page ends: the last row's key values as text (null: no value), then its identity. */
 export interface OrderedPosition {

@@ -1,4 +1,4 @@
-import { searchRowJson } from './search.repository';
+import { searchRowJson } from './search-row';
 
 describe('searchRowJson (a search result as the page writes it)', () => {
   it('writes id and environmentId, escaping what JSON must', () => {

@@ -6,29 +6,7 @@ import { preparedRows, preparesStatement, queryRows } from '@app/platform';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, rowSource, SqlParams } from './filter-compiler';
 import { buildOrderedSearchSql, OrderedSearchOptions, OrderedSearchRow } from './ordered-search';
-
-export interface SearchPosition {
-  env: string;
-  id: string;
-}
-
-export interface SearchRow {
-  env: string;
-  id: string;
-  /** The object's links as JSON text (only when the page loads links). */
-  links?: string;
-  /** The active ontology version in this statement's snapshot (see OntologyService.readWithActive). */
-  active_ontology_version: number;
-}
-
-/**
- * A search result's JSON, written here rather than by PostgreSQL (json_build_object per row, and
- * its `"id" : …` spacing, cost a broad page of 10,000 ids more than the rest of its statement).
- */
-export function searchRowJson(row: SearchRow): string {
-  const head = `{"id":${JSON.stringify(row.id)},"environmentId":${JSON.stringify(row.env)}`;
-  return row.links === undefined ? `${head}}` : `${head},"links":${row.links}}`;
-}
+import { SearchPosition, SearchRow } from './search-row';
 
 /** The statement one search page runs; exported so tests and the SQL snapshot can see it. */
 export function buildSearchSql(

@@ -19,7 +19,8 @@ import { instantBinding, pageInstant, pageJson } from '../object-reads/objects.s
 import { ObjectSetsClient } from '../clients/object-sets.client';
 import { withStartingSet } from './starting-set';
 import { OrderedPosition } from './ordered-search';
-import { buildMembersSql, SearchPosition, SearchRepository, searchRowJson } from './search.repository';
+import { SearchPosition, searchRowJson } from './search-row';
+import { buildMembersSql, SearchRepository } from './search.repository';
 
 export interface SearchRequest {
   filter: unknown;

@@ -1,0 +1,24 @@
+/** What one search page's statement returns per result, and its JSON (unordered and ordered pages alike). */
+
+export interface SearchPosition {
+  env: string;
+  id: string;
+}
+
+export interface SearchRow {
+  env: string;
+  id: string;
+  /** The object's links as JSON text (only when the page loads links). */
+  links?: string;
+  /** The active ontology version in this statement's snapshot (see OntologyService.readWithActive). */
+  active_ontology_version: number;
+}
+
+/**
+ * A search result's JSON, written here rather than by PostgreSQL (json_build_object per row, and
+ * its `"id" : …` spacing, cost a broad page of 10,000 ids more than the rest of its statement).
+ */
+export function searchRowJson(row: SearchRow): string {
+  const head = `{"id":${JSON.stringify(row.id)},"environmentId":${JSON.stringify(row.env)}`;
+  return row.links === undefined ? `${head}}` : `${head},"links":${row.links}}`;
+}
