@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { AppConfigModule, CallerGuard, ExpensiveReadsModule, HealthController, LoggingModule, MetricsModule } from '@app/platform';
+import { AppConfigModule, CallerGuard, RouteAccessGuard, ExpensiveReadsModule, HealthController, LoggingModule, MetricsModule } from '@app/platform';
 import { DatabaseModule } from './database/database.module';
 import { OntologyModule } from './ontology/ontology.module';
 import { ObjectsModule } from './object-reads/objects.module';
@@ -21,6 +21,10 @@ import { LiveSetsModule } from './live-sets/live-sets.module';
 @Module({
   imports: [AppConfigModule, MetricsModule, LoggingModule, DatabaseModule, TerminusModule, ChangesModule, ObjectsModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule, LiveSetsModule, ExpensiveReadsModule],
   controllers: [HealthController],
-  providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
+  // Global guards run in this order: the route's read or write first (RouteAccessGuard), then the caller.
+  providers: [
+    { provide: APP_GUARD, useClass: RouteAccessGuard },
+    { provide: APP_GUARD, useClass: CallerGuard },
+  ],
 })
 export class AppModule {}
