@@ -36,7 +36,6 @@ export class ObjectSetsController {
     private readonly setSearch: SetSearchService,
   ) {}
 
-  // Declared before the `:id` routes: Express tries routes in the order they are declared.
   @Reads()
   @ReadingPost(
     'search',
