@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { AppConfigModule, CallerGuard, ExpensiveReadsModule, HealthController, LoggingModule, MetricsModule } from '@app/platform';
+import { AppConfigModule, CallerGuard, RouteAccessGuard, ExpensiveReadsModule, HealthController, LoggingModule, MetricsModule } from '@app/platform';
 import { DatabaseModule } from './database/database.module';
 import { OntologyModule } from './ontology/ontology.module';
 import { ObjectsModule } from './object-reads/objects.module';
@@ -12,15 +12,20 @@ import { ChangesModule } from './changes/changes.module';
 import { LiveSetsModule } from './live-sets/live-sets.module';
 
 /**
- * The objects app: /objects and /ontology, owning schema `objects`. Express tries routes one by
- * one in the order they were registered, which is the order of these imports: ChangesModule's
- * `GET /objects/changes` must come before ObjectsModule's `GET /objects/:id`, which would take
- * it as an object id; then ObjectsModule, the hottest reads (GET one object), so a read does not
- * try every other route before its own.
+ * The objects app: /objects and /ontology, owning schema `objects`. The order of these imports
+ * does not decide which route takes a request: Nest registers the most specific routes first
+ * (NEST_APPLICATION_OPTIONS), so ChangesModule's `GET /objects/changes` comes before
+ * ObjectsModule's `GET /objects/:id` (which would take it as an object id) wherever either is
+ * imported; test/routes.e2e-spec.ts boots the app with these imports reversed too and fails
+ * naming any route that another registered before it would take.
  */
 @Module({
   imports: [AppConfigModule, MetricsModule, LoggingModule, DatabaseModule, TerminusModule, ChangesModule, ObjectsModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule, LiveSetsModule, ExpensiveReadsModule],
   controllers: [HealthController],
-  providers: [{ provide: APP_GUARD, useClass: CallerGuard }],
+  // Global guards run in this order: the route's read or write first (RouteAccessGuard), then the caller.
+  providers: [
+    { provide: APP_GUARD, useClass: RouteAccessGuard },
+    { provide: APP_GUARD, useClass: CallerGuard },
+  ],
 })
 export class AppModule {}

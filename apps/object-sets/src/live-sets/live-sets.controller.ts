@@ -1,7 +1,7 @@
 import { Get, Headers, Param, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiController, Caller, CallerContext } from '@app/platform';
+import { ApiController, Caller, CallerContext, Reads } from '@app/platform';
 import { booleanParam, checkSetIdParam, decodeChangeCursor, queryString } from '@app/domain';
 import { LiveSetsService } from './live-sets.service';
 
@@ -17,6 +17,7 @@ Each event's SSE id is a cursor: send it back as Last-Event-ID (EventSource does
 export class LiveSetsController {
   constructor(private readonly live: LiveSetsService) {}
 
+  @Reads()
   @Get(':id/events')
   @ApiOperation({
     operationId: 'getObjectSetEvents',

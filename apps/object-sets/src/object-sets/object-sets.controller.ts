@@ -1,7 +1,7 @@
 import { Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingGet, ReadingPost, sendJsonText, ValidatedBody } from '@app/platform';
+import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingGet, ReadingPost, Reads, sendJsonText, ValidatedBody, Writes } from '@app/platform';
 import {
   checkSetIdParam,
   CompiledFilterResponse,
@@ -36,7 +36,7 @@ export class ObjectSetsController {
     private readonly setSearch: SetSearchService,
   ) {}
 
-  // Declared before the `:id` routes: Express tries routes in the order they are declared.
+  @Reads()
   @ReadingPost(
     'search',
     { operationId: 'searchObjectSets', summary: 'Finds sets by creator and title (exact or fuzzy); fuzzy searches best match first, all others newest first; ephemeral sets left out' },
@@ -48,6 +48,7 @@ export class ObjectSetsController {
     sendJsonText(res, await this.setSearch.search(caller, body));
   }
 
+  @Writes()
   @Post()
   @ApiOperation({ operationId: 'createObjectSet', summary: 'Creates a set; its definition is checked when written' })
   @ApiBody({ type: CreateObjectSetDto })
@@ -56,6 +57,7 @@ export class ObjectSetsController {
     sendJsonText(res, await this.sets.create(caller, body), 201);
   }
 
+  @Writes()
   @Put(':id')
   @ApiOperation({ operationId: 'updateObjectSet', summary: 'Changes a set (creator only; immutable sets: 409)' })
   @ApiBody({ type: UpdateObjectSetDto })
@@ -65,6 +67,7 @@ export class ObjectSetsController {
     sendJsonText(res, await this.sets.update(caller, id, body));
   }
 
+  @Writes()
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({ operationId: 'deleteObjectSet', summary: 'Deletes a set (creator only; 409 while another set references it)' })
@@ -74,12 +77,14 @@ export class ObjectSetsController {
     await this.sets.delete(caller, id);
   }
 
+  @Reads()
   @ReadingGet(':id/metadata', { operationId: 'getObjectSetMetadata', summary: 'The definition and bookkeeping of a set, not its members' }, ObjectSetMetadataReadDto, ApiQuery(AS_OF_QUERY))
   async metadata(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown, @Res() res: Response): Promise<void> {
     checkSetIdParam(id);
     sendJsonText(res, await this.sets.metadata(caller, id, parseAsOf(queryString('asOf', asOf))));
   }
 
+  @Reads()
   @ReadingGet(
     ':id/members',
     { operationId: 'getObjectSetMembers', summary: 'Members visible to the caller, grouped by environment, with the links among them; 413 past OBJECT_SET_MEMBER_LIMIT' },
@@ -97,6 +102,7 @@ export class ObjectSetsController {
     sendJsonText(res, await this.sets.members(caller, id, (consistency as Consistency | undefined) ?? 'STRONG', asOf));
   }
 
+  @Reads()
   @ReadingGet(
     ':id/diff',
     {
@@ -117,6 +123,7 @@ export class ObjectSetsController {
     sendJsonText(res, await this.sets.diff(caller, id, from, to));
   }
 
+  @Reads()
   @ReadingPost(
     ':id/aggregate',
     {
@@ -132,6 +139,7 @@ export class ObjectSetsController {
   }
 
   /** Internal (the objects app, for searchObjects' startingSet): the set's membership as one ObjectSearchFilter. Not part of the public API. */
+  @Reads()
   @Get(OBJECT_SET_FILTER_ROUTE)
   @ApiExcludeEndpoint()
   async compiledFilter(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown): Promise<CompiledFilterResponse> {

@@ -1,7 +1,7 @@
 import { Res } from '@nestjs/common';
 import { ApiExcludeEndpoint } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingPost, sendJsonText, ValidatedBody } from '@app/platform';
+import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingPost, Reads, sendJsonText, ValidatedBody } from '@app/platform';
 import { INTERNAL_AGGREGATE_ROUTE } from '@app/domain';
 import { AggregateObjectsRequestDto, checkInternalAggregateRequest, InternalAggregateRequestDto } from './dto/aggregate.dto';
 import { AggregateService } from './aggregate.service';
@@ -10,6 +10,7 @@ import { AggregateService } from './aggregate.service';
 export class AggregateController {
   constructor(private readonly aggregates: AggregateService) {}
 
+  @Reads()
   @ReadingPost(
     'aggregate',
     {
@@ -24,6 +25,7 @@ export class AggregateController {
   }
 
   /** Internal endpoint for the object set service; the caller's credentials apply like everywhere. Not in the public API docs. */
+  @Reads()
   @ReadingPost(
     INTERNAL_AGGREGATE_ROUTE,
     {

@@ -1,7 +1,7 @@
 import { Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiQuery } from '@nestjs/swagger';
-import { ApiController, Caller, CallerContext, ReadingGet } from '@app/platform';
+import { ApiController, Caller, CallerContext, ReadingGet, Reads } from '@app/platform';
 import {
   CHANGE_FEED_LIMITS,
   ChangePage,
@@ -25,6 +25,7 @@ const MAX_NARROWING_VALUES = 1_000;
 export class ChangesController {
   constructor(private readonly feed: ChangeFeedService) {}
 
+  @Reads()
   @ReadingGet(
     'changes',
     {

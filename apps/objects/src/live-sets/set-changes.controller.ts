@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext, sendJsonText, ValidatedBody } from '@app/platform';
+import { Caller, CallerContext, Reads, sendJsonText, ValidatedBody } from '@app/platform';
 import { OBJECTS_INTERNAL_ROUTES } from '@app/domain';
 import { SetChangesService } from './set-changes.service';
 
@@ -14,6 +14,7 @@ import { SetChangesService } from './set-changes.service';
 export class SetChangesController {
   constructor(private readonly setChanges: SetChangesService) {}
 
+  @Reads()
   @Post(OBJECTS_INTERNAL_ROUTES.setChanges)
   @HttpCode(200)
   async changes(@Caller() caller: CallerContext, @ValidatedBody() body: unknown, @Res() res: Response): Promise<void> {

@@ -1,7 +1,7 @@
 import { Param, Query, Res } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiController, ApiPagingQuery, Caller, CallerContext, PagedReadingPost, ReadingGet, sendJsonText, ValidatedBody } from '@app/platform';
+import { ApiController, ApiPagingQuery, Caller, CallerContext, PagedReadingPost, ReadingGet, Reads, sendJsonText, ValidatedBody } from '@app/platform';
 import {
   checkEnvironmentIdParam,
   checkIdentifierParam,
@@ -36,6 +36,7 @@ const AS_OF_QUERY_DESCRIPTION =
 export class ObjectsController {
   constructor(private readonly objects: ObjectsService) {}
 
+  @Reads()
   @PagedReadingPost(
     'bulk',
     {
@@ -52,6 +53,7 @@ export class ObjectsController {
     sendJsonText(res, await this.objects.bulk(caller, body.objectIds, size, pagingTokenParam(query.pagingToken), at));
   }
 
+  @Reads()
   @ReadingGet(
     'versioned/:environmentId/:id',
     { operationId: 'getObjectAtVersion', summary: 'Reads an object at a version or at a timestamp (exactly one of the two)' },
@@ -78,6 +80,7 @@ export class ObjectsController {
     sendJsonText(res, await this.objects.atVersion(caller, environmentId, id, at));
   }
 
+  @Reads()
   @ReadingGet(
     ':environmentId/:id/history',
     { operationId: 'getObjectHistory', summary: 'Versions whose validity [validFrom, validTo) overlaps [startTime, endTime], ascending by version' },
@@ -96,6 +99,7 @@ export class ObjectsController {
     sendJsonText(res, await this.objects.history(caller, environmentId, id, { startTime, endTime }, size, token));
   }
 
+  @Reads()
   @ReadingGet(
     ':id',
     { operationId: 'loadOntologyObject', summary: 'Reads one object; without environmentId, an id in several visible environments is 409 ObjectIdAmbiguous' },

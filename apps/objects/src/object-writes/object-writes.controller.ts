@@ -1,7 +1,7 @@
 import { Controller, Delete, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Caller, CallerContext, ValidatedBody } from '@app/platform';
+import { Caller, CallerContext, ValidatedBody, Writes } from '@app/platform';
 import { checkObjectPathIds, expectedVersionParam } from '@app/domain';
 import { IngestRequestDto, IngestResponseDto, WriteObjectDto } from './dto/write-object.dto';
 import { OntologyObjectWithVersionDto } from '../object-reads/dto/object-reads.dto';
@@ -13,6 +13,7 @@ import { ObjectWritesService } from './object-writes.service';
 export class ObjectWritesController {
   constructor(private readonly writes: ObjectWritesService) {}
 
+  @Writes()
   @Put(':environmentId/:id')
   @ApiOperation({
     operationId: 'putOntologyObject',
@@ -38,6 +39,7 @@ export class ObjectWritesController {
     return result;
   }
 
+  @Writes()
   @Delete(':environmentId/:id')
   @HttpCode(204)
   @ApiOperation({ operationId: 'deleteOntologyObject', summary: 'Ends the current version; history stays readable' })
@@ -53,6 +55,7 @@ export class ObjectWritesController {
     await this.writes.delete(caller, environmentId, id, expectedVersionParam(expectedVersion));
   }
 
+  @Writes()
   @Post('ingest')
   @HttpCode(200)
   @ApiOperation({ operationId: 'ingestOntologyObjects', summary: 'Writes 1 to 10,000 objects, all or nothing' })

@@ -1,6 +1,6 @@
 import { Get, HttpCode, Param, Put, UseGuards } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
-import { ApiController, ValidatedBody } from '@app/platform';
+import { ApiController, Reads, ValidatedBody, Writes } from '@app/platform';
 import { InvalidArgument, OntologyVersion } from '@app/domain';
 import { OntologyVersionDto, PublishOntologyDto } from './dto/ontology.dto';
 import { OntologyService } from './ontology.service';
@@ -10,6 +10,7 @@ import { PublishOntologyGuard } from './publish-ontology.guard';
 export class OntologyController {
   constructor(private readonly ontology: OntologyService) {}
 
+  @Reads()
   @Get()
   @ApiOperation({ operationId: 'getOntology', summary: 'The active ontology version (version 0 and empty lists before any publish)' })
   @ApiOkResponse({ type: OntologyVersionDto })
@@ -17,6 +18,7 @@ export class OntologyController {
     return this.ontology.getActive();
   }
 
+  @Reads()
   @Get('versions/:version')
   @ApiOperation({ operationId: 'getOntologyVersion', summary: 'One published ontology version (404 OntologyVersionNotFound)' })
   @ApiParam({ name: 'version', schema: { type: 'integer', minimum: 0 } })
@@ -26,6 +28,7 @@ export class OntologyController {
     return this.ontology.getVersion(Number(version));
   }
 
+  @Writes()
   @Put()
   @HttpCode(200)
   @UseGuards(PublishOntologyGuard)

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiExcludeController, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AppConfig, Caller, CallerContext, sendJsonText, ValidatedBody } from '@app/platform';
+import { AppConfig, Caller, CallerContext, Reads, sendJsonText, ValidatedBody } from '@app/platform';
 import { OBJECTS_INTERNAL_ROUTES, ValidateFilterResponse } from '@app/domain';
 import { checkDiffRequest, checkMembersRequest, checkSetFilterRequest, MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
 import { SearchService } from './search.service';
@@ -19,6 +19,7 @@ export class InternalController {
     private readonly config: AppConfig,
   ) {}
 
+  @Reads()
   @Post(OBJECTS_INTERNAL_ROUTES.validateFilter)
   @HttpCode(200)
   @ApiOperation({
@@ -31,6 +32,7 @@ export class InternalController {
     return { valid: true };
   }
 
+  @Reads()
   @Post(OBJECTS_INTERNAL_ROUTES.validateSetFilter)
   @HttpCode(200)
   @ApiOperation({
@@ -44,6 +46,7 @@ export class InternalController {
     return { valid: true };
   }
 
+  @Reads()
   @Post(OBJECTS_INTERNAL_ROUTES.members)
   @HttpCode(200)
   @ApiOperation({
@@ -58,6 +61,7 @@ export class InternalController {
     sendJsonText(res, await this.search.members(caller, filter, limit, asOf));
   }
 
+  @Reads()
   @Post(OBJECTS_INTERNAL_ROUTES.diff)
   @HttpCode(200)
   @ApiOperation({

@@ -1,6 +1,6 @@
 import { Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ANALYTICS_MODELS, ApiController, Caller, CallerContext, PagedReadingPost, sendJsonText, ValidatedBody } from '@app/platform';
+import { ANALYTICS_MODELS, ApiController, Caller, CallerContext, PagedReadingPost, Reads, sendJsonText, ValidatedBody } from '@app/platform';
 import { PAGE_LIMITS, pagingTokenParam, resolvePageSize } from '@app/domain';
 import { ObjectIdsAndLinksPageDto, ObjectSearchRequestDto } from './dto/search.dto';
 import { SearchService } from './search.service';
@@ -9,6 +9,7 @@ import { SearchService } from './search.service';
 export class SearchController {
   constructor(private readonly search: SearchService) {}
 
+  @Reads()
   @PagedReadingPost(
     'search',
     { operationId: 'searchObjects', summary: 'Ids (and optionally outgoing links) of the objects matching a filter, ordered by (environmentId, id) or by orderBy' },

@@ -2,6 +2,7 @@ import { Controller, Get, Optional } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorFunction, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../caller';
+import { Reads } from '../replicas/route-access.decorator';
 import { ReadRouter } from '../replicas/read-router';
 
 /** Liveness (the process answers) and readiness (the database answers; replicas reported); no credentials needed. */
@@ -15,11 +16,13 @@ export class HealthController {
     @Optional() private readonly router?: ReadRouter,
   ) {}
 
+  @Reads()
   @Get('live')
   live() {
     return { status: 'ok' };
   }
 
+  @Reads()
   @Get('ready')
   @HealthCheck()
   ready() {

@@ -2,6 +2,7 @@ import { Controller, Get, NotFoundException, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../caller';
+import { Reads } from '../replicas/route-access.decorator';
 import { AppMetrics } from './app-metrics';
 
 /**
@@ -15,6 +16,7 @@ import { AppMetrics } from './app-metrics';
 export class MetricsController {
   constructor(private readonly metrics: AppMetrics) {}
 
+  @Reads()
   @Get()
   async scrape(@Res() res: Response): Promise<void> {
     if (!this.metrics.enabled) throw new NotFoundException();

@@ -15,20 +15,11 @@ type ContextRequest = Request & { readContext?: ReadContext; [ROUTER]?: ReadRout
 type HookedResponse = ServerResponse & { req: ContextRequest };
 
 /**
- * Whether a request is a write (docs/api.md §11's list: PUT/DELETE of objects and sets, ingest,
- * PUT /ontology, POST /object-sets), by method and path: the POSTs that read (bulk, search,
- * aggregate, the apps' internal calls) are reads.
- */
-export function isWriteRequest(method: string, path: string): boolean {
-  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return false;
-  if (method !== 'POST') return true;
-  return !(path.endsWith('/search') || path.endsWith('/bulk') || path.endsWith('/aggregate') || path.includes('/internal/'));
-}
-
-/**
  * Gives a request its ReadContext (docs/api.md §11) and returns it: the client's X-Consistency-Token
- * (400 InvalidArgument, thrown, when unparsable), the other app's X-Consistency-Level, and
- * whether it is a write. Every 2xx response then carries X-Consistency-Token: a read's the
+ * (400 InvalidArgument, thrown, when unparsable) and the other app's X-Consistency-Level. It
+ * runs before routing, so the context starts as a read: RouteAccessGuard makes it a write once
+ * the request reaches a route declared @Writes(), before the handler (nothing reads
+ * ReadContext.write before then). Every 2xx response then carries X-Consistency-Token: a read's the
  * position it read at (at least), a write's the primary's position after its commit. The
  * response side runs in the response's writeHead and end (consistencyWriteHead,
  * consistencyEnd): methods of the adapter's response class, so nothing is added to each
@@ -36,9 +27,7 @@ export function isWriteRequest(method: string, path: string): boolean {
  * puts the context in the request's RequestScope, where the routed statements find it.
  */
 export function attachReadContext(req: Request, res: Response, router: ReadRouter): ReadContext {
-  const method = req.method;
-  const write = method === 'GET' ? false : isWriteRequest(method, req.path);
-  const ctx = new ReadContext(write, router.clusterId, router.peer);
+  const ctx = new ReadContext(router.clusterId, router.peer);
   const raw = req.headers['x-consistency-token'];
   if (raw !== undefined) {
     ctx.incoming = decodeConsistencyToken(Array.isArray(raw) ? raw[0] : raw);

@@ -3,3 +3,5 @@ export * from './read-context';
 export * from './read-router';
 export * from './consistency.middleware';
 export * from './read-router.provider';
+export * from './route-access.decorator';
+export * from './route-access.guard';

@@ -29,9 +29,16 @@ export class ReadContext {
   learned?: ConsistencyPositions;
   /** A write: the position after its commit. */
   commitLsn?: bigint;
+  /**
+   * The request is a write (docs/api.md §11): every statement on the primary, calls to the other
+   * app PRIMARY, and its 2xx answer carries the position after its commit. Set once the request
+   * is routed, from its route's @Writes() (RouteAccessGuard, before any other guard, pipe or the
+   * handler); until then, and for a request that reaches no route (404, a body refused before
+   * routing), a read.
+   */
+  write = false;
 
   constructor(
-    readonly write: boolean,
     /** Our cluster (ReadRouter.clusterId). */
     readonly clusterId: string | undefined,
     /** The other app's cluster, once its answers have named it (ReadRouter.peer). */
