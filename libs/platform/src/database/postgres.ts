@@ -4,7 +4,6 @@ import { Query } from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { isDatabaseUnavailable, isProtocolViolation } from './database-errors';
 import { DataSource, DataSourceOptions, EntityManager, MigrationExecutor, MigrationInterface } from 'typeorm';
-import type { ReadRouter } from '../replicas/read-router';
 import type { ReadContext } from '../replicas/read-context';
 
 /** Defaults of READ_STATEMENT_TIMEOUT_MS and WRITE_STATEMENT_TIMEOUT_MS. */
@@ -121,10 +120,15 @@ export function observeStatements(dataSource: DataSource, observer: StatementObs
   statementObservers.set(pgPool(dataSource), observer);
 }
 
-/** The read router of a DataSource that has replicas (docs/api.md §11); registered by the app's ReadRouter provider. */
-const routers = new WeakMap<DataSource, ReadRouter>();
+/** Where the routed reads of a DataSource that has replicas run (docs/api.md §11): its ReadRouter. */
+export interface StatementRouter {
+  rows<T>(query: Statement, scope: RequestScope | undefined, observe?: StatementObserver, label?: string): Promise<T[]>;
+}
 
-export function routeReads(dataSource: DataSource, router: ReadRouter | undefined): void {
+/** The read router of a DataSource that has replicas; registered by the app's ReadRouter provider. */
+const routers = new WeakMap<DataSource, StatementRouter>();
+
+export function routeReads(dataSource: DataSource, router: StatementRouter | undefined): void {
   if (router) routers.set(dataSource, router);
   else routers.delete(dataSource);
 }

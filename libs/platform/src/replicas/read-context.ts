@@ -1,4 +1,3 @@
-import { CallerContext } from '../caller/caller-context';
 import { ConsistencyPositions, mergePositions } from './consistency-token';
 
 /**
@@ -67,23 +66,28 @@ export interface PeerCluster {
   id?: string;
 }
 
+/** What carries a request's ReadContext: its CallerContext. */
+export interface WithReadContext {
+  readonly consistency?: ReadContext;
+}
+
 /**
  * Reads of this request see every write acknowledged before it arrived (docs/api.md §11: STRONG
  * members, a set's diff and aggregates): the primary's position then is their floor. Does
  * nothing for a request whose reads all run on the primary anyway.
  */
-export function requireStrongReads(caller: CallerContext): void {
+export function requireStrongReads(caller: WithReadContext): void {
   const ctx = caller.consistency;
   if (ctx && ctx.level !== 'PRIMARY') ctx.level = 'STRONG';
 }
 
 /** Whether the client sent a consistency token (a cached answer cannot vouch for one). */
-export function carriesConsistencyToken(caller: CallerContext): boolean {
+export function carriesConsistencyToken(caller: WithReadContext): boolean {
   return !!caller.consistency?.incoming?.size;
 }
 
 /** Reads of this request are "as of" `at`: only a replica that replayed every commit up to then may serve them. */
-export function requireReplayedUpTo(caller: CallerContext, at: Date): void {
+export function requireReplayedUpTo(caller: WithReadContext, at: Date): void {
   const ctx = caller.consistency;
   if (ctx) ctx.atTime = Math.max(ctx.atTime ?? 0, at.getTime());
 }

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from '../database/database-errors';
-import { limitPreparedStatements, PreparedStatementLimits, RequestScope, routeReads, runOnPool, Statement, StatementObserver } from '../database/postgres';
+import { limitPreparedStatements, PreparedStatementLimits, RequestScope, routeReads, runOnPool, Statement, StatementObserver, StatementRouter } from '../database/postgres';
 import { parseLsn } from './consistency-token';
 import { PeerCluster, ReadContext } from './read-context';
 
@@ -101,7 +101,7 @@ export function readRouterOf(dataSource: DataSource): ReadRouter | undefined {
 }
 const WAIT_POLL_MS = 10;
 
-export class ReadRouter {
+export class ReadRouter implements StatementRouter {
   private readonly logger = new Logger('ReadRouter');
   readonly replicas: Replica[];
   /** The primary's cluster (pg_control_system().system_identifier), shared by its standbys. */
