@@ -7,7 +7,9 @@ import * as ts from 'typescript';
  * - the kernel (libs/domain, `@app/domain`) is pure: it imports no framework (Nest, TypeORM, pg,
  *   Express, prom-client, OpenTelemetry, class-validator, pino) and nothing from libs/platform;
  * - no app imports another app (they talk over HTTP, through the contract in libs/domain/src/internal-api);
- * - no lib imports an app.
+ * - no lib imports an app;
+ * - no file imports itself through others (an import circle): each file can be read, and moved,
+ *   after what it imports.
  */
 const ROOT = join(__dirname, '..');
 const KERNEL_FORBIDDEN = [
@@ -68,6 +70,32 @@ export function importViolations(files: string[], read: (file: string) => string
   return out;
 }
 
+/** The file a repository path names (`x` as `x.ts` or `x/index.ts`), or undefined. */
+function fileOf(path: string, known: ReadonlySet<string>): string | undefined {
+  return [`${path}.ts`, `${path}/index.ts`, path].find((f) => known.has(f));
+}
+
+/** Every import circle among `files`, each as `a -> b -> a`, found by a depth-first walk. */
+export function importCircles(files: string[], read: (file: string) => string[] = specifiers): string[] {
+  const known = new Set(files);
+  const edges = new Map(files.map((file) => [file, [...new Set(read(file).map((spec) => target(file, spec)).flatMap((to) => (to === undefined ? [] : [fileOf(to, known)])).filter((f): f is string => !!f))]]));
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const circles: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const next of edges.get(file) ?? []) {
+      if (state.get(next) === 'open') circles.push([...stack.slice(stack.indexOf(next)), next].join(' -> '));
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of files) if (!state.has(file)) visit(file);
+  return circles;
+}
+
 describe('import rules', () => {
   const files = [...tsFiles('apps'), ...tsFiles('libs')];
 
@@ -80,6 +108,20 @@ describe('import rules', () => {
 
   it('no file breaks them', () => {
     expect(importViolations(files)).toEqual([]);
+  });
+
+  it('no import circle', () => {
+    expect(importCircles(files)).toEqual([]);
+  });
+
+  it('sees an import circle, also through an index file', () => {
+    const imports: Record<string, string[]> = {
+      'libs/platform/src/a/a.ts': ['../b/b'],
+      'libs/platform/src/b/b.ts': ['@app/platform'],
+      'libs/platform/src/index.ts': ['./a/a'],
+      'libs/platform/src/c.ts': ['./a/a'],
+    };
+    expect(importCircles(Object.keys(imports), (f) => imports[f])).toEqual(['libs/platform/src/a/a.ts -> libs/platform/src/b/b.ts -> libs/platform/src/index.ts -> libs/platform/src/a/a.ts']);
   });
 
   it('sees each kind of break', () => {
