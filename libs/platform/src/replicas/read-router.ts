@@ -95,7 +95,7 @@ const SAMPLE_WINDOW_MS = 60_000;
 const WAIT_POLL_MS = 10;
 
 /** A statement of the router's own (a position poll): on a pool, outside any request. */
-function poll<T>(pool: Pool, text: string): Promise<T[]> {
+function ownStatement<T>(pool: Pool, text: string): Promise<T[]> {
   return runOnPool(pool, { text, values: [] }, undefined) as Promise<T[]>;
 }
 
@@ -133,7 +133,7 @@ export class ReadRouter {
 
   /** Learns the cluster, polls once (so the first responses carry tokens), then polls on a timer. */
   async start(): Promise<void> {
-    const [row] = await poll<{ id: string }>(this.primary, `SELECT system_identifier::text AS id FROM pg_control_system()`);
+    const [row] = await ownStatement<{ id: string }>(this.primary, `SELECT system_identifier::text AS id FROM pg_control_system()`);
     this.clusterId = row.id;
     await this.poll();
     this.timer = setInterval(() => void this.poll(), this.pollMs);
@@ -175,7 +175,7 @@ export class ReadRouter {
 
   private async pollPrimary(sentAt: number): Promise<void> {
     try {
-      const [row] = await poll<{ lsn: string; t: string }>(this.primary, `SELECT pg_current_wal_insert_lsn()::text AS lsn, extract(epoch FROM clock_timestamp()) * 1000 AS t`);
+      const [row] = await ownStatement<{ lsn: string; t: string }>(this.primary, `SELECT pg_current_wal_insert_lsn()::text AS lsn, extract(epoch FROM clock_timestamp()) * 1000 AS t`);
       const lsn = parseLsn(row.lsn);
       this.notePrimary(lsn);
       if (this.primaryPollFailing) this.logger.log('primary position polled again');
@@ -193,7 +193,7 @@ export class ReadRouter {
     if (r.wrongCluster || r.downUntil > sentAt) return;
     try {
       const [row] = await withTimeout(
-        poll<{ lsn: string | null; standby: boolean; id: string }>(
+        ownStatement<{ lsn: string | null; standby: boolean; id: string }>(
           r.pool,
           `SELECT pg_last_wal_replay_lsn()::text AS lsn, pg_is_in_recovery() AS standby, (SELECT system_identifier::text FROM pg_control_system()) AS id`,
         ),
@@ -343,7 +343,7 @@ export class ReadRouter {
 
   /** The primary's position now (after a commit: at or past it). */
   async currentPosition(): Promise<bigint> {
-    const [row] = await poll<{ lsn: string }>(this.primary, `SELECT pg_current_wal_insert_lsn()::text AS lsn`);
+    const [row] = await ownStatement<{ lsn: string }>(this.primary, `SELECT pg_current_wal_insert_lsn()::text AS lsn`);
     const lsn = parseLsn(row.lsn);
     this.notePrimary(lsn);
     return lsn;
