@@ -1,5 +1,4 @@
-import { DataSource } from 'typeorm';
-import { queryRows } from '@app/platform';
+import { SqlExecutor } from '@app/platform';
 import { SearchRepository } from '../apps/objects/src/search/search.repository';
 import { startBothApps, startObjectsApp, TestBothApps, TestObjectsApp } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
@@ -76,10 +75,10 @@ describe('bind parameters within what PostgreSQL takes', () => {
       t = await startObjectsApp({ DB_POOL_SIZE: '1' }, {
         overrides: (m) =>
           m.overrideProvider(SearchRepository).useFactory({
-            inject: [DataSource],
-            factory: (dataSource: DataSource) => {
-              const repository = new SearchRepository(dataSource);
-              repository.page = () => queryRows(dataSource, 'SELECT $1::text AS env', Array(65_537).fill('x'));
+            inject: [SqlExecutor],
+            factory: (sql: SqlExecutor) => {
+              const repository = new SearchRepository(sql);
+              repository.page = () => sql.rows('SELECT $1::text AS env', Array(65_537).fill('x'));
               return repository;
             },
           }),

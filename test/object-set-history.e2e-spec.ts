@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { objectSetsDataSourceOptions } from '../apps/object-sets/src/database/data-source';
 import { startBothApps, TestBothApps } from './support/apps';
 import { ObjectSetHistory1764917000000 } from '../apps/object-sets/src/database/migrations/1764917000000-ObjectSetHistory';
 import { WRITE_ONTOLOGY } from './support/ontologies';
@@ -188,7 +189,8 @@ describe('object sets as of an instant, and set diffs', () => {
 
   // Last: it rebuilds the history table from the sets as they are now.
   it('backfills the sets that exist when the migration runs: each known from its creation, as it is then', async () => {
-    const ds = app.objectSets.get(DataSource);
+    // The migration runs on a TypeORM QueryRunner, as the app's migrations do (the app itself runs no TypeORM).
+    const ds = await new DataSource(objectSetsDataSourceOptions(app.databaseUrl, 1)).initialize();
     const runner = ds.createQueryRunner();
     try {
       await runner.startTransaction();
@@ -199,6 +201,7 @@ describe('object sets as of an instant, and set diffs', () => {
       await runner.commitTransaction();
     } finally {
       await runner.release();
+      await ds.destroy();
     }
     // adults: created before t1 with ">= 18", now ">= 30": as of t1 it reads as it is now.
     expect((await app.setsHttp().get(`/object-sets/${q(adults)}/metadata?asOf=${q(t1)}`).expect(200)).body).toMatchObject({ title: 'over 30', definition: ageAtLeast(30) });

@@ -1,6 +1,5 @@
-import { DataSource } from 'typeorm';
 import type { PoolClient } from 'pg';
-import { DEFAULT_PREPARED_STATEMENT_LIMITS, pgPool } from '@app/platform';
+import { DEFAULT_PREPARED_STATEMENT_LIMITS, SqlExecutor } from '@app/platform';
 import { startObjectsApp, TestObjectsApp } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 
@@ -18,7 +17,7 @@ import { WRITE_ONTOLOGY } from './support/ontologies';
 describe('prepared statements within bounds per connection', () => {
   /** Each of the app's pooled connections, checked out at once: what it holds. */
   async function held(t: TestObjectsApp): Promise<{ names: string[]; statements: string[]; planBytes: number }[]> {
-    const pool = pgPool(t.app.get(DataSource));
+    const pool = t.app.get(SqlExecutor).pool;
     const clients: PoolClient[] = [];
     try {
       while (clients.length < pool.options.max!) clients.push(await pool.connect());

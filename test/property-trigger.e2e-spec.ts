@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { runMigrationsWithLock } from '@app/platform';
+import { runPendingMigrations } from '@app/platform';
 import { startBothApps, TestBothApps, withEnv } from './support/apps';
 import { createTestDatabase } from './support/database';
 import { WRITE_ONTOLOGY } from './support/ontologies';
@@ -118,7 +118,7 @@ describe('OmitNullTrigger migration', () => {
       expect(before).toBeGreaterThan(0);
       const old = new DataSource({ ...objectsDataSourceOptions(database.url, 2), migrations: OBJECTS_MIGRATIONS.slice(0, before) } as never);
       await old.initialize();
-      await runMigrationsWithLock(old, 'objects');
+      await runPendingMigrations(old, 'objects');
       await old.destroy();
 
       // As the old writes stored them: o-1 with a null trigger (its version too), o-2 without one.

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { connect, Socket } from 'node:net';
 import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
-import { postgresOptions, runMigrationsWithLock } from '@app/platform';
+import { postgresOptions, runPendingMigrations } from '@app/platform';
 import { startBothApps, startObjectsApp, TestBothApps, TestObjectsApp } from './support/apps';
 import { createTestDatabase } from './support/database';
 import { WRITE_ONTOLOGY } from './support/ontologies';
@@ -102,7 +102,7 @@ describe('READ_STATEMENT_TIMEOUT_MS', () => {
     try {
       await dataSource.initialize();
       await expect(dataSource.query('SELECT pg_sleep(0.3)')).rejects.toThrow(/statement timeout/);
-      expect(await runMigrationsWithLock(dataSource, 'slow')).toEqual(['SlowMigration1700000000000']);
+      expect(await runPendingMigrations(dataSource, 'slow')).toEqual(['SlowMigration1700000000000']);
       expect(await dataSource.query(`SELECT name FROM slow.migrations`)).toEqual([{ name: 'SlowMigration1700000000000' }]);
     } finally {
       if (dataSource.isInitialized) await dataSource.destroy();

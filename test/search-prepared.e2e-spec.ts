@@ -1,5 +1,4 @@
-import { DataSource } from 'typeorm';
-import { pgPool } from '@app/platform';
+import { SqlExecutor } from '@app/platform';
 import { startObjectsApp, TestObjectsApp } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 
@@ -25,7 +24,7 @@ describe('search statements prepared per filter shape', () => {
     await t.http().post('/objects/ingest').send({ objects }).expect(200);
     // Every statement reaches PostgreSQL through a pooled client's query (pool.query checks one out;
     // a request's statements check one out themselves, so they can be cancelled): spy there.
-    const pool = pgPool(t.app.get(DataSource)) as unknown as { Client: { prototype: { query: (...args: unknown[]) => unknown } } };
+    const pool = t.app.get(SqlExecutor).pool as unknown as { Client: { prototype: { query: (...args: unknown[]) => unknown } } };
     const spy = jest.spyOn(pool.Client.prototype, 'query');
     calls = spy.mock.calls as unknown[][];
   });

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { runMigrationsWithLock } from '@app/platform';
+import { runPendingMigrations } from '@app/platform';
 import { startObjectsApp, TestObjectsApp, withEnv } from './support/apps';
 import { createTestDatabase } from './support/database';
 import { createObjectsApp } from '../apps/objects/src/create-app';
@@ -171,7 +171,7 @@ describe('CompactObjectJson migration', () => {
       expect(before).toBeGreaterThan(0);
       const old = new DataSource({ ...objectsDataSourceOptions(database.url, 2), migrations: OBJECTS_MIGRATIONS.slice(0, before) } as never);
       await old.initialize();
-      await runMigrationsWithLock(old, 'objects');
+      await runPendingMigrations(old, 'objects');
       await old.destroy();
 
       // Rows as the old writes stored them (json rendered by the old SQL), more than a batch of

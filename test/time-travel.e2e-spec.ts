@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { objectsDataSourceOptions } from '../apps/objects/src/database/data-source';
 import { startObjectsApp, TestObjectsApp } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 import { SearchRowHistory1764917000000 } from '../apps/objects/src/database/migrations/1764917000000-SearchRowHistory';
@@ -340,7 +341,8 @@ describe('time travel: objects as of an instant', () => {
         return out;
       };
       const expected = await answers();
-      const ds = t.app.get(DataSource);
+      // The migration runs on a TypeORM QueryRunner, as the app's migrations do (the app itself runs no TypeORM).
+      const ds = await new DataSource(objectsDataSourceOptions(t.databaseUrl, 1)).initialize();
       const q = ds.createQueryRunner();
       try {
         await q.startTransaction();
@@ -351,6 +353,7 @@ describe('time travel: objects as of an instant', () => {
         await q.commitTransaction();
       } finally {
         await q.release();
+        await ds.destroy();
       }
       expect(await answers()).toEqual(expected);
       const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM objects.property_value_history WHERE valid_to < 'infinity'`);

@@ -1,6 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { AppConfig, NotificationListener, primaryRows } from '@app/platform';
+import { NotificationListener, SqlExecutor } from '@app/platform';
 import { ObjectSetDefinition } from '@app/domain';
 import { SET_CHANGES_CHANNEL } from '../database/migrations/1765100000000-SetChangeFeed';
 
@@ -21,11 +20,8 @@ export interface SetState {
 export class SetChangeSource implements OnModuleInit, BeforeApplicationShutdown {
   private readonly listener: NotificationListener;
 
-  constructor(
-    private readonly dataSource: DataSource,
-    config: AppConfig,
-  ) {
-    this.listener = new NotificationListener(config.databaseUrl, SET_CHANGES_CHANNEL, 'object-sets-changes');
+  constructor(private readonly sql: SqlExecutor) {
+    this.listener = sql.listener(SET_CHANGES_CHANNEL, 'object-sets-changes');
   }
 
   onModuleInit(): void {
@@ -52,8 +48,7 @@ export class SetChangeSource implements OnModuleInit, BeforeApplicationShutdown 
 
   /** The latest instant (ms) no set write in flight can still reach (object_sets.change_watermark()). */
   async watermark(): Promise<number> {
-    const [{ w }] = await primaryRows<{ w: string }>(
-      this.dataSource,
+    const [{ w }] = await this.sql.primaryRows<{ w: string }>(
       `SELECT floor(extract(epoch FROM object_sets.change_watermark()) * 1000)::int8 AS w`,
       [],
       'liveSets.setsWatermark',
@@ -64,8 +59,7 @@ export class SetChangeSource implements OnModuleInit, BeforeApplicationShutdown 
   /** The instants in (after, until] at which a set's state began or ended, with those sets' ids (object_set_version's validity indexes). */
   async changedSets(after: number, until: number): Promise<Map<number, string[]>> {
     if (until <= after) return new Map();
-    const rows = await primaryRows<{ at_ms: string; ids: string[] }>(
-      this.dataSource,
+    const rows = await this.sql.primaryRows<{ at_ms: string; ids: string[] }>(
       `SELECT floor(extract(epoch FROM t) * 1000)::int8 AS at_ms, array_agg(DISTINCT id ORDER BY id) AS ids
          FROM (SELECT valid_from AS t, id FROM object_sets.object_set_version WHERE valid_from > $1::timestamptz AND valid_from <= $2::timestamptz
                UNION ALL
@@ -79,8 +73,7 @@ export class SetChangeSource implements OnModuleInit, BeforeApplicationShutdown 
 
   /** A set's state valid at instant `at` (object_set_version primary key), or undefined when it did not exist then (deleted, or not yet created). */
   async stateAt(id: string, at: number): Promise<SetState | undefined> {
-    const [row] = await primaryRows<{ definition: ObjectSetDefinition; scope: string[]; expires_ms: string | null }>(
-      this.dataSource,
+    const [row] = await this.sql.primaryRows<{ definition: ObjectSetDefinition; scope: string[]; expires_ms: string | null }>(
       `SELECT definition, scope_environment_ids AS scope, floor(extract(epoch FROM expires_at) * 1000)::int8 AS expires_ms
          FROM object_sets.object_set_version WHERE id = $1::text COLLATE "C" AND valid_from <= $2::timestamptz AND valid_to > $2::timestamptz`,
       [id, new Date(at).toISOString()],

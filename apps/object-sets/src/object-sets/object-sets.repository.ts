@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
 import { ObjectSetDefinition } from '@app/domain';
-import { primaryRows, queryRows } from '@app/platform';
+import { SqlExecutor, SqlRows, SqlTransaction } from '@app/platform';
 import { StoredSet } from '../definitions/evaluator';
 import { liveSetSql, objectSetMetadataJsonSql, scopeVisibleSql } from './object-set-json.sql';
 
@@ -32,13 +31,8 @@ export interface NewSet {
   ttlSeconds: number;
 }
 
-type Db = DataSource | EntityManager;
-
-/** A statement on `db`: inside a transaction on it, else as a read routed by the request's consistency (queryRows, docs/api.md §11). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function rowsOn<T = any>(db: Db, sql: string, params: unknown[]): Promise<T[]> {
-  return db instanceof DataSource ? queryRows<T>(db, sql, params) : db.query(sql, params);
-}
+/** Where a statement runs: in a transaction, or on the executor as a read routed by the request's consistency (SqlExecutor.rows, docs/api.md §11). */
+type Db = SqlRows;
 
 /**
  * Storage of object sets (schema `object_sets`); every statement is parameterized SQL. The
@@ -49,27 +43,31 @@ function rowsOn<T = any>(db: Db, sql: string, params: unknown[]): Promise<T[]> {
  */
 @Injectable()
 export class ObjectSetsRepository {
-  constructor(readonly dataSource: DataSource) {}
+  constructor(private readonly sql: SqlExecutor) {}
+
+  /** Runs `work` in one write transaction (SqlExecutor.transaction): the service's set writes. */
+  transaction<T>(work: (m: SqlTransaction) => Promise<T>): Promise<T> {
+    return this.sql.transaction(work);
+  }
 
   /**
    * The instant of a set write (SetChangeFeed migration): the Clock's `proposed` time, or the
    * database's clock when later, with a lock that holds the live-set readers' watermark back
    * until the transaction ends. The first statement of every set write transaction.
    */
-  async writeInstant(m: EntityManager, proposed: Date): Promise<Date> {
-    const [{ now }]: { now: Date }[] = await m.query(`SELECT object_sets.write_instant($1::timestamptz) AS now`, [proposed.toISOString()]);
+  async writeInstant(m: SqlTransaction, proposed: Date): Promise<Date> {
+    const [{ now }]: { now: Date }[] = await m.rows(`SELECT object_sets.write_instant($1::timestamptz) AS now`, [proposed.toISOString()]);
     return now;
   }
 
   /** Serialises writes that change the reference graph, so two concurrent writes cannot make a cycle together. */
-  async lockGraph(m: EntityManager): Promise<void> {
-    await m.query(`SELECT pg_advisory_xact_lock(hashtext('object-sets:reference-graph'))`);
+  async lockGraph(m: SqlTransaction): Promise<void> {
+    await m.rows(`SELECT pg_advisory_xact_lock(hashtext('object-sets:reference-graph'))`);
   }
 
   /** ObjectSetMetadata JSON of a live set the caller may see, or undefined. Primary key. */
-  async metadataJson(id: string, visible: string[] | null, now: Date, db: Db = this.dataSource): Promise<string | undefined> {
-    const [row] = await rowsOn(
-      db,
+  async metadataJson(id: string, visible: string[] | null, now: Date, db: Db = this.sql): Promise<string | undefined> {
+    const [row] = await db.rows(
       `SELECT ${objectSetMetadataJsonSql('s', '$2')}::text AS json FROM object_sets.object_set s
         WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s', '$3')} AND ${scopeVisibleSql('s', '$2')}`,
       [id, visible, now.toISOString()],
@@ -81,9 +79,8 @@ export class ObjectSetsRepository {
    * A set and every set it references, transitively, in one statement (recursive CTE over
    * object_set_reference's primary key; UNION stops at cycles).
    */
-  async closure(ids: string[], now: Date, db: Db = this.dataSource): Promise<Map<string, SetRow>> {
-    const rows: { id: string; definition: ObjectSetDefinition; scope: string[]; creator: string; immutable: boolean; live: boolean }[] = await rowsOn(
-      db,
+  async closure(ids: string[], now: Date, db: Db = this.sql): Promise<Map<string, SetRow>> {
+    const rows: { id: string; definition: ObjectSetDefinition; scope: string[]; creator: string; immutable: boolean; live: boolean }[] = await db.rows(
       `WITH RECURSIVE closure(id) AS (
          SELECT unnest($1::text[]) COLLATE "C"
          UNION
@@ -96,8 +93,8 @@ export class ObjectSetsRepository {
     return new Map(rows.map((r) => [r.id, { id: r.id, definition: r.definition, scopeEnvironmentIds: r.scope, creator: r.creator, immutable: r.immutable, live: r.live }]));
   }
 
-  async lockForUpdate(m: EntityManager, id: string, now: Date): Promise<SetRow | undefined> {
-    const [r] = await m.query(
+  async lockForUpdate(m: SqlTransaction, id: string, now: Date): Promise<SetRow | undefined> {
+    const [r] = await m.rows(
       `SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, ${liveSetSql('s', '$2')} AS live
          FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" FOR UPDATE`,
       [id, now.toISOString()],
@@ -105,8 +102,8 @@ export class ObjectSetsRepository {
     return r ? { id: r.id, definition: r.definition, scopeEnvironmentIds: r.scope, creator: r.creator, immutable: r.immutable, live: r.live } : undefined;
   }
 
-  async insert(m: EntityManager, s: NewSet, references: string[], now: Date): Promise<void> {
-    await m.query(
+  async insert(m: SqlTransaction, s: NewSet, references: string[], now: Date): Promise<void> {
+    await m.rows(
       `INSERT INTO object_sets.object_set (id, title, description, definition, scope_environment_ids, immutable, ephemeral, creator, created_at, updated_at, expires_at)
        VALUES ($1, $2, $3, $4::jsonb, $5::text[], $6, $7, $8, $10::timestamptz, $10::timestamptz, CASE WHEN $7 THEN $10::timestamptz + make_interval(secs => $9) END)`,
       [s.id, s.title, s.description ?? null, JSON.stringify(s.definition), s.scopeEnvironmentIds, s.immutable, s.ephemeral, s.creator, s.ttlSeconds, now.toISOString()],
@@ -115,12 +112,12 @@ export class ObjectSetsRepository {
   }
 
   async update(
-    m: EntityManager,
+    m: SqlTransaction,
     id: string,
     changes: { title?: string; description?: string | null; definition?: ObjectSetDefinition; scopeEnvironmentIds?: string[] },
     now: Date,
   ): Promise<void> {
-    await m.query(
+    await m.rows(
       `UPDATE object_sets.object_set SET
          title = COALESCE($2, title),
          description = CASE WHEN $3::boolean THEN $4 ELSE description END,
@@ -139,12 +136,15 @@ export class ObjectSetsRepository {
       ],
     );
     // Cached members were computed from the old definition.
-    await m.query(`DELETE FROM object_sets.members_cache WHERE set_id = $1`, [id]);
+    await m.rows(`DELETE FROM object_sets.members_cache WHERE set_id = $1`, [id]);
   }
 
-  /** ObjectSetMetadata JSON of the set as it was at `asOf` (live then, and the caller may see its scope then), or undefined. object_set_version primary key. */
+  /**
+   * ObjectSetMetadata JSON of the set as it was at `asOf` (live then, and the caller may see its scope then), or undefined. object_set_version primary key.
+   * On the primary, as the closure below: no replica is known to have replayed up to `asOf`.
+   */
   async metadataJsonAsOf(id: string, visible: string[] | null, asOf: Date): Promise<string | undefined> {
-    const [row] = await this.dataSource.query(
+    const [row] = await this.sql.primaryRows(
       `SELECT ${objectSetMetadataJsonSql('s', '$2')}::text AS json FROM object_sets.object_set_version s
         WHERE s.id = $1::text COLLATE "C" AND s.valid_from <= $3::timestamptz AND s.valid_to > $3::timestamptz AND ${liveSetSql('s', '$3')}
           AND ${scopeVisibleSql('s', '$2')}`,
@@ -159,7 +159,7 @@ export class ObjectSetsRepository {
    * key, following the references inside each definition valid at `asOf`.
    */
   async closureAsOf(ids: string[], asOf: Date): Promise<Map<string, SetRow>> {
-    const rows: { id: string; definition: ObjectSetDefinition; scope: string[]; creator: string; immutable: boolean; live: boolean }[] = await this.dataSource.query(
+    const rows: { id: string; definition: ObjectSetDefinition; scope: string[]; creator: string; immutable: boolean; live: boolean }[] = await this.sql.primaryRows(
       `WITH RECURSIVE closure(id) AS (
          SELECT unnest($1::text[]) COLLATE "C"
          UNION
@@ -179,10 +179,10 @@ export class ObjectSetsRepository {
     return new Map(rows.map((r) => [r.id, { id: r.id, definition: r.definition, scopeEnvironmentIds: r.scope, creator: r.creator, immutable: r.immutable, live: r.live }]));
   }
 
-  async replaceReferences(m: EntityManager, id: string, references: string[]): Promise<void> {
-    await m.query(`DELETE FROM object_sets.object_set_reference WHERE set_id = $1`, [id]);
+  async replaceReferences(m: SqlTransaction, id: string, references: string[]): Promise<void> {
+    await m.rows(`DELETE FROM object_sets.object_set_reference WHERE set_id = $1`, [id]);
     if (references.length) {
-      await m.query(
+      await m.rows(
         `INSERT INTO object_sets.object_set_reference (set_id, referenced_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
         [id, references],
       );
@@ -191,8 +191,7 @@ export class ObjectSetsRepository {
 
   /** Live sets whose definitions reference `id`, with their creators (object_set_reference_referenced_idx). */
   async referencedBy(m: Db, id: string, now: Date): Promise<{ id: string; creator: string }[]> {
-    return rowsOn(
-      m,
+    return m.rows(
       `SELECT r.set_id AS id, s.creator FROM object_sets.object_set_reference r JOIN object_sets.object_set s ON s.id = r.set_id
         WHERE r.referenced_id = $1::text COLLATE "C" AND ${liveSetSql('s', '$2')} ORDER BY r.set_id`,
       [id, now.toISOString()],
@@ -204,23 +203,23 @@ export class ObjectSetsRepository {
    * ephemeral set that expired `now`, so it reads as 404, leaves set search, cannot be referenced
    * anew, and keeps serving the sets that use it until sweepExpired removes it, once none does.
    */
-  async retire(m: EntityManager, id: string, now: Date): Promise<void> {
-    await m.query(
+  async retire(m: SqlTransaction, id: string, now: Date): Promise<void> {
+    await m.rows(
       `UPDATE object_sets.object_set SET ephemeral = true, expires_at = $2::timestamptz, updated_at = greatest($2::timestamptz, updated_at + interval '1 millisecond')
         WHERE id = $1`,
       [id, now.toISOString()],
     );
-    await m.query(`DELETE FROM object_sets.members_cache WHERE set_id = $1`, [id]);
+    await m.rows(`DELETE FROM object_sets.members_cache WHERE set_id = $1`, [id]);
   }
 
-  async delete(m: EntityManager, id: string, now: Date): Promise<void> {
+  async delete(m: SqlTransaction, id: string, now: Date): Promise<void> {
     // References FROM expired sets to this one would block the delete; those sets are gone for users.
-    await m.query(
+    await m.rows(
       `DELETE FROM object_sets.object_set_reference r USING object_sets.object_set s
         WHERE r.referenced_id = $1 AND s.id = r.set_id AND NOT ${liveSetSql('s', '$2')}`,
       [id, now.toISOString()],
     );
-    await m.query(`DELETE FROM object_sets.object_set WHERE id = $1`, [id]);
+    await m.rows(`DELETE FROM object_sets.object_set WHERE id = $1`, [id]);
   }
 
   /**
@@ -237,13 +236,13 @@ export class ObjectSetsRepository {
          SELECT r.referenced_id FROM object_sets.object_set_reference r JOIN used u ON r.set_id = u.id
        ),
        doomed AS (SELECT id FROM object_sets.object_set WHERE expires_at <= $1::timestamptz AND id NOT IN (SELECT id FROM used))`;
-    return this.dataSource.transaction(async (m) => {
+    return this.sql.transaction(async (m) => {
       await this.writeInstant(m, now);
       await this.lockGraph(m);
       // Their own references first (one removed set may reference another), then the sets.
-      await m.query(`${doomed} DELETE FROM object_sets.object_set_reference WHERE set_id IN (SELECT id FROM doomed)`, [now.toISOString()]);
-      // Counted in SQL: for a DELETE … RETURNING, TypeORM's query() answers [rows, count], not rows.
-      const [{ n }]: { n: number }[] = await m.query(
+      await m.rows(`${doomed} DELETE FROM object_sets.object_set_reference WHERE set_id IN (SELECT id FROM doomed)`, [now.toISOString()]);
+      // Counted in SQL: one row back, however many sets go.
+      const [{ n }]: { n: number }[] = await m.rows(
         `${doomed}, removed AS (DELETE FROM object_sets.object_set WHERE id IN (SELECT id FROM doomed) RETURNING 1) SELECT count(*)::int AS n FROM removed`,
         [now.toISOString()],
       );
@@ -257,12 +256,12 @@ export class ObjectSetsRepository {
    * On the primary, with the cache it writes (docs/api.md §11).
    */
   async cachedMembers(id: string, visibilityKey: string, ttlSeconds: number, now: Date): Promise<{ live: boolean; result?: string }> {
-    const [row] = await primaryRows(this.dataSource, CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds, now.toISOString()], 'object_sets.cachedMembers');
+    const [row] = await this.sql.primaryRows(CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds, now.toISOString()], 'object_sets.cachedMembers');
     return { live: !!row, result: row?.result ?? undefined };
   }
 
   async storeMembers(id: string, visibilityKey: string, result: string, computedAt: Date): Promise<void> {
-    await this.dataSource.query(
+    await this.sql.write(
       `INSERT INTO object_sets.members_cache (set_id, visibility_key, computed_at, result)
        SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM object_sets.object_set WHERE id = $1)
        ON CONFLICT (set_id, visibility_key) DO UPDATE SET computed_at = excluded.computed_at, result = excluded.result

@@ -103,7 +103,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const scope = [...new Set(input.scope?.environmentIds ?? [])].sort();
     const references = referencedSetIds(definition);
     await this.checkDefinition(caller, { id, definition, scopeEnvironmentIds: scope }, this.clock.now());
-    return this.repository.dataSource.transaction(async (m) => {
+    return this.repository.transaction(async (m) => {
       const now = await this.repository.writeInstant(m, this.clock.now());
       if (references.length) {
         await this.repository.lockGraph(m);
@@ -138,7 +138,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     if (definition || scope) {
       await this.checkDefinition(caller, { id, definition: definition ?? current.definition, scopeEnvironmentIds: scope ?? current.scopeEnvironmentIds }, checkedAt);
     }
-    return this.repository.dataSource.transaction(async (m) => {
+    return this.repository.transaction(async (m) => {
       const now = await this.repository.writeInstant(m, this.clock.now());
       if (definition) await this.repository.lockGraph(m);
       const locked = await this.mustBeChangeable(caller, id, await this.repository.lockForUpdate(m, id, now));
@@ -157,7 +157,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
   }
 
   async delete(caller: CallerContext, id: string): Promise<void> {
-    await this.repository.dataSource.transaction(async (m) => {
+    await this.repository.transaction(async (m) => {
       const now = await this.repository.writeInstant(m, this.clock.now());
       await this.repository.lockGraph(m);
       const row = await this.repository.lockForUpdate(m, id, now);

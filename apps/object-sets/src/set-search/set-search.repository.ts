@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { queryRows } from '@app/platform';
+import { SqlExecutor } from '@app/platform';
 import { objectSetMetadataJsonSql, scopeVisibleSql } from '../object-sets/object-set-json.sql';
 import { compileObjectSetFilter, ObjectSetFilter } from './object-set-filter';
 
@@ -23,7 +22,7 @@ export interface SetSearchRow {
 /** Set search storage: one parameterized statement per page. */
 @Injectable()
 export class SetSearchRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: SqlExecutor) {}
 
   /**
    * Up to `limit` live, non-ephemeral sets matching `filter` after `after`: best fuzzy match first
@@ -62,7 +61,7 @@ export class SetSearchRepository {
        WHERE ${keyset}
        ORDER BY ${ranked ? 'm.score DESC, ' : ''}m.created_at DESC, m.id
        LIMIT ${p(limit)}::int`;
-    const rows: { json: string; score: string | null; created: string; id: string }[] = await queryRows(this.dataSource, sql, params);
+    const rows: { json: string; score: string | null; created: string; id: string }[] = await this.sql.rows(sql, params);
     return rows.map((r) => ({ json: r.json, position: r.score === null ? { c: r.created, i: r.id } : { s: r.score, c: r.created, i: r.id } }));
   }
 }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { primaryRows } from '@app/platform';
+import { SqlExecutor } from '@app/platform';
 import { Change, ChangePosition } from '@app/domain';
 
 /** The largest txid and ord: the position (at, MAX_TXID, MAX_ORD) is the end of instant `at`. */
@@ -62,10 +61,10 @@ export const CHANGE_FEED_SQL = {
 
 @Injectable()
 export class ChangeFeedRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: SqlExecutor) {}
 
   async watermark(): Promise<number> {
-    const [{ w }] = await primaryRows<{ w: string }>(this.dataSource, CHANGE_FEED_SQL.watermark, [], 'changeWatermark');
+    const [{ w }] = await this.sql.primaryRows<{ w: string }>(CHANGE_FEED_SQL.watermark, [], 'changeWatermark');
     return Number(w);
   }
 
@@ -77,16 +76,14 @@ export class ChangeFeedRepository {
   async page(after: ChangePosition, until: number, limit: number, narrowing: ChangeNarrowing, scan: number): Promise<ChangeRowsPage> {
     let upTo: ChangePosition = { at: until };
     if (narrowing.environmentIds || narrowing.types) {
-      const [nth] = await primaryRows<{ at_ms: string; txid: string; ord: number }>(
-        this.dataSource,
+      const [nth] = await this.sql.primaryRows<{ at_ms: string; txid: string; ord: number }>(
         CHANGE_FEED_SQL.nth,
         [...positionParams(after), new Date(until).toISOString(), scan - 1],
         'changeScanEnd',
       );
       if (nth) upTo = { at: Number(nth.at_ms), txid: nth.txid, ord: nth.ord };
     }
-    const rows = await primaryRows<ChangeRow>(
-      this.dataSource,
+    const rows = await this.sql.primaryRows<ChangeRow>(
       CHANGE_FEED_SQL.page,
       [...positionParams(after), ...positionParams(upTo), narrowing.environmentIds, narrowing.types, limit],
       'changePage',
@@ -100,7 +97,7 @@ export class ChangeFeedRepository {
   }
 
   async pendingAfter(instant: number): Promise<boolean> {
-    const [{ pending }] = await primaryRows<{ pending: boolean }>(this.dataSource, CHANGE_FEED_SQL.pending, [new Date(instant).toISOString()], 'changePending');
+    const [{ pending }] = await this.sql.primaryRows<{ pending: boolean }>(CHANGE_FEED_SQL.pending, [new Date(instant).toISOString()], 'changePending');
     return pending;
   }
 }

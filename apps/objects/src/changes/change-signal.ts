@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig, NotificationListener } from '@app/platform';
+import { NotificationListener, SqlExecutor } from '@app/platform';
 
 /** The channel a write's commit is told on (docs/architecture.md, "Change feed"). */
 export const CHANGES_CHANNEL = 'objects_changes';
@@ -18,8 +18,8 @@ export class ChangeSignal implements OnModuleInit, BeforeApplicationShutdown {
   private sending = false;
   private again = false;
 
-  constructor(config: AppConfig) {
-    this.listener = new NotificationListener(config.databaseUrl, CHANGES_CHANNEL, 'objects-changes');
+  constructor(sql: SqlExecutor) {
+    this.listener = sql.listener(CHANGES_CHANNEL, 'objects-changes');
   }
 
   onModuleInit(): void {

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { AppConfig, CallerContext, primaryRows, visibleEnvironmentsParam } from '@app/platform';
+import { AppConfig, CallerContext, SqlExecutor, visibleEnvironmentsParam } from '@app/platform';
 import { COMPILED_SET_FILTER_LIMITS, DomainError, filterOf, MembersTooLarge, ObjectSearchFilter, OntologyIndex } from '@app/domain';
 import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
@@ -43,7 +42,7 @@ const changeKey = (env: string, id: string, at: Date) => `${env}\u0000${id}\u000
 @Injectable()
 export class SetChangesService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly sql: SqlExecutor,
     private readonly ontology: OntologyService,
     private readonly config: AppConfig,
   ) {}
@@ -134,7 +133,7 @@ export class SetChangesService {
     const results = steps.map((): StepResult => ({ added: {}, removed: {}, updated: {} }));
     if (!changed.ids.length) return results;
     const { sql, params } = buildCandidateSql(ontology, { before, after }, changed, { visible, candidateLimit, expand: !changedOnly });
-    const rows = await primaryRows<CandidateRow>(this.dataSource, sql, params, 'liveSets.candidates');
+    const rows = await this.sql.primaryRows<CandidateRow>(sql, params, 'liveSets.candidates');
     if (Number(rows[0].candidates) > candidateLimit) return undefined;
     const stepAt = new Map(steps.map((s, k) => [s.at.getTime(), k]));
     const changedKeys = steps.map((s) => new Set(s.changed.map(([env, id]) => `${env}\u0000${id}`)));
@@ -166,7 +165,7 @@ export class SetChangesService {
       { from: { filter: before ?? NO_MEMBERS, asOf: new Date(step.at.getTime() - 1) }, to: { filter: after ?? NO_MEMBERS, asOf: step.at } },
       { visible, limit: request.limit },
     );
-    const [row] = await primaryRows<{ from_count: string; to_count: string; json: string | null }>(this.dataSource, sql, params, 'liveSets.diff');
+    const [row] = await this.sql.primaryRows<{ from_count: string; to_count: string; json: string | null }>(sql, params, 'liveSets.diff');
     if (row.json === null) throw new MembersTooLarge(request.limit);
     const diff = JSON.parse(row.json) as { added: Ids; removed: Ids };
     const [changed] = (await this.incremental(ontology, [relevant(step, before, after, types)], before, after, visible, Number.MAX_SAFE_INTEGER, true))!;
@@ -186,8 +185,7 @@ export class SetChangesService {
     }
     if (!wanted.size) return types;
     const keys = [...wanted.values()];
-    const rows = await primaryRows<{ n: number; before: string | null; after: string | null }>(
-      this.dataSource,
+    const rows = await this.sql.primaryRows<{ n: number; before: string | null; after: string | null }>(
       TYPES_AROUND_SQL,
       [keys.map((_, n) => n), keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2].toISOString())],
       'liveSets.typesAround',
@@ -216,7 +214,7 @@ export class SetChangesService {
       }
     });
     if (!keys.n.length) return;
-    const rows = await primaryRows<{ n: number; json: string }>(this.dataSource, OBJECTS_AT_SQL, [keys.n, keys.at, keys.env, keys.id], 'liveSets.objects');
+    const rows = await this.sql.primaryRows<{ n: number; json: string }>(OBJECTS_AT_SQL, [keys.n, keys.at, keys.env, keys.id], 'liveSets.objects');
     for (const r of rows) results[r.n].objects!.push(r.json);
   }
 }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { preparedRows } from '@app/platform';
+import { SqlExecutor } from '@app/platform';
 import { SNAPSHOT_INSTANT_SQL } from '@app/domain';
 import { objectWithVersionJsonSql, ObjectVersionRow, renderObjectVersion } from './object-json.sql';
 
@@ -98,12 +97,12 @@ export const OBJECT_READ_SQL = {
  */
 @Injectable()
 export class ObjectsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: SqlExecutor) {}
 
   /** OBJECT_READ_SQL[statement] as the named prepared statement `objects.<statement>`. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private read<T = any>(statement: keyof typeof OBJECT_READ_SQL, params: unknown[]): Promise<T[]> {
-    return preparedRows<T>(this.dataSource, `objects.${statement}`, OBJECT_READ_SQL[statement], params);
+    return this.sql.preparedRows<T>(`objects.${statement}`, OBJECT_READ_SQL[statement], params);
   }
 
   /** loadOntologyObject (OBJECT_READ_SQL.findById). */

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import { isRetryableTransactionError } from '@app/platform';
+import { isRetryableTransactionError, SqlExecutor, SqlTransaction } from '@app/platform';
 import { ObjectNotFound, VersionConflict } from '@app/domain';
 import { ValidatedObject } from './ontology-check';
 import { ChangeSignal } from '../changes/change-signal';
@@ -88,12 +87,12 @@ const rowsWithJson = (columns: string) =>
 @Injectable()
 export class ObjectWritesRepository {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly sql: SqlExecutor,
     private readonly changes: ChangeSignal,
   ) {}
 
   async write(objects: ValidatedObject[], types: PropertyTypes, expectedVersion?: number): Promise<WriteOutcome[]> {
-    const outcomes = await this.retrying(() => this.dataSource.transaction((m) => this.writeInTransaction(m, objects, types, expectedVersion)));
+    const outcomes = await this.retrying(() => this.sql.transaction((m) => this.writeInTransaction(m, objects, types, expectedVersion)));
     if (outcomes.some((o) => o.changed)) this.changes.committed();
     return outcomes;
   }
@@ -101,9 +100,9 @@ export class ObjectWritesRepository {
   /** Ends the current version of a live object and removes it from the current tables. */
   async delete(environmentId: string, id: string, expectedVersion?: number): Promise<void> {
     await this.retrying(() =>
-      this.dataSource.transaction(async (m) => {
+      this.sql.transaction(async (m) => {
         // PK lookup on objects.object, row locked against concurrent writers.
-        const rows: { version: number }[] = await m.query(
+        const rows: { version: number }[] = await m.rows(
           `SELECT version FROM objects.object WHERE environment_id = $1 AND id = $2 FOR UPDATE`,
           [environmentId, id],
         );
@@ -113,8 +112,8 @@ export class ObjectWritesRepository {
         }
         // object_version PK; valid_to stays strictly after valid_from. The delete is a change of
         // the feed at that instant (docs/api.md §12).
-        const [{ now }]: { now: Date }[] = await m.query(WRITE_INSTANT);
-        const [{ valid_to }]: { valid_to: Date }[] = await m.query(
+        const [{ now }]: { now: Date }[] = await m.rows(WRITE_INSTANT);
+        const [{ valid_to }]: { valid_to: Date }[] = await m.rows(
           `WITH v AS (
              UPDATE objects.object_version
                 SET valid_to = greatest($4::timestamptz, valid_from + interval '${MS} millisecond')
@@ -124,19 +123,19 @@ export class ObjectWritesRepository {
           [environmentId, id, rows[0].version, now],
         );
         // Its open history rows end with it (primary key prefixes of the history tables).
-        await m.query(
+        await m.rows(
           `UPDATE objects.property_value_history SET valid_to = $3 WHERE environment_id = $1 AND object_id = $2 AND valid_to = 'infinity'`,
           [environmentId, id, valid_to],
         );
-        await m.query(`UPDATE objects.link_history SET valid_to = $3 WHERE environment_id = $1 AND source_id = $2 AND valid_to = 'infinity'`, [
+        await m.rows(`UPDATE objects.link_history SET valid_to = $3 WHERE environment_id = $1 AND source_id = $2 AND valid_to = 'infinity'`, [
           environmentId,
           id,
           valid_to,
         ]);
         // Its property values and links go with it (prefixes of their primary keys).
-        await m.query(`DELETE FROM objects.property_value WHERE environment_id = $1 AND object_id = $2`, [environmentId, id]);
-        await m.query(`DELETE FROM objects.link WHERE environment_id = $1 AND source_id = $2`, [environmentId, id]);
-        await m.query(`DELETE FROM objects.object WHERE environment_id = $1 AND id = $2`, [environmentId, id]);
+        await m.rows(`DELETE FROM objects.property_value WHERE environment_id = $1 AND object_id = $2`, [environmentId, id]);
+        await m.rows(`DELETE FROM objects.link WHERE environment_id = $1 AND source_id = $2`, [environmentId, id]);
+        await m.rows(`DELETE FROM objects.object WHERE environment_id = $1 AND id = $2`, [environmentId, id]);
       }),
     );
     this.changes.committed();
@@ -154,9 +153,9 @@ export class ObjectWritesRepository {
   }
 
   /** Reads and locks the current rows, plans the write (`planWrite`) and runs the plan's statements. */
-  private async writeInTransaction(m: EntityManager, objects: ValidatedObject[], types: PropertyTypes, expectedVersion?: number): Promise<WriteOutcome[]> {
+  private async writeInTransaction(m: SqlTransaction, objects: ValidatedObject[], types: PropertyTypes, expectedVersion?: number): Promise<WriteOutcome[]> {
     // PK of objects.object; ORDER BY keeps lock order stable across concurrent batches.
-    const current: CurrentRow[] = await m.query(
+    const current: CurrentRow[] = await m.rows(
       `SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.properties, o.links, o.tags, o.first_sighting, o.last_sighting,
               o.values_ontology_version
          FROM objects.object o
@@ -172,7 +171,7 @@ export class ObjectWritesRepository {
     const missing = withoutCurrentRow(objects, current);
     let past: PastRow[] = [];
     if (missing.length) {
-      past = await m.query(
+      past = await m.rows(
         `SELECT v.environment_id, v.id, max(v.version) AS version, max(coalesce(v.valid_to, v.valid_from)) AS last_time
            FROM objects.object_version v
            JOIN unnest($1::text[], $2::text[]) AS k(environment_id, id)
@@ -184,7 +183,7 @@ export class ObjectWritesRepository {
 
     // The commit time, taken after the locks: later than any committed version of these objects,
     // and held in pg_locks until the transaction ends, so the change feed waits for it (docs/api.md §12).
-    const [{ now }]: { now: Date }[] = await m.query(WRITE_INSTANT);
+    const [{ now }]: { now: Date }[] = await m.rows(WRITE_INSTANT);
 
     const plan = planWrite({ objects, expectedVersion, current, past, now, types });
     if (plan.conflicts.length) throw new VersionConflict({ ...plan.conflicts[0] });
@@ -193,7 +192,7 @@ export class ObjectWritesRepository {
   }
 
   /** Runs the statements of a plan: one per table and kind of change, each skipped when it has no rows. */
-  private async execute(m: EntityManager, plan: WritePlan): Promise<void> {
+  private async execute(m: SqlTransaction, plan: WritePlan): Promise<void> {
     const { insertObjects, updateObjects, staleValues, staleLinks, createdValues, rewrittenValues, newLinks, closeVersions, widenVersions, newVersions } = plan;
     // A new version's row goes to objects.object and objects.object_version alike: each row is
     // serialised once and its JSON reused by both statements.
@@ -212,7 +211,7 @@ export class ObjectWritesRepository {
       // New keys in key order, as the locks above: two batches creating the same objects in
       // different orders would otherwise each hold a key the other waits for (a deadlock). In
       // key order the second waits for the first, then retries on the unique violation.
-      await m.query(
+      await m.rows(
         `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, json)
          SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, x.json
            FROM ${rowsWithJson(OBJECT_COLUMNS)}
@@ -222,7 +221,7 @@ export class ObjectWritesRepository {
     }
     if (updateObjects.length) {
       // PK of objects.object.
-      await m.query(
+      await m.rows(
         `UPDATE objects.object o
             SET type = x.type, version = x.version, valid_from = x.valid_from, first_sighting = x.first_sighting,
                 last_sighting = x.last_sighting, tags = x.tags, properties = x.properties, links = x.links,
@@ -234,7 +233,7 @@ export class ObjectWritesRepository {
     }
     if (staleValues[0].length) {
       // property_value PK.
-      await m.query(
+      await m.rows(
         `WITH w AS (${deleteByKeys('property_value p', ['environment_id', 'object_id', 'property_id', 'ordinal'], ['text', 'text', 'text', 'int'])})
          ${CLOSE_VALUE_HISTORY('o.valid_from')}`,
         staleValues,
@@ -242,7 +241,7 @@ export class ObjectWritesRepository {
     }
     if (staleLinks[0].length) {
       // link PK.
-      await m.query(
+      await m.rows(
         `WITH w AS (${deleteByKeys('link l', ['environment_id', 'source_id', 'link_id', 'target_id'], ['text', 'text', 'text', 'text'])})
          UPDATE objects.link_history h SET valid_to = o.valid_from
            FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id
@@ -251,14 +250,14 @@ export class ObjectWritesRepository {
         staleLinks,
       );
     }
-    if (createdValues.length) await m.query(`WITH w AS (${INSERT_VALUES} RETURNING ${VALUE_COLUMNS}) ${OPEN_VALUE_HISTORY}`, createdValues.columns);
+    if (createdValues.length) await m.rows(`WITH w AS (${INSERT_VALUES} RETURNING ${VALUE_COLUMNS}) ${OPEN_VALUE_HISTORY}`, createdValues.columns);
     if (rewrittenValues.length) {
       // An unchanged row (same key, same stored columns) is left alone: ON CONFLICT ... WHERE
       // compares the typed columns PostgreSQL holds, so a value keeps no stale column even if
       // the ontology changed its type.
       // Rows inserted or changed come back (RETURNING skips those the WHERE left alone): their
       // open history rows close and new ones open, at the object's new version.
-      await m.query(
+      await m.rows(
         `WITH w AS (${INSERT_VALUES}
          ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
             SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
@@ -275,7 +274,7 @@ export class ObjectWritesRepository {
     }
     if (newLinks[0].length) {
       // link PK: new links only (those kept by a rewrite are already there).
-      await m.query(
+      await m.rows(
         `WITH w AS (
            INSERT INTO objects.link (environment_id, source_id, link_id, target_id)
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
@@ -288,7 +287,7 @@ export class ObjectWritesRepository {
     }
     if (closeVersions.length) {
       // object_version PK.
-      await m.query(
+      await m.rows(
         `UPDATE objects.object_version v SET valid_to = x.valid_to
            FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", version int, valid_to timestamptz)
           WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.version`,
@@ -297,7 +296,7 @@ export class ObjectWritesRepository {
     }
     if (widenVersions.length) {
       // object_version PK: sightings widen in place on the current version.
-      await m.query(
+      await m.rows(
         `UPDATE objects.object_version v SET first_sighting = x.first_sighting, last_sighting = x.last_sighting, json = x.json
            FROM ${rowsWithJson(VERSION_COLUMNS)}
           WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.version`,
@@ -307,7 +306,7 @@ export class ObjectWritesRepository {
     if (newVersions.length) {
       // Each new version is a change of the feed (docs/api.md §12), in the same statement, and
       // listeners are told once the transaction commits.
-      await m.query(
+      await m.rows(
         `WITH v AS (
            INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, json)
            SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, x.json

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { OntologyDefinition, OntologyVersion } from '@app/domain';
-import { queryRows } from '@app/platform';
+import { SqlExecutor } from '@app/platform';
 
 /**
  * The active ontology version as a scalar SQL expression (PK backward scan). Reads that validate
@@ -13,17 +12,17 @@ export const ACTIVE_ONTOLOGY_VERSION_SQL = `(SELECT coalesce(max(version), 0) FR
 /** Ontology versions in `objects.ontology_version`; every query is served by its primary key. */
 @Injectable()
 export class OntologyRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: SqlExecutor) {}
 
   /** The active (highest) version number, 0 when none. */
   async activeVersion(): Promise<number> {
-    const [row] = await queryRows(this.dataSource, `SELECT ${ACTIVE_ONTOLOGY_VERSION_SQL} AS version`);
+    const [row] = await this.sql.rows(`SELECT ${ACTIVE_ONTOLOGY_VERSION_SQL} AS version`);
     return row.version;
   }
 
   /** One version by number (PK lookup). */
   async findVersion(version: number): Promise<OntologyVersion | undefined> {
-    const rows = await queryRows(this.dataSource, `SELECT version, definition FROM objects.ontology_version WHERE version = $1`, [version]);
+    const rows = await this.sql.rows(`SELECT version, definition FROM objects.ontology_version WHERE version = $1`, [version]);
     return rows.length ? { version: rows[0].version, ...rows[0].definition } : undefined;
   }
 
@@ -32,9 +31,9 @@ export class OntologyRepository {
    * publishers, so each gets its own number.
    */
   async publish(definition: OntologyDefinition): Promise<OntologyVersion> {
-    return this.dataSource.transaction(async (m) => {
-      await m.query(`SELECT pg_advisory_xact_lock(hashtext('objects.ontology_version'))`);
-      const rows = await m.query(
+    return this.sql.transaction(async (tx) => {
+      await tx.rows(`SELECT pg_advisory_xact_lock(hashtext('objects.ontology_version'))`);
+      const rows = await tx.rows(
         `INSERT INTO objects.ontology_version (version, definition)
          SELECT coalesce(max(version), 0) + 1, $1::jsonb FROM objects.ontology_version
          RETURNING version`,

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { ObjectSearchFilter, OntologyIndex, SNAPSHOT_INSTANT_SQL } from '@app/domain';
-import { preparedRows, preparesStatement, queryRows } from '@app/platform';
+import { SqlExecutor } from '@app/platform';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, rowSource, SqlParams } from './filter-compiler';
 import { buildOrderedSearchSql, OrderedSearchOptions, OrderedSearchRow } from './ordered-search';
@@ -42,7 +41,7 @@ export function buildSearchSql(
  */
 @Injectable()
 export class SearchRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: SqlExecutor) {}
 
   page(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: Parameters<typeof buildSearchSql>[2]): Promise<SearchRow[]> {
     const { sql, params } = buildSearchSql(filter, ontology, opts);
@@ -51,7 +50,7 @@ export class SearchRepository {
 
   /** The instant a snapshot walk reads at (SNAPSHOT_INSTANT_SQL). */
   async snapshotInstant(): Promise<Date> {
-    const [row] = await preparedRows<{ instant: Date }>(this.dataSource, 'objects.snapshotInstant', SNAPSHOT_INSTANT_SQL, []);
+    const [row] = await this.sql.preparedRows<{ instant: Date }>('objects.snapshotInstant', SNAPSHOT_INSTANT_SQL, []);
     return row.instant;
   }
 
@@ -65,7 +64,7 @@ export class SearchRepository {
    */
   orderedPage(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions): Promise<OrderedSearchRow[]> {
     const { sql, params } = buildOrderedSearchSql(filter, ontology, opts);
-    return queryRows<OrderedSearchRow>(this.dataSource, sql, params, 'search.orderedPage');
+    return this.sql.rows<OrderedSearchRow>(sql, params, 'search.orderedPage');
   }
 
   /**
@@ -74,9 +73,9 @@ export class SearchRepository {
    * metric.
    */
   run<T>(sql: string, params: unknown[], label: string): Promise<T[]> {
-    if (!preparesStatement(this.dataSource, sql)) return queryRows<T>(this.dataSource, sql, params, label);
+    if (!this.sql.prepares(sql)) return this.sql.rows<T>(sql, params, label);
     const name = `search.${createHash('sha1').update(sql).digest('base64url').slice(0, 22)}`;
-    return preparedRows<T>(this.dataSource, name, sql, params, label);
+    return this.sql.preparedRows<T>(name, sql, params, label);
   }
 
   /** The member difference between two instants, in one statement (see buildDiffSql). */
@@ -90,7 +89,7 @@ export class SearchRepository {
     // statement settles on after five runs) probes the versions index once per value row of both
     // sides instead of joining by hash, about 3× slower on the 10,000-member benchmark set; a
     // diff is rare enough that planning it per call costs nothing that matters.
-    const [row] = await queryRows<{ from_count: string; to_count: string; json: string | null; active_ontology_version: number }>(this.dataSource, sql, params);
+    const [row] = await this.sql.rows<{ from_count: string; to_count: string; json: string | null; active_ontology_version: number }>(sql, params);
     return { fromCount: Number(row.from_count), toCount: Number(row.to_count), json: row.json, activeOntologyVersion: row.active_ontology_version };
   }
 

@@ -1,16 +1,15 @@
 import { DynamicModule, Inject, Module, OnModuleInit } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { ReadRouter } from '../replicas/read-router';
-import { readRouterProvider } from '../replicas/read-router.provider';
-import { limitPreparedStatements, pgPool, runMigrationsWithLock, useWriteStatementTimeout } from './postgres';
+import { migrateSchema, poolConfig } from './migrations';
+import { SqlExecutor } from './sql-executor';
 
 /** What an app's database module needs to know of its app. */
 export interface AppDatabase {
   /** The app's own schema, brought up to date (under a lock) before the app serves. */
   schema: string;
-  /** The app's TypeORM options (its schema, migrations and application_name). */
+  /** The app's TypeORM options (its schema, migrations and application_name): its migrations, and the settings of its pool. */
   dataSourceOptions: (url: string, poolSize?: number, statementTimeoutMs?: number) => DataSourceOptions;
   /** The app's read replicas (docs/api.md §11). */
   replicaUrls: (config: AppConfig) => string[];
@@ -21,39 +20,60 @@ export interface AppDatabase {
 const APP_DATABASE = Symbol('AppDatabase');
 
 /**
- * Connects an app to PostgreSQL and brings its schema up to date before the app serves; read
- * routing over its replicas (without replicas the router only keeps the primary's position for
- * consistency tokens). `AppDatabaseModule.forApp(...)` in each app's database/database.module.ts.
+ * Connects an app to PostgreSQL and brings its schema up to date before the app serves:
+ * `AppDatabaseModule.forApp(...)` in each app's database/database.module.ts. Global, so every
+ * module of the app injects its SqlExecutor (the one way it runs SQL) and its ReadRouter (read
+ * routing over its replicas; without replicas the router only keeps the primary's position for
+ * consistency tokens). Being global (as TypeORM's Nest module was), its hooks run before those
+ * of the feature modules: the router polls once, then the migrations run, before a feature starts
+ * any work of its own.
  */
 @Module({})
 export class AppDatabaseModule implements OnModuleInit {
   static forApp(database: AppDatabase): DynamicModule {
     return {
       module: AppDatabaseModule,
-      imports: [
-        TypeOrmModule.forRootAsync({
+      global: true,
+      providers: [
+        { provide: APP_DATABASE, useValue: database },
+        {
+          provide: SqlExecutor,
           inject: [AppConfig],
-          useFactory: (config: AppConfig) => ({
-            ...database.dataSourceOptions(config.databaseUrl, config.dbPoolSize, config.readStatementTimeoutMs),
-            retryAttempts: 3,
-            retryDelay: 1000,
-          }),
-        }),
+          useFactory: (config: AppConfig) =>
+            SqlExecutor.connect({
+              pool: poolConfig(database.dataSourceOptions(config.databaseUrl, config.dbPoolSize, config.readStatementTimeoutMs)),
+              preparedStatements: config.preparedStatements,
+              writeStatementTimeoutMs: config.writeStatementTimeoutMs,
+              router: {
+                replicaUrls: database.replicaUrls(config),
+                maxLagMs: config.replicaMaxLagMs,
+                waitMs: config.replicaWaitMs,
+                retryMs: config.replicaRetrySeconds * 1000,
+                poolSize: config.dbPoolSize,
+                statementTimeoutMs: config.readStatementTimeoutMs,
+                preparedStatements: config.preparedStatements,
+                applicationName: database.applicationName,
+              },
+            }),
+        },
+        // The executor's router, for the request pipeline (consistency tokens), health and metrics;
+        // polling from module init (its own hooks) until the module is destroyed.
+        { provide: ReadRouter, inject: [SqlExecutor], useFactory: (sql: SqlExecutor) => sql.router },
       ],
-      providers: [readRouterProvider(database.replicaUrls, database.applicationName), { provide: APP_DATABASE, useValue: database }],
-      exports: [ReadRouter],
+      exports: [SqlExecutor, ReadRouter],
     };
   }
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly sql: SqlExecutor,
     private readonly config: AppConfig,
     @Inject(APP_DATABASE) private readonly database: AppDatabase,
   ) {}
 
+  /** Runs the pending migrations under an advisory lock, so two instances that start at once do not race; the second waits and then finds nothing to do. */
   async onModuleInit(): Promise<void> {
-    useWriteStatementTimeout(this.dataSource, this.config.writeStatementTimeoutMs);
-    limitPreparedStatements(pgPool(this.dataSource), this.config.preparedStatements);
-    await runMigrationsWithLock(this.dataSource, this.database.schema);
+    const { schema, dataSourceOptions } = this.database;
+    const options = dataSourceOptions(this.config.databaseUrl, this.config.dbPoolSize, this.config.readStatementTimeoutMs);
+    await this.sql.withAdvisoryLock(`ontology-migrations:${schema}`, () => migrateSchema(options, schema));
   }
 }

@@ -1,12 +1,13 @@
 import { Logger } from '@nestjs/common';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 
 /**
  * Wakes waiters when PostgreSQL delivers a NOTIFY on one channel (docs/architecture.md, "Change
  * feed"): one dedicated connection per app instance runs `LISTEN`, opened on the first wait and
  * reopened after it is lost. Waiters never depend on it alone: each wait has a deadline, and
  * while the connection is down a wait ends after `fallbackMs`, so a caller that re-checks
- * after every wake still sees every change, only later.
+ * after every wake still sees every change, only later. Made by SqlExecutor.listener, which
+ * gives it its connections.
  */
 export class NotificationListener {
   private readonly logger: Logger;
@@ -18,9 +19,9 @@ export class NotificationListener {
   private sequence = 0;
 
   constructor(
-    private readonly url: string,
+    /** A new, unconnected connection of its own (SqlExecutor.listener). */
+    private readonly newClient: () => Client,
     private readonly channel: string,
-    private readonly applicationName: string,
     private readonly fallbackMs = 1_000,
   ) {
     this.logger = new Logger(`Listen:${channel}`);
@@ -101,7 +102,7 @@ export class NotificationListener {
   private connect(): Promise<void> {
     if (this.client) return Promise.resolve();
     this.connecting ??= (async () => {
-      const client = new Client({ connectionString: this.url, application_name: this.applicationName });
+      const client = this.newClient();
       client.on('notification', () => {
         this.sequence++;
         this.wakeAll();

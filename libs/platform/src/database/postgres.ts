@@ -1,94 +1,18 @@
-import { Logger } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Query } from 'pg';
-import type { Pool, PoolClient } from 'pg';
+import { Pool, Query } from 'pg';
+import type { PoolClient, PoolConfig } from 'pg';
 import { isDatabaseUnavailable, isProtocolViolation } from './database-errors';
-import { DataSource, DataSourceOptions, EntityManager, MigrationExecutor, MigrationInterface } from 'typeorm';
 import type { ReadContext } from '../replicas/read-context';
+
+/**
+ * How statements reach PostgreSQL, under SqlExecutor (sql-executor.ts, the one way the apps run
+ * SQL): the request scope that cancels a request's statements when its client goes away, the
+ * pools and what their connections keep prepared, and one statement on a pool (runOnPool).
+ */
 
 /** Defaults of READ_STATEMENT_TIMEOUT_MS and WRITE_STATEMENT_TIMEOUT_MS. */
 export const DEFAULT_READ_STATEMENT_TIMEOUT_MS = 15_000;
 export const DEFAULT_WRITE_STATEMENT_TIMEOUT_MS = 120_000;
-
-type MigrationClass = new () => MigrationInterface;
-
-/** TypeORM options for one app's schema: no synchronize, committed migrations only. */
-export function postgresOptions(opts: {
-  url: string;
-  schema: string;
-  migrations: MigrationClass[];
-  poolSize?: number;
-  applicationName: string;
-  /** Every statement's server-side limit unless a write transaction raises it (useWriteStatementTimeout). */
-  statementTimeoutMs?: number;
-}): DataSourceOptions {
-  return {
-    type: 'postgres',
-    url: opts.url,
-    schema: opts.schema,
-    synchronize: false,
-    migrationsRun: false,
-    migrations: opts.migrations,
-    migrationsTableName: 'migrations',
-    entities: [],
-    extra: {
-      max: opts.poolSize ?? 20,
-      application_name: opts.applicationName,
-      connectionTimeoutMillis: 10_000,
-      // Statements that run away are cut off rather than holding a connection: reads (most
-      // statements) after READ_STATEMENT_TIMEOUT_MS; write transactions raise it for themselves
-      // (useWriteStatementTimeout); migrations run without one (runMigrationsWithLock).
-      statement_timeout: opts.statementTimeoutMs ?? DEFAULT_READ_STATEMENT_TIMEOUT_MS,
-    },
-  };
-}
-
-/**
- * Runs pending migrations under a Postgres advisory lock, so two replicas that start at once
- * do not race; the second waits and then finds nothing to do.
- */
-export async function runMigrationsWithLock(dataSource: DataSource, schema: string): Promise<string[]> {
-  const logger = new Logger('Migrations');
-  const runner = dataSource.createQueryRunner();
-  await runner.connect();
-  try {
-    // A migration may rewrite a large table: no statement timeout on this session, which runs
-    // them (the reads' and writes' limits are for requests).
-    await runner.query(`SET statement_timeout = 0`);
-    await runner.query(`SELECT pg_advisory_lock(hashtext($1))`, [`ontology-migrations:${schema}`]);
-    try {
-      await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      const executor = new MigrationExecutor(dataSource, runner);
-      executor.transaction = 'each';
-      const ran = await executor.executePendingMigrations();
-      if (ran.length) logger.log(`applied ${ran.map((m) => m.name).join(', ')} to schema ${schema}`);
-      return ran.map((m) => m.name);
-    } finally {
-      await runner.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`ontology-migrations:${schema}`]);
-      await runner.query(`RESET statement_timeout`);
-    }
-  } finally {
-    await runner.release();
-  }
-}
-
-/**
- * The data source an app exports for the TypeORM CLI (`npm run typeorm:objects -- migration:show`).
- * Like runMigrationsWithLock, it creates the app's schema first (TypeORM keeps its `migrations`
- * table in that schema, so on an empty database every CLI command would fail) and runs without a
- * statement timeout (a migration may rewrite a large table).
- */
-export function migrationCliDataSource(options: DataSourceOptions & { schema?: string }): DataSource {
-  const extra = { ...(options as { extra?: Record<string, unknown> }).extra, statement_timeout: 0 };
-  const dataSource = new DataSource({ ...options, extra } as DataSourceOptions);
-  const initialize = dataSource.initialize.bind(dataSource);
-  dataSource.initialize = async () => {
-    await initialize();
-    if (options.schema) await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
-    return dataSource;
-  };
-  return dataSource;
-}
 
 const RETRYABLE = new Set(['40001', '40P01', '23505']);
 
@@ -99,55 +23,21 @@ export function isRetryableTransactionError(error: unknown): boolean {
   return !!code && RETRYABLE.has(code);
 }
 
-/**
- * The pg Pool under a TypeORM DataSource. Hot reads use it directly: one `pool.query` per
- * statement, without the QueryRunner TypeORM makes (and logs) for every `dataSource.query`.
- */
-export function pgPool(dataSource: DataSource): Pool {
-  return (dataSource.driver as unknown as { master: Pool }).master;
-}
-
-/** Told how long each named statement on a pool took to complete (see observeStatements). */
+/** Told how long each named statement on a pool took to complete (SqlExecutor.observeStatements). */
 export type StatementObserver = (statement: string, seconds: number) => void;
 
-const statementObservers = new WeakMap<Pool, StatementObserver>();
-
 /**
- * Times the named statements run on this DataSource's pool (the metrics module's histogram).
- * Without an observer, preparedRows and queryRows run the statement and nothing more.
+ * A pg Pool as the apps use one (the primary's, SqlExecutor; each replica's, ReadRouter):
+ * `config` as given, what its connections keep prepared bounded by `preparedStatements`
+ * (DEFAULT_PREPARED_STATEMENT_LIMITS unless given). An idle connection that dies (the server
+ * stopped or restarted) must not crash the process: the pool drops it, and the next statement
+ * meets the fault and reports it.
  */
-export function observeStatements(dataSource: DataSource, observer: StatementObserver): void {
-  statementObservers.set(pgPool(dataSource), observer);
-}
-
-/** Where the routed reads of a DataSource that has replicas run (docs/api.md §11): its ReadRouter. */
-export interface StatementRouter {
-  rows<T>(query: Statement, scope: RequestScope | undefined, observe?: StatementObserver, label?: string): Promise<T[]>;
-}
-
-/** The read router of a DataSource that has replicas; registered by the app's ReadRouter provider. */
-const routers = new WeakMap<DataSource, StatementRouter>();
-
-export function routeReads(dataSource: DataSource, router: StatementRouter | undefined): void {
-  if (router) routers.set(dataSource, router);
-  else routers.delete(dataSource);
-}
-
-/**
- * Write transactions under WRITE_STATEMENT_TIMEOUT_MS instead of the pool's read timeout: every
- * `dataSource.transaction(...)` starts with `SET LOCAL statement_timeout` (one more round trip per
- * write transaction; the setting ends with the transaction).
- */
-export function useWriteStatementTimeout(dataSource: DataSource, writeTimeoutMs: number): void {
-  const transaction = dataSource.transaction.bind(dataSource) as (...args: unknown[]) => Promise<unknown>;
-  const set = `SET LOCAL statement_timeout = ${Math.trunc(writeTimeoutMs)}`;
-  (dataSource as { transaction: unknown }).transaction = (...args: unknown[]) => {
-    const run = args[args.length - 1] as (m: EntityManager) => Promise<unknown>;
-    return transaction(...args.slice(0, -1), async (m: EntityManager) => {
-      await m.query(set);
-      return run(m);
-    });
-  };
+export function createPool(config: PoolConfig, preparedStatements?: PreparedStatementLimits): Pool {
+  const pool = new Pool(config);
+  pool.on('error', () => undefined);
+  if (preparedStatements) preparedLimits.set(pool, preparedStatements);
+  return pool;
 }
 
 /**
@@ -268,12 +158,8 @@ export interface PreparedStatementLimits {
  */
 export const DEFAULT_PREPARED_STATEMENT_LIMITS: Readonly<PreparedStatementLimits> = { maxChars: 16_384, perConnection: 100, charsPerConnection: 131_072 };
 
+/** The bounds of each pool's prepared statements (createPool); DEFAULT_PREPARED_STATEMENT_LIMITS when not given. */
 const preparedLimits = new WeakMap<Pool, PreparedStatementLimits>();
-
-/** The bounds of what connections of `pool` keep prepared (DEFAULT_PREPARED_STATEMENT_LIMITS unless set). */
-export function limitPreparedStatements(pool: Pool, limits: PreparedStatementLimits): void {
-  preparedLimits.set(pool, limits);
-}
 
 function limitsOf(pool: Pool): Readonly<PreparedStatementLimits> {
   return preparedLimits.get(pool) ?? DEFAULT_PREPARED_STATEMENT_LIMITS;
@@ -284,9 +170,9 @@ function prepares(limits: Readonly<PreparedStatementLimits>, sql: string): boole
   return limits.perConnection > 0 && sql.length <= Math.min(limits.maxChars, limits.charsPerConnection);
 }
 
-/** Whether a statement of `sql` would run prepared on `dataSource`'s pool (else there is no point naming it). */
-export function preparesStatement(dataSource: DataSource, sql: string): boolean {
-  return prepares(limitsOf(pgPool(dataSource)), sql);
+/** Whether a statement of `sql` would run prepared on `pool` (else there is no point naming it). */
+export function preparesOn(pool: Pool, sql: string): boolean {
+  return prepares(limitsOf(pool), sql);
 }
 
 /**
@@ -441,7 +327,7 @@ export async function runOnPool(pool: Pool, query: Statement, scope: RequestScop
  * the costliest frame of node-postgres in a CPU profile of GET one); given a text, it does not.
  * The statement's name, if any, is set on the Query it made.
  */
-function submit(client: PoolClient, query: Statement): Promise<unknown[]> {
+export function submit(client: PoolClient, query: Statement): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
     const submittable = new Query(query.text, query.values, (error, result) => {
       if (!error) return resolve(result.rows);
@@ -452,53 +338,4 @@ function submit(client: PoolClient, query: Statement): Promise<unknown[]> {
     if (query.name) (submittable as Query & { name?: string }).name = query.name;
     void client.query(submittable);
   });
-}
-
-/**
- * Runs `query` on the DataSource: through its ReadRouter when it has replicas (`routed`), else on
- * its pool (cancelled when the request's client goes away: runOnPool). With `label` and a
- * statement observer (the metrics), its duration is observed under that name.
- */
-function runStatement<T>(dataSource: DataSource, query: Statement, routed: boolean, label: string | undefined): Promise<T[]> {
-  const pool = pgPool(dataSource);
-  const router = routed ? routers.get(dataSource) : undefined;
-  const observe = label === undefined ? undefined : statementObservers.get(pool);
-  const scope = requestScopes.getStore();
-  return (router ? router.rows<T>(query, scope, observe, label) : runOnPool(pool, query, scope, observe, label)) as Promise<T[]>;
-}
-
-/**
- * One read statement on the pool (see pgPool); the rows. With replicas it runs where the
- * request's consistency allows (ReadRouter); without, on the primary, as it always did. Cancelled
- * when the request's client goes away (runOnPool). With `label`, a hot statement that is not
- * prepared (yet): its duration is observed under that name like preparedRows'.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function queryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = [], label?: string): Promise<T[]> {
-  return runStatement<T>(dataSource, { text: sql, values: params }, true, label);
-}
-
-/**
- * One statement on the primary's pool, whatever replicas there are (docs/api.md §11: the members cache,
- * writes' own reads). With `label`, a hot statement: its duration is observed under that name like
- * queryRows'.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function primaryRows<T = any>(dataSource: DataSource, sql: string, params: unknown[] = [], label?: string): Promise<T[]> {
-  return runStatement<T>(dataSource, { text: sql, values: params }, false, label);
-}
-
-/**
- * One named prepared statement on the pool (see pgPool): each connection parses and plans `sql`
- * once and then only binds and runs it (an idle-server round trip of findById: about 355 µs
- * unnamed, 130 µs prepared). What a connection keeps prepared is bounded (PreparedStatementLimits):
- * a statement longer than `maxChars` runs unnamed, and past `perConnection` statements or
- * `charsPerConnection` characters the least recently used one is deallocated on that connection.
- * A name must always stand for the same text (a fixed statement, or the hash of its text).
- * Routed like queryRows. Its duration is observed under `label` (by default the name;
- * statements named by a hash pass a readable label).
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function preparedRows<T = any>(dataSource: DataSource, name: string, sql: string, params: unknown[] = [], label = name): Promise<T[]> {
-  return runStatement<T>(dataSource, { name, text: sql, values: params }, true, label);
 }

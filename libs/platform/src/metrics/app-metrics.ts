@@ -2,11 +2,9 @@ import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config';
-import { observeStatements, pgPool } from '../database';
+import { SqlExecutor } from '../database/sql-executor';
 import { asPromMetric, KeyedHistogram } from './keyed-histogram';
-import { readRouterOf } from '../replicas/read-router';
 import { RESPONSE_OBSERVER, ResponseObserverSlot } from '../http/express-adapter';
 
 /** Sub-millisecond reads are the norm here, so the buckets start at 0.5 ms (prom-client's at 5 ms). */
@@ -40,7 +38,7 @@ export class AppMetrics implements OnModuleInit {
 
   constructor(
     config: AppConfig,
-    @Optional() private readonly dataSource?: DataSource,
+    @Optional() private readonly sql?: SqlExecutor,
   ) {
     if (!config.metricsEnabled) return;
     const registers = [this.registry];
@@ -73,12 +71,11 @@ export class AppMetrics implements OnModuleInit {
       eventsSent: new Counter({ name: 'object_set_events_sent_total', help: 'Events written to object set event streams, by event', labelNames: ['event'], registers }),
       liveSetsLag: new Gauge({ name: 'object_set_events_lag_seconds', help: 'How far the live position of object set events is behind the clock', registers }),
     };
-    const pool = (): { totalCount: number; idleCount: number; waitingCount: number } | undefined =>
-      this.dataSource?.isInitialized ? pgPool(this.dataSource) : undefined;
+    const pool = (): { totalCount: number; idleCount: number; waitingCount: number } | undefined => this.sql?.pool;
     new Gauge({ name: 'db_pool_connections', help: 'Connections the pg pool holds (open)', registers, collect() { this.set(pool()?.totalCount ?? 0); } });
     new Gauge({ name: 'db_pool_idle_connections', help: 'Open pg pool connections not in use', registers, collect() { this.set(pool()?.idleCount ?? 0); } });
     // Read replicas (docs/api.md §11), when the app has any: read statements by target, each replica's state and lag.
-    const router = () => (this.dataSource ? readRouterOf(this.dataSource) : undefined);
+    const router = () => this.sql?.router;
     const counted = { primary: 0, replica: 0 };
     new Counter({
       name: 'db_read_statements_total',
@@ -123,9 +120,7 @@ export class AppMetrics implements OnModuleInit {
 
   onModuleInit(): void {
     const statementSeconds = this.instruments?.statementSeconds;
-    if (statementSeconds && this.dataSource?.isInitialized) {
-      observeStatements(this.dataSource, (statement, seconds) => statementSeconds.observe(statement, 0, seconds, statementLabels, statement));
-    }
+    if (statementSeconds) this.sql?.observeStatements((statement, seconds) => statementSeconds.observe(statement, 0, seconds, statementLabels, statement));
   }
 
   /**

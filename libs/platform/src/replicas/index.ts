@@ -2,6 +2,5 @@ export * from './consistency-token';
 export * from './read-context';
 export * from './read-router';
 export * from './consistency.middleware';
-export * from './read-router.provider';
 export * from './route-access.decorator';
 export * from './route-access.guard';

@@ -1,13 +1,13 @@
 import { Logger } from '@nestjs/common';
-import { Pool } from 'pg';
-import type { DataSource } from 'typeorm';
+import type { Pool } from 'pg';
 import { isDatabaseUnavailable } from '../database/database-errors';
-import { limitPreparedStatements, PreparedStatementLimits, RequestScope, routeReads, runOnPool, Statement, StatementObserver, StatementRouter } from '../database/postgres';
+import { createPool, PreparedStatementLimits, RequestScope, runOnPool, Statement, StatementObserver } from '../database/postgres';
 import { parseLsn } from './consistency-token';
 import { PeerCluster, ReadContext } from './read-context';
 
 /**
- * Read routing over PostgreSQL streaming replicas (docs/api.md §11), one per app, for its DataSource.
+ * Read routing over PostgreSQL streaming replicas (docs/api.md §11), one per app, under its
+ * SqlExecutor (which makes it, on the app's primary pool, and sends it the routed reads).
  *
  * A timer (not each request) asks the primary for its WAL position (`pg_current_wal_insert_lsn`)
  * and each replica for what it has replayed (`pg_last_wal_replay_lsn`). From the primary's
@@ -19,8 +19,8 @@ import { PeerCluster, ReadContext } from './read-context';
  * the same statement succeeds on the primary (or that cannot be reached) leaves the rotation
  * for REPLICA_RETRY_S; its reads are retried on the primary, so a client never sees its fault.
  *
- * With no replica configured nothing is routed: statements run on the DataSource's pool as
- * before, and the timer only keeps the primary's position for the tokens of read responses.
+ * With no replica configured nothing is routed (`routes` stays false): statements run on the
+ * primary's pool, and the timer only keeps the primary's position for the tokens of read responses.
  */
 
 export interface ReadRouterSettings {
@@ -73,17 +73,17 @@ export class Replica {
     url: string,
     settings: ReadRouterSettings,
   ) {
-    this.pool = new Pool({
-      connectionString: url,
-      max: settings.poolSize,
-      application_name: `${settings.applicationName}-replica`,
-      // A replica that does not answer soon is not worth waiting for: the primary is.
-      connectionTimeoutMillis: 2_000,
-      statement_timeout: settings.statementTimeoutMs ?? 15_000,
-    });
-    // An idle connection that dies (the standby stopped) must not crash the process.
-    this.pool.on('error', () => undefined);
-    if (settings.preparedStatements) limitPreparedStatements(this.pool, settings.preparedStatements);
+    this.pool = createPool(
+      {
+        connectionString: url,
+        max: settings.poolSize,
+        application_name: `${settings.applicationName}-replica`,
+        // A replica that does not answer soon is not worth waiting for: the primary is.
+        connectionTimeoutMillis: 2_000,
+        statement_timeout: settings.statementTimeoutMs ?? 15_000,
+      },
+      settings.preparedStatements,
+    );
   }
 
   usable(now: number): boolean {
@@ -92,16 +92,14 @@ export class Replica {
 }
 
 const SAMPLE_WINDOW_MS = 60_000;
-
-/** Every app's router by its DataSource (for the metrics module). */
-const allRouters = new WeakMap<DataSource, ReadRouter>();
-
-export function readRouterOf(dataSource: DataSource): ReadRouter | undefined {
-  return allRouters.get(dataSource);
-}
 const WAIT_POLL_MS = 10;
 
-export class ReadRouter implements StatementRouter {
+/** A statement of the router's own (a position poll): on a pool, outside any request. */
+function ownStatement<T>(pool: Pool, text: string): Promise<T[]> {
+  return runOnPool(pool, { text, values: [] }, undefined) as Promise<T[]>;
+}
+
+export class ReadRouter {
   private readonly logger = new Logger('ReadRouter');
   readonly replicas: Replica[];
   /** The primary's cluster (pg_control_system().system_identifier), shared by its standbys. */
@@ -120,29 +118,27 @@ export class ReadRouter implements StatementRouter {
   readonly pollMs: number;
   /** Routed read statements by where they ran (only counted when the app has replicas). */
   readonly reads = { primary: 0, replica: 0 };
+  /** Read statements go through `rows`: the app has replicas, and the router has started (and not stopped). */
+  routes = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    /** The primary's pool (SqlExecutor's). */
+    readonly primary: Pool,
     readonly settings: ReadRouterSettings,
   ) {
     this.replicas = settings.replicaUrls.map((url, i) => new Replica(replicaName(url, i), url, settings));
-    allRouters.set(dataSource, this);
     // Without replicas the polls only refresh the position read tokens carry: once a second does.
     this.pollMs = settings.pollMs ?? (this.replicas.length ? Math.min(250, Math.max(50, Math.floor(settings.maxLagMs / 4))) : 1000);
   }
 
-  get primary(): Pool {
-    return (this.dataSource.driver as unknown as { master: Pool }).master;
-  }
-
   /** Learns the cluster, polls once (so the first responses carry tokens), then polls on a timer. */
   async start(): Promise<void> {
-    const [row] = (await this.primary.query(`SELECT system_identifier::text AS id FROM pg_control_system()`)).rows as { id: string }[];
+    const [row] = await ownStatement<{ id: string }>(this.primary, `SELECT system_identifier::text AS id FROM pg_control_system()`);
     this.clusterId = row.id;
     await this.poll();
     this.timer = setInterval(() => void this.poll(), this.pollMs);
     this.timer.unref();
-    if (this.replicas.length) routeReads(this.dataSource, this);
+    this.routes = this.replicas.length > 0;
   }
 
   onModuleInit(): Promise<void> {
@@ -155,7 +151,7 @@ export class ReadRouter implements StatementRouter {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    routeReads(this.dataSource, undefined);
+    this.routes = false;
     if (this.timer) clearInterval(this.timer);
     await this.polling?.catch(() => undefined);
     await Promise.all(this.replicas.map((r) => r.pool.end().catch(() => undefined)));
@@ -179,10 +175,7 @@ export class ReadRouter implements StatementRouter {
 
   private async pollPrimary(sentAt: number): Promise<void> {
     try {
-      const [row] = (await this.primary.query(`SELECT pg_current_wal_insert_lsn()::text AS lsn, extract(epoch FROM clock_timestamp()) * 1000 AS t`)).rows as {
-        lsn: string;
-        t: string;
-      }[];
+      const [row] = await ownStatement<{ lsn: string; t: string }>(this.primary, `SELECT pg_current_wal_insert_lsn()::text AS lsn, extract(epoch FROM clock_timestamp()) * 1000 AS t`);
       const lsn = parseLsn(row.lsn);
       this.notePrimary(lsn);
       if (this.primaryPollFailing) this.logger.log('primary position polled again');
@@ -199,12 +192,13 @@ export class ReadRouter implements StatementRouter {
   private async pollReplica(r: Replica, sentAt: number): Promise<void> {
     if (r.wrongCluster || r.downUntil > sentAt) return;
     try {
-      const [row] = (
-        await withTimeout(
-          r.pool.query(`SELECT pg_last_wal_replay_lsn()::text AS lsn, pg_is_in_recovery() AS standby, (SELECT system_identifier::text FROM pg_control_system()) AS id`),
-          Math.max(1000, this.settings.maxLagMs),
-        )
-      ).rows as { lsn: string | null; standby: boolean; id: string }[];
+      const [row] = await withTimeout(
+        ownStatement<{ lsn: string | null; standby: boolean; id: string }>(
+          r.pool,
+          `SELECT pg_last_wal_replay_lsn()::text AS lsn, pg_is_in_recovery() AS standby, (SELECT system_identifier::text FROM pg_control_system()) AS id`,
+        ),
+        Math.max(1000, this.settings.maxLagMs),
+      );
       if (row.id !== this.clusterId || !row.standby || !row.lsn) {
         if (!r.wrongCluster) this.logger.error(`replica ${r.name} is not a hot standby of the primary (cluster ${row.id}, in recovery: ${row.standby}); not used`);
         r.wrongCluster = true;
@@ -349,7 +343,7 @@ export class ReadRouter implements StatementRouter {
 
   /** The primary's position now (after a commit: at or past it). */
   async currentPosition(): Promise<bigint> {
-    const [row] = (await this.primary.query(`SELECT pg_current_wal_insert_lsn()::text AS lsn`)).rows as { lsn: string }[];
+    const [row] = await ownStatement<{ lsn: string }>(this.primary, `SELECT pg_current_wal_insert_lsn()::text AS lsn`);
     const lsn = parseLsn(row.lsn);
     this.notePrimary(lsn);
     return lsn;
