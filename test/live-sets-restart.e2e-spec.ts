@@ -1,4 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { buildObjectsApp, checkedRequest, freePort, startBothApps, TestBothApps, withEnv } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
@@ -117,6 +119,34 @@ describe('live object sets across restarts', () => {
       members = Object.fromEntries(Object.entries(next).filter(([, s]) => s.size).map(([k, s]) => [k, [...s].sort()]));
     }
     expect(members).toEqual((await t.setsHttp().get(`/object-sets/${setId}/members`).query({ asOf: new Date(endAt).toISOString() })).body.members);
+  });
+
+  it('frees the slot of a client that gives up while its stream is being opened', async () => {
+    const setId = (await t.setsHttp().post('/object-sets').send({ title: 'gone', definition: { type: 'empty', empty: {} } }).expect(201)).body.id;
+    // An objects app that accepts connections and never answers: opening a stream waits on it.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const sets = await spawnObjectSets({ DATABASE_URL: t.databaseUrl, OBJECTS_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, EVENTS_MAX_STREAMS_PER_CALLER: '1' });
+    children.push(sets.child);
+    /** How an open that its client abandons after `ms` ends: the status it got, or 'abandoned'. */
+    const openFor = async (ms: number) => {
+      try {
+        return (await fetch(`${sets.url}/object-sets/${setId}/events`, { signal: AbortSignal.timeout(ms) })).status;
+      } catch {
+        return 'abandoned';
+      }
+    };
+    try {
+      expect(await openFor(500)).toBe('abandoned');
+      // The caller's one slot is free again: the next open waits too, instead of 429 TooManyStreams.
+      await sleep(200);
+      expect(await openFor(500)).toBe('abandoned');
+    } finally {
+      sets.child.kill('SIGKILL');
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   });
 
   it('ends its streams when it stops gracefully (SIGTERM), so that clients reconnect elsewhere', async () => {

@@ -13,6 +13,13 @@ const FEED_WAIT_MS = 25_000;
 const FEED_PAGE = 10_000;
 /** Sets evaluated at once in a round. */
 const TRACKER_CONCURRENCY = 4;
+/**
+ * Most changed objects (summed over its sets' steps) one set-changes call carries; a round with
+ * more makes several calls, each failing alone (the objects app takes at most 1,000,000).
+ */
+export const CHANGED_PER_CALL = 100_000;
+/** What the objects app takes in one set-changes call (SET_CHANGES_LIMITS.changed there). */
+const MAX_CHANGED_PER_CALL = 1_000_000;
 
 /** What a hub needs from the app. */
 export interface HubDeps {
@@ -298,19 +305,24 @@ export class ClassHub {
           failed.set(t, e);
         }
       });
-      const asking = prepared.filter(({ p }) => p.item);
-      let answers: SetChangesAnswer[] = [];
-      if (asking.length) {
+      const answers = new Map<SetTracker, SetChangesAnswer>();
+      for (const part of requestParts(prepared.filter(({ p }) => p.item))) {
+        if (part.length === 1 && changedCount(part[0].p.item!) > MAX_CHANGED_PER_CALL) {
+          // More than the objects app takes in one call: too far behind to tell exactly, reset.
+          answers.set(part[0].t, { tooLarge: true });
+          continue;
+        }
         try {
-          answers = await this.deps.setChanges(this.representative(), { sets: asking.map(({ p }) => p.item!) });
+          const got = await this.deps.setChanges(this.representative(), { sets: part.map(({ p }) => p.item!) });
+          part.forEach(({ t }, i) => answers.set(t, got[i]));
         } catch (e) {
-          for (const { t } of asking) failed.set(t, e);
+          for (const { t } of part) failed.set(t, e);
         }
       }
       for (const { t, p } of prepared) {
         if (failed.has(t)) continue;
         try {
-          const { events, reset } = p.finish(p.item ? answers[asking.findIndex((a) => a.t === t)] : undefined);
+          const { events, reset } = p.finish(p.item ? answers.get(t) : undefined);
           t.deliver(events, reset);
           if (t.computer.ended) this.trackers.delete(t.computer.setId);
         } catch (e) {
@@ -392,6 +404,27 @@ function expiresLater(a: CallerContext, b: CallerContext): boolean {
 /** An error answer about the set itself (4xx other than 429): trying again gives the same. */
 function isRefusal(e: unknown): boolean {
   return e instanceof DomainError && e.status >= 400 && e.status < 500 && e.status !== 429;
+}
+
+const changedCount = (item: SetChangesItem) => item.steps.reduce((sum, step) => sum + step.changed.length, 0);
+
+/** The sets of a round in calls of at most CHANGED_PER_CALL changed objects each (a set larger alone is a call of its own). */
+export function requestParts<T extends { p: { item?: SetChangesItem } }>(asking: T[]): T[][] {
+  const parts: T[][] = [];
+  let part: T[] = [];
+  let size = 0;
+  for (const a of asking) {
+    const n = changedCount(a.p.item!);
+    if (part.length && size + n > CHANGED_PER_CALL) {
+      parts.push(part);
+      part = [];
+      size = 0;
+    }
+    part.push(a);
+    size += n;
+  }
+  if (part.length) parts.push(part);
+  return parts;
 }
 
 async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

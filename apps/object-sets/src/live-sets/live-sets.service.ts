@@ -76,23 +76,35 @@ export class LiveSetsService implements OnModuleInit, BeforeApplicationShutdown 
     // The set exists now and the caller may read it (404 otherwise).
     await this.sets.metadata(caller, setId);
     this.reserve(caller);
+    // A client that goes away while the stream is being prepared (waits below) is seen here: its
+    // stream then closes as soon as it exists, and frees its slot.
+    let gone = false;
+    const clientGone = new Promise<undefined>((resolve) => res.once('close', () => resolve(void (gone = true))));
+    /** `work`, or undefined as soon as the client has gone (what `work` does goes on, unawaited). */
+    const unlessGone = <T>(work: Promise<T>): Promise<T | undefined> => {
+      work.catch(() => undefined);
+      return Promise.race([work, clientGone]);
+    };
     let opened = false;
     try {
       const hub = this.hubFor(caller);
-      await hub.start(caller);
-      let tracker = request.after ? await hub.tracker(setId) : undefined;
+      await unlessGone(hub.start(caller));
+      if (gone) return;
+      let tracker = request.after ? await unlessGone(hub.tracker(setId)) : undefined;
       if (!tracker) {
         // Up to now, so that `ready` is an instant every write the caller saw is at or before;
         // again while the set's creation is not reached yet (the apps' and the database's clocks).
         const deadline = Date.now() + OPEN_WAIT_MS;
         for (;;) {
-          await hub.sync();
-          tracker = await hub.tracker(setId);
+          await unlessGone(hub.sync());
+          if (gone) break;
+          tracker = await unlessGone(hub.tracker(setId));
           if (tracker || Date.now() > deadline) break;
           await new Promise((r) => setTimeout(r, 50));
         }
       }
-      if (!tracker) throw new DependencyUnavailable('object-sets events');
+      if (!tracker && !gone) throw new DependencyUnavailable('object-sets events');
+      if (!tracker) return;
       const stream = new EventStream(res, caller, setId, request.loadObjects, this.config.eventsHeartbeatMs, {
         closed: (s) => this.closedStream(s, hub),
         loadObjects: (event, who) => this.objects.objectsAt(who, new Date(event.at), event.objectKeys()),
@@ -103,6 +115,10 @@ export class LiveSetsService implements OnModuleInit, BeforeApplicationShutdown 
       this.streams.add(stream);
       hub.streams.add(stream);
       this.metrics.eventStreamsOpen(this.streams.size);
+      if (gone) {
+        stream.close();
+        return;
+      }
       if (!request.after) {
         stream.ready(tracker.position);
         this.metrics.eventSent('ready');

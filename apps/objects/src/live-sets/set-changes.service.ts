@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig, CallerContext, SqlExecutor, visibleEnvironmentsParam } from '@app/platform';
-import { COMPILED_SET_FILTER_LIMITS, DomainError, filterOf, MembersTooLarge, ObjectSearchFilter, OntologyIndex } from '@app/domain';
+import { COMPILED_SET_FILTER_LIMITS, DependencyUnavailable, DomainError, filterOf, MembersTooLarge, ObjectSearchFilter, OntologyIndex } from '@app/domain';
 import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
 import { buildDiffSql } from '../search/search.repository';
@@ -14,6 +14,9 @@ interface StepResult {
   updated: Ids;
   objects?: string[];
 }
+
+/** A statement cancelled by its statement_timeout (SQLSTATE 57014). */
+const isStatementTimeout = (e: unknown) => (e as { code?: unknown })?.code === '57014';
 
 const NO_MEMBERS: ObjectSearchFilter = filterOf('not', { filter: filterOf('all', {}) });
 /** Sets evaluated at once (each takes one pooled connection while its statements run). */
@@ -41,6 +44,8 @@ const changeKey = (env: string, id: string, at: Date) => `${env}\u0000${id}\u000
  */
 @Injectable()
 export class SetChangesService {
+  private readonly logger = new Logger('SetChangesService');
+
   constructor(
     private readonly sql: SqlExecutor,
     private readonly ontology: OntologyService,
@@ -60,9 +65,13 @@ export class SetChangesService {
         if (item.loadObjects) await this.loadObjects(item.steps, results);
         return `{"steps":[${results.map(stepJson).join(',')}]}`;
       } catch (e) {
-        if (e instanceof MembersTooLarge) return '{"tooLarge":true}';
-        if (e instanceof DomainError && e.status < 500) return JSON.stringify({ error: { errorCode: e.errorCode, errorName: e.errorName, parameters: e.parameters } });
-        throw e;
+        // Each set answers for itself: one set's fault never holds back the others of the round.
+        // Past the member limit, or past the statement timeout (a set whose evaluation at these
+        // instants costs more than any read may): nothing exact can be told, its streams reset.
+        if (e instanceof MembersTooLarge || isStatementTimeout(e)) return '{"tooLarge":true}';
+        const error = e instanceof DomainError ? e : new DependencyUnavailable('database');
+        if (!(e instanceof DomainError)) this.logger.warn(`set-changes: sets[${s}] failed: ${(e as Error).message}`);
+        return JSON.stringify({ error: { errorCode: error.errorCode, errorName: error.errorName, parameters: error.parameters } });
       }
     });
     return `{"sets":[${answers.join(',')}]}`;
