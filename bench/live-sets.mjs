@@ -44,7 +44,9 @@ const { values: args } = parseArgs({
     'open-concurrency': { type: 'string', default: '50' },
     // Sets left out (keys, or a letter for a whole group: O for O0..O2), replaced by more filter sets.
     exclude: { type: 'string', default: '' },
-    'stuck-timeout': { type: 'string', default: '120' },
+    // Stuck: a phase's events are not all in and no stream had an event for this many seconds.
+    'stuck-timeout': { type: 'string', default: '60' },
+    'no-baseline': { type: 'boolean', default: false },
   },
 });
 const n = normaliseCount(Number(args.objects));
@@ -67,6 +69,8 @@ if (!(duration > 0)) throw new Error('--duration must be > 0');
 const log = (m) => console.log(m);
 const USER = 'bench-live';
 const HEADERS = { 'x-user-id': USER };
+// The first phase writes with no stream open: what the writes cost alone (--no-baseline: none).
+const phaseSteps = args['no-baseline'] ? streamSteps : [0, ...streamSteps];
 const STREAM_LIMIT = String(Math.max(100_000, streamSteps.at(-1) + idleStreams + 100));
 
 // Ctrl-C / SIGTERM: the first one stops the run where it is and cleans up (streams, sets,
@@ -186,15 +190,18 @@ class Receptions {
   }
 }
 
-/** Opens streams `from`..`to`-1, stream j on set j % sets, at most `openConcurrency` opening at once. */
-async function openStreams(pool, objectSetsUrl, sets, from, to, receptions, streams) {
+/**
+ * Opens streams `from`..`to`-1 into `streams`, stream j on set j % sets, at most
+ * `openConcurrency` opening at once; with `keep`, the first stream of each set keeps its events
+ * (for the fold check).
+ */
+async function openStreams(pool, objectSetsUrl, sets, from, to, receptions, streams, { keep = true, label = 'stream' } = {}) {
   const started = performance.now();
   const indexes = Array.from({ length: to - from }, (_, k) => from + k);
   await forEachLimit(indexes, openConcurrency, async (j) => {
     checkAbort();
     const set = sets[j % sets.length];
-    // The first stream of each set keeps its events, for the fold check.
-    const s = await pool.openStream(`${objectSetsUrl}/object-sets/${set.id}/events`, { label: `stream ${j} (${set.key})`, onEvent: receptions.onEvent, keep: j < sets.length, fields: { index: j, set } });
+    const s = await pool.openStream(`${objectSetsUrl}/object-sets/${set.id}/events`, { label: `${label} ${j} (${set.key})`, onEvent: receptions.onEvent, keep: keep && j < sets.length, fields: { index: j, set } });
     streams[j] = s;
   });
   return (performance.now() - started) / 1000;
@@ -267,9 +274,11 @@ class Stuck extends Error {}
  * been sent the events of those batches: that is when a phase's events are all in.
  */
 class Sentinel {
-  constructor(index, writes) {
+  /** `lastEvent()`: when (performance.now()) any stream last had an event. */
+  constructor(index, writes, lastEvent) {
     this.index = index;
     this.writes = writes;
+    this.lastEvent = lastEvent;
     this.seen = 0;
     this.waiters = [];
   }
@@ -280,8 +289,12 @@ class Sentinel {
     for (const w of this.waiters.splice(0)) w();
   };
 
-  /** Writes the sentinel object (recorded in `batches` with tag 'sentinel') and waits for its event; resolves to the wait in s. */
-  async sync(objectsUrl, batches, timeoutMs = stuckTimeout * 1000) {
+  /**
+   * Writes the sentinel object (recorded in `batches` with tag 'sentinel') and waits for its
+   * event; resolves to the wait in s. While the live sets work through a backlog, events keep
+   * coming on the streams: stuck is when none came for `quietMs` (or nothing for an hour).
+   */
+  async sync(objectsUrl, batches, quietMs = stuckTimeout * 1000) {
     const before = this.seen;
     const o = this.writes.next(this.index);
     const b = { tag: 'sentinel', objects: [keyOf(o.environmentId, o.id)], sentAt: performance.now() };
@@ -289,10 +302,14 @@ class Sentinel {
     const r = await call('POST', `${objectsUrl}/objects/ingest`, { objects: [o] });
     b.respondedAt = performance.now();
     b.results = r.results;
-    const deadline = Date.now() + timeoutMs;
+    const limit = b.respondedAt + 3_600_000;
     while (this.seen === before) {
       checkAbort();
-      if (Date.now() > deadline) throw new Stuck(`the sentinel's event did not arrive within ${timeoutMs / 1000} s of its write: the live sets are that far behind, or stuck`);
+      const now = performance.now();
+      const quiet = now - Math.max(this.lastEvent(), b.respondedAt);
+      if (quiet > quietMs || now > limit) {
+        throw new Stuck(`the sentinel's event had not arrived ${((now - b.respondedAt) / 1000).toFixed(0)} s after its write, and no stream had an event for ${(quiet / 1000).toFixed(0)} s: the live sets are stuck`);
+      }
       await new Promise((resolve) => {
         const t = setTimeout(resolve, 500);
         this.waiters.push(() => (clearTimeout(t), resolve()));
@@ -318,6 +335,8 @@ async function phase({ stack, writes, receptions, streams, floor, sentinel, labe
   // A sentinel event that does not come: the phase is reported as stuck, with what did arrive.
   let stuck;
   const syncOrStuck = async (when) => {
+    // No sentinel (the writes alone): the window ends with the last ingest answer.
+    if (!sentinel) return 0;
     try {
       return await sentinel.sync(stack.objectsUrl, batches);
     } catch (e) {
@@ -467,23 +486,29 @@ async function verifyFold(objectSetsUrl, streams) {
   return { streams: kept.length, events: kept.reduce((sum, s) => sum + s.kept.length, 0), mismatches };
 }
 
-/** Heap after a forced GC and RSS of the object-sets app, before and after `count` idle streams. */
-async function idleStreamMemory(stack, inspectPort, pool, sets, streams, count, receptions) {
+/**
+ * Heap after a forced GC and RSS of the object-sets app, before and after opening `count` more
+ * streams over the sets (no writes meanwhile), which are closed again afterwards.
+ */
+async function idleStreamMemory(stack, inspectPort, pool, sets, count, receptions) {
   const pid = stack.children[1].pid;
   const inspector = await connectInspector(inspectPort);
+  const idle = [];
   try {
+    const openBefore = await serverStreams(stack.objectSetsUrl);
     await sleep(1_000);
     const before = await inspector.memoryAfterGc();
     const rssBefore = rssBytes(pid);
-    const from = streams.length;
-    const openSeconds = await openStreams(pool, stack.objectSetsUrl, sets, from, from + count, receptions, streams);
+    const openSeconds = await openStreams(pool, stack.objectSetsUrl, sets, 0, count, receptions, idle, { keep: false, label: 'idle stream' });
     await sleep(2_000);
     const after = await inspector.memoryAfterGc();
     const rssAfter = rssBytes(pid);
+    const openDuring = await serverStreams(stack.objectSetsUrl);
     const per = (a, b) => (a - b) / count;
     return {
       streams: count,
       openSeconds,
+      serverStreams: { before: openBefore, during: openDuring },
       heapUsedPerStream: per(after.heapUsed, before.heapUsed),
       externalPerStream: per(after.external, before.external),
       rssPerStream: rssBefore === null || rssAfter === null ? null : per(rssAfter, rssBefore),
@@ -492,6 +517,7 @@ async function idleStreamMemory(stack, inspectPort, pool, sets, streams, count, 
     };
   } finally {
     inspector.close();
+    for (const s of idle) if (s) pool.close(s);
   }
 }
 
@@ -571,22 +597,30 @@ function renderMarkdown(r) {
   ];
   const within = (v, max) => Number.isFinite(v) && v <= max;
   for (const p of r.phases) {
+    if (!p.streams) continue;
     const f = p.floor;
     const stuck = p.stuck ? ' (**stuck**: of the events that came)' : '';
     rows.push(`| Commit → event latency p50, ${n0(p.streams)} streams (from the ingest answer) | ${ms(p.latencyFromResponse.p50)} ms${stuck} | ${ms(f.p50)} ms LISTEN/NOTIFY (same phase; idle ${ms(r.floor.p50)} ms) | ${x(p.latencyFromResponse.p50 / f.p50)} | ≤ 100 ms | ${yes(!p.stuck && within(p.latencyFromResponse.p50, 100))} |`);
     rows.push(`| Commit → event latency p99, ${n0(p.streams)} streams (from the ingest answer) | ${ms(p.latencyFromResponse.p99)} ms${stuck} | ${ms(f.p99)} ms LISTEN/NOTIFY (same phase; idle ${ms(r.floor.p99)} ms) | ${x(p.latencyFromResponse.p99 / f.p99)} | ≤ 500 ms | ${yes(!p.stuck && within(p.latencyFromResponse.p99, 500))} |`);
   }
-  for (const s of streamSteps.slice(r.phases.length)) rows.push(`| Commit → event latency, ${n0(s)} streams | not run (an earlier phase was stuck) | | | ≤ 100 / 500 ms | **no** |`);
-  const a = r.phases[0];
-  const lastStep = streamSteps.at(-1);
+  const missing = r.steps.slice(r.phases.length);
+  for (const s of missing) if (s) rows.push(`| Commit → event latency, ${n0(s)} streams | not run (an earlier phase was stuck) | | | ≤ 100 / 500 ms | **no** |`);
+  const alone = r.phases.find((p) => !p.streams);
+  const a = r.phases.find((p) => p.streams);
+  const lastStep = r.steps.at(-1);
+  // Behind: a hub that lags works through more instants per round, which costs less per write,
+  // so CPU per write is only comparable between phases whose events kept up.
+  const behind = r.phases.filter((p) => p.drainSeconds > 5);
   for (const p of r.phases) {
-    const base = p === a ? undefined : a;
-    const judged = base && p.streams === lastStep;
+    const base = !p.streams ? undefined : p === a ? alone : a;
+    const judged = base && base === a && p.streams === lastStep;
+    const caveat = judged && behind.length ? ` (not comparable: the events came up to ${Math.max(...behind.map((q) => q.drainSeconds)).toFixed(0)} s after the writes, and a hub that is behind computes more writes per round)` : '';
+    const label = p.streams ? `${n0(p.streams)} streams` : 'the writes alone (no stream open)';
     rows.push(
-      `| Node CPU per write (both apps), ${n0(p.streams)} streams | ${n0(p.cpuUsPerWrite)} µs | ${base ? `${n0(base.cpuUsPerWrite)} µs with ${n0(base.streams)} streams` : ''} | ${base ? x(p.cpuUsPerWrite / base.cpuUsPerWrite) : ''} | ${judged ? '≤ 1.3×' : ''} | ${judged ? yes(within(p.cpuUsPerWrite / base.cpuUsPerWrite, 1.3)) : ''} |`,
+      `| Node CPU per write (both apps), ${label} | ${n0(p.cpuUsPerWrite)} µs${caveat} | ${base ? `${n0(base.cpuUsPerWrite)} µs ${base.streams ? `with ${n0(base.streams)} streams` : 'for the writes alone'}` : ''} | ${base ? x(p.cpuUsPerWrite / base.cpuUsPerWrite) : ''} | ${judged ? '≤ 1.3×' : ''} | ${judged ? yes(!caveat && within(p.cpuUsPerWrite / base.cpuUsPerWrite, 1.3)) : ''} |`,
     );
   }
-  if (r.phases.length < streamSteps.length) rows.push(`| Node CPU per write, ${n0(lastStep)} / ${n0(streamSteps[0])} streams | not measured (stuck) | | | ≤ 1.3× | **no** |`);
+  if (missing.length) rows.push(`| Node CPU per write, ${n0(lastStep)} / ${n0(r.steps.find(Boolean))} streams | not measured (stuck) | | | ≤ 1.3× | **no** |`);
   if (r.memory) {
     rows.push(`| Heap per idle stream (object-sets app, heapUsed after forced GC, ${n0(r.memory.streams)} extra streams) | ${kb(r.memory.heapUsedPerStream)} | | | ≤ 20 KB | ${yes(within(r.memory.heapUsedPerStream, 20 * 1024))} |`);
     rows.push(`| RSS per idle stream (object-sets app, same streams) | ${kb(r.memory.rssPerStream)} | | | (for information) | |`);
@@ -623,10 +657,10 @@ function renderMarkdown(r) {
       `each changing score (and region, active, the priority tag or a link target) of a random hot object. Streams open straight to the object-sets app, spread evenly over the sets; each phase adds streams to those already open (plus one sentinel stream, below).`,
     '',
     'Latency: event arrival (stamped when its bytes arrive) − the arrival of the ingest answer of the batch committed at the event\'s instant (found through the objects\' new versions in the change feed); ' +
-      'from the request\'s send in the phase table. A phase\'s window ends when a sentinel write made after its last batch (the data set\'s last object, never written otherwise, alone in a set of its own with one stream) has its event: the events of earlier instants were computed in the same or earlier rounds. ' +
+      'from the request\'s send in the phase table. A phase\'s window ends when a sentinel write made after its last batch (the data set\'s last object, never written otherwise, alone in a set of its own with one stream) has its event: the events of earlier instants were computed in the same or earlier rounds (the writes alone: with the last ingest answer). ' +
       'Floor: a pg client commits a transaction that NOTIFYs (with a transaction id, so COMMIT flushes WAL as a write does), another LISTENs; from sending COMMIT to the notification\'s arrival, 10 a second beside each phase\'s writes (and ' +
       `${n0(r.floor.count)} one after another before the phases: "idle"). CPU per write: user + system CPU of both apps (from /proc) from the first measured batch until the sentinel's event, over the objects written. ` +
-      'Memory: the object-sets app\'s `process.memoryUsage().heapUsed` after two forced full collections (inspector), before and after opening the idle streams (no writes), and its RSS (/proc).',
+      `Memory: the object-sets app\'s \`process.memoryUsage().heapUsed\` after two forced full collections (inspector), and its RSS (/proc), before and after opening the idle streams, with the first ${n0(r.steps.find(Boolean))} streams open before their phase\'s writes (then they are closed again).`,
     '',
     rows.join('\n'),
     '',
@@ -685,7 +719,8 @@ async function main() {
   // The sentinel is the data set's last object; the writes never pick it.
   const sentinelIndex = n - 1;
   const writes = new LiveWrites(n, Number(args.hot), { exclude: [sentinelIndex] });
-  const sentinel = new Sentinel(sentinelIndex, writes);
+  let receptions;
+  const sentinel = new Sentinel(sentinelIndex, writes, () => receptions?.last ?? 0);
   const notes = [];
   let sets = [];
   let sentinelSet;
@@ -704,7 +739,7 @@ async function main() {
     // The feed follower reads at least --feed-min changes: the data set's own versions are in the
     // feed, and this run's writes add to them; what is missing is written now, before any set or
     // stream exists (score changes of hot objects, written back at the end like the others).
-    const runWrites = Math.round(streamSteps.length * (warmup + duration) * rate);
+    const runWrites = Math.round(phaseSteps.length * (warmup + duration) * rate);
     const topUp = Math.max(0, feedMin - database.changes - runWrites);
     if (topUp) {
       log(`The feed holds ${n0(database.changes)} changes, this run adds about ${n0(runWrites)}: writing ${n0(topUp)} more first to reach ${n0(feedMin)}`);
@@ -735,18 +770,35 @@ async function main() {
         filter: { filter: { type: 'and', and: { filters: [{ type: 'objectId', objectId: { ids: [sentinelObject.id] } }, { type: 'environment', environment: { environmentIds: [sentinelObject.environmentId] } }] } } },
       },
     });
-    await pool.openStream(`${stack.objectSetsUrl}/object-sets/${sentinelSet.id}/events`, { label: 'sentinel', onEvent: sentinel.onEvent });
 
-    const receptions = new Receptions();
+    receptions = new Receptions();
     const phases = [];
+    let memory;
     let lastBatch;
-    for (const target of streamSteps) {
+    let sentinelOpen = false;
+    for (const target of phaseSteps) {
       checkAbort();
+      if (target && !sentinelOpen) {
+        await pool.openStream(`${stack.objectSetsUrl}/object-sets/${sentinelSet.id}/events`, { label: 'sentinel', onEvent: sentinel.onEvent });
+        sentinelOpen = true;
+      }
       const from = streams.length;
       const openSeconds = await openStreams(pool, stack.objectSetsUrl, sets, from, target, receptions, streams);
       const open = await serverStreams(stack.objectSetsUrl);
-      log(`\n== ${target} streams: opened ${target - from} in ${openSeconds.toFixed(1)} s (the object-sets app counts ${open} open, with the sentinel's) ==`);
-      const p = await phase({ stack, writes, receptions, streams, floor, sentinel, label: `${target} streams` });
+      log(target ? `\n== ${target} streams: opened ${target - from} in ${openSeconds.toFixed(1)} s (the object-sets app counts ${open} open, with the sentinel's) ==` : `\n== The writes alone (no stream open) ==`);
+      if (target && !memory && idleStreams > 0) {
+        // With no writes running: the memory of idle streams does not depend on the live sets keeping up.
+        log(`  ${idleStreams} more idle streams over the same sets (no writes), for their memory:`);
+        try {
+          memory = await idleStreamMemory(stack, inspectPort, pool, sets, idleStreams, receptions);
+          log(`  heapUsed ${kb(memory.heapUsedPerStream)} per stream after GC, RSS ${kb(memory.rssPerStream)} per stream (opened in ${memory.openSeconds.toFixed(1)} s; the app counted ${memory.serverStreams.before} → ${memory.serverStreams.during} open); closed again`);
+        } catch (e) {
+          if (abort.signal.aborted) throw e;
+          log(`  not measured: ${e.message}`);
+          notes.push(`memory per idle stream not measured: ${e.message}`);
+        }
+      }
+      const p = await phase({ stack, writes, receptions, streams, floor, sentinel: target ? sentinel : undefined, label: target ? `${target} streams` : 'writes alone' });
       p.openSeconds = openSeconds;
       lastBatch = p.lastBatch;
       delete p.lastBatch;
@@ -754,7 +806,7 @@ async function main() {
       log(
         `  ${n0(p.writes)} writes (${n0(p.writesPerSecond)}/s, ${p.skippedBatches} batches skipped), ingest p50 ${ms(p.ingest.p50)} ms; ${n0(p.events)} events on ${n0(p.eventInstants)} instants; ` +
           `latency from ingest answer p50 ${ms(p.latencyFromResponse.p50)} ms p99 ${ms(p.latencyFromResponse.p99)} ms (from send ${ms(p.latencyFromSend.p50)} / ${ms(p.latencyFromSend.p99)}); ` +
-          `NOTIFY floor p50 ${ms(p.floor.p50)} p99 ${ms(p.floor.p99)} ms; Node CPU ${n0(p.cpuUsPerWrite)} µs/write (${pct(p.cpuShareOfWall)} of the wall), PostgreSQL ${n0(p.pgCpuUsPerWrite)} µs/write (${pct(p.pgCpuShareOfWall)}); events in ${p.drainSeconds?.toFixed(1)} s after the last batch; unmatched ${p.unmatchedEvents}, foreign ids ${p.foreignIds}, unresolved batches ${p.unresolvedBatches}`,
+          `NOTIFY floor p50 ${ms(p.floor.p50)} p99 ${ms(p.floor.p99)} ms; Node CPU ${n0(p.cpuUsPerWrite)} µs/write (${pct(p.cpuShareOfWall)} of the wall), PostgreSQL ${n0(p.pgCpuUsPerWrite)} µs/write (${pct(p.pgCpuShareOfWall)}); events in ${p.drainSeconds?.toFixed(1) ?? "–"} s after the last batch; unmatched ${p.unmatchedEvents}, foreign ids ${p.foreignIds}, unresolved batches ${p.unresolvedBatches}`,
       );
       if (p.unmatchedEvents) notes.push(`${p.label}: ${p.unmatchedEvents} change events at an instant no batch of this run committed at`);
       if (p.foreignIds) notes.push(`${p.label}: ${p.foreignIds} ids in events of sets without links that their instant's batch did not write`);
@@ -767,17 +819,6 @@ async function main() {
     }
 
     checkAbort();
-    log(`\n== ${idleStreams} idle streams (no writes) ==`);
-    let memory;
-    try {
-      memory = idleStreams > 0 ? await idleStreamMemory(stack, inspectPort, pool, sets, streams, idleStreams, receptions) : undefined;
-    } catch (e) {
-      if (abort.signal.aborted) throw e;
-      log(`  not measured: ${e.message}`);
-      notes.push(`memory per idle stream not measured: ${e.message}`);
-    }
-    if (memory) log(`  heapUsed ${kb(memory.heapUsedPerStream)} per stream after GC, RSS ${kb(memory.rssPerStream)} per stream (opened in ${memory.openSeconds.toFixed(1)} s)`);
-
     log('\n== Checking the events: folded into members as of ready, against the members now ==');
     const verify = await verifyFold(stack.objectSetsUrl, streams);
     log(verify.mismatches.length ? `  ${verify.mismatches.length} sets differ: ${JSON.stringify(verify.mismatches).slice(0, 2000)}` : `  all ${verify.streams} sets agree (${verify.events} events)`);
@@ -813,7 +854,8 @@ async function main() {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform },
       command: `npm run bench:live -- ${process.argv.slice(2).join(' ')}`.trim(),
-      settings: { objects: n, sets: setCount, streams: streamSteps, idleStreams, rate, batch: batchSize, duration, warmup },
+      settings: { objects: n, sets: setCount, streams: streamSteps, idleStreams, rate, batch: batchSize, duration, warmup, exclude },
+      steps: phaseSteps,
       hot,
       database,
       topUp,

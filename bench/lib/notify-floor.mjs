@@ -69,9 +69,16 @@ export async function startNotifyFloor(databaseUrl) {
     paced(intervalMs) {
       const samples = [];
       let stopped = false;
+      let error;
       const loop = (async () => {
         while (!stopped) {
-          samples.push(await once());
+          try {
+            samples.push(await once());
+          } catch (e) {
+            // Kept for stop(); nothing here may reject unobserved (the run may be stopping).
+            error = e;
+            return;
+          }
           await new Promise((r) => setTimeout(r, intervalMs));
         }
       })();
@@ -79,6 +86,7 @@ export async function startNotifyFloor(databaseUrl) {
         async stop() {
           stopped = true;
           await loop;
+          if (error) throw error;
           return summary(samples);
         },
       };
