@@ -3,12 +3,14 @@
 // `npm run bench:generate -- --objects N` loaded, in one run, each against a floor or baseline
 // measured in the same run:
 // - 100 object sets (filters, set algebra, link traversals, nested: lib/live-defs.mjs);
-// - event streams (GET /object-sets/{id}/events, straight to the object-sets app) spread over
-//   them, first 100 then 1,000 (--streams); in each phase 200 object writes/s (--rate) through
-//   POST /objects/ingest for --duration s, changing objects the sets hold;
+// - phases of 200 object writes/s (--rate) through POST /objects/ingest for --duration s,
+//   changing objects the sets hold: first with no stream open (the writes alone), then with
+//   event streams (GET /object-sets/{id}/events, straight to the object-sets app) spread over
+//   the sets, 100 then 1,000 (--streams); a sentinel set ends each phase once its events are in;
 // - commit → event latency of every change event received (p50/p99 per phase) against a bare
 //   LISTEN/NOTIFY round trip on the same cluster;
-// - Node CPU (both apps) per write with 1,000 streams against 100 streams on the same sets;
+// - Node CPU (both apps) per write with 1,000 streams against 100 streams on the same sets
+//   (and PostgreSQL's beside it);
 // - heap (after a forced GC) of the object-sets app per idle stream (1,000 extra streams);
 // - change feed follower throughput (GET /objects/changes from the start to the end, pages of
 //   10,000) against the product's own feed statements run by a bare pg client.
@@ -20,7 +22,6 @@ import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { normaliseCount } from './lib/dataset.mjs';
-import { requestJson } from './lib/http.mjs';
 import { connectInspector, rssBytes } from './lib/inspector.mjs';
 import { hotRange, LiveWrites, liveSetDefinitions, resolveRefs } from './lib/live-defs.mjs';
 import { cpuSeconds, percentiles, treeCpuDelta, treeCpuSeconds } from './lib/measure.mjs';
@@ -264,7 +265,7 @@ async function feedInstants(objectsUrl, cursor) {
   }
 }
 
-/** The events of a write did not come within --stuck-timeout. */
+/** The sentinel's event did not come, and no stream had any event for --stuck-timeout s. */
 class Stuck extends Error {}
 
 /**
@@ -447,7 +448,7 @@ async function phase({ stack, writes, receptions, streams, floor, sentinel, labe
     otherEvents,
     unresolvedBatches: unresolved,
     foreignIds,
-    latencyFromResponse: { ...percentiles(fromResponse), max: fromResponse.length ? Math.max(...fromResponse) : NaN, min: fromResponse.length ? Math.min(...fromResponse) : NaN },
+    latencyFromResponse: { ...percentiles(fromResponse), max: fromResponse.reduce((m, v) => Math.max(m, v), -Infinity), min: fromResponse.reduce((m, v) => Math.min(m, v), Infinity) },
     latencyFromSend: percentiles(fromSend),
     floor: loadedFloor,
     // For the diagnostic of each set alone: the last measured batch (its instant and objects).
@@ -583,8 +584,8 @@ async function ingestAll(objectsUrl, objects) {
   await forEachLimit(chunks, 2, (chunk) => call('POST', `${objectsUrl}/objects/ingest`, { objects: chunk }, 120_000));
 }
 
-const ms = (v) => (v == null || Number.isNaN(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
-const n0 = (v) => (v == null || Number.isNaN(v) ? '–' : Math.round(v).toLocaleString('en-US'));
+const ms = (v) => (v == null || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const n0 = (v) => (v == null || !Number.isFinite(v) ? '–' : Math.round(v).toLocaleString('en-US'));
 const x = (v) => (v == null || !Number.isFinite(v) ? '–' : `${v.toFixed(2)}×`);
 const kb = (v) => (v == null ? '–' : `${(v / 1024).toFixed(1)} KB`);
 const pct = (v) => (v == null ? '–' : `${Math.round(v * 100)} %`);
