@@ -617,8 +617,9 @@ function renderMarkdown(r) {
     const judged = base && base === a && p.streams === lastStep;
     const caveat = judged && behind.length ? ` (not comparable: the events came up to ${Math.max(...behind.map((q) => q.drainSeconds)).toFixed(0)} s after the writes, and a hub that is behind computes more writes per round)` : '';
     const label = p.streams ? `${n0(p.streams)} streams` : 'the writes alone (no stream open)';
+    const ratio = base && p.cpuUsPerWrite != null && base.cpuUsPerWrite ? p.cpuUsPerWrite / base.cpuUsPerWrite : null;
     rows.push(
-      `| Node CPU per write (both apps), ${label} | ${n0(p.cpuUsPerWrite)} µs${caveat} | ${base ? `${n0(base.cpuUsPerWrite)} µs ${base.streams ? `with ${n0(base.streams)} streams` : 'for the writes alone'}` : ''} | ${base ? x(p.cpuUsPerWrite / base.cpuUsPerWrite) : ''} | ${judged ? '≤ 1.3×' : ''} | ${judged ? yes(!caveat && within(p.cpuUsPerWrite / base.cpuUsPerWrite, 1.3)) : ''} |`,
+      `| Node CPU per write (both apps), ${label} | ${n0(p.cpuUsPerWrite)} µs${caveat} | ${base ? `${n0(base.cpuUsPerWrite)} µs ${base.streams ? `with ${n0(base.streams)} streams` : 'for the writes alone'}` : ''} | ${base ? x(ratio) : ''} | ${judged ? '≤ 1.3×' : ''} | ${judged ? yes(!caveat && within(ratio, 1.3)) : ''} |`,
     );
   }
   if (missing.length) rows.push(`| Node CPU per write, ${n0(lastStep)} / ${n0(r.steps.find(Boolean))} streams | not measured (stuck) | | | ≤ 1.3× | **no** |`);

@@ -44,20 +44,21 @@ export function liveSetDefinitions(n, hot, count = 100, exclude = []) {
   const { width } = hotRange(n, hot);
   const win = (k) => F.range('serial', { gte: (k % WINDOWS) * width, lt: ((k % WINDOWS) + 1) * width });
   const T = (k) => TYPES[k % 5];
+  const plural = (t) => (t === 'company' ? 'companies' : `${t}s`);
   const defs = [];
   const filter = (key, title, filterDef, links = false) => defs.push({ key, kind: links ? 'filter with link hops' : 'filter', title, links, definition: { type: 'filter', filter: { filter: filterDef } } });
   const op = (key, title, operator, refs, links) => defs.push({ key, kind: 'set algebra', title, links, definition: { type: 'operation', operation: { operator, objectSetIds: refs.map((ref) => ({ ref })) } } });
   const extract = (key, title, linkId, ref) => defs.push({ key, kind: 'link traversal', title, links: true, definition: { type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId, objectSetId: { ref } } } });
 
   // Filter sets (50).
-  for (let k = 0; k < 10; k++) filter(`A${k}`, `${T(k)}s in window ${k}`, F.and(F.type(T(k)), win(k)));
+  for (let k = 0; k < 10; k++) filter(`A${k}`, `${plural(T(k))} in window ${k}`, F.and(F.type(T(k)), win(k)));
   for (let k = 0; k < 10; k++) {
     const lo = (k * 7) % 70;
     filter(`B${k}`, `window ${k}, score in [${lo}, ${lo + 30})`, F.and(win(k), F.range('score', { gte: lo, lt: lo + 30 })));
   }
   for (let k = 0; k < 10; k++) {
     const regions = [REGIONS[k % 12], REGIONS[(k + 5) % 12]];
-    filter(`C${k}`, `${T(k + 1)}s in window ${k}, region ${regions.join(' or ')}`, F.and(F.type(T(k + 1)), win(k), F.in('region', regions)));
+    filter(`C${k}`, `${plural(T(k + 1))} in window ${k}, region ${regions.join(' or ')}`, F.and(F.type(T(k + 1)), win(k), F.in('region', regions)));
   }
   for (let k = 0; k < 5; k++) filter(`D${k}`, `windows ${2 * k}–${2 * k + 1}, inactive`, F.and(F.range('serial', { gte: 2 * k * width, lt: (2 * k + 2) * width }), F.equals('active', false)));
   for (let k = 0; k < 5; k++) filter(`E${k}`, `every ${T(k)} with score ≥ 99 (whole data set)`, F.and(F.type(T(k)), F.range('score', { gte: 99 })));
@@ -68,7 +69,7 @@ export function liveSetDefinitions(n, hot, count = 100, exclude = []) {
   // Link traversals (20): EXTRACT_TARGET over the window sets, and filters with linkedFrom / linksTo.
   for (let k = 0; k < 10; k++) {
     const [linkId] = LINKS[T(k)][k < 5 ? 0 : 1];
-    extract(`H${k}`, `targets of ${linkId} from ${T(k)}s in window ${k}`, linkId, `A${k}`);
+    extract(`H${k}`, `targets of ${linkId} from ${plural(T(k))} in window ${k}`, linkId, `A${k}`);
   }
   for (let k = 0; k < 5; k++) {
     filter(`I${k}`, `companies that persons in window ${k} with score ≥ 80 work for`, F.and(F.type('company'), F.linkedFrom('worksFor', F.and(F.type('person'), win(k), F.range('score', { gte: 80 })))), true);
