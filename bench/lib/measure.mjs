@@ -1,6 +1,6 @@
 // Load generation: autocannon for request/response scenarios, a timed loop for scenarios made
 // of several dependent requests (a scan over every page, an ingest of many batches).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 /** A seeded PRNG (mulberry32), so the product and the floor get the same request sequence. */
@@ -105,6 +105,42 @@ export function cpuSeconds(pids) {
   } catch {
     return null;
   }
+}
+
+/**
+ * CPU seconds (user + system) used so far by process `rootPid` and each of its children, by pid,
+ * from /proc (e.g. a PostgreSQL postmaster and its backends); null without /proc. The CPU of a
+ * period is the sum over pids of (after − before, or after for a pid not there before): a child
+ * that exits within the period takes its CPU with it.
+ */
+export function treeCpuSeconds(rootPid) {
+  try {
+    const out = new Map();
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue; // gone meanwhile
+      }
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const pid = Number(entry);
+      if (pid !== rootPid && Number(fields[1]) !== rootPid) continue;
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
+    }
+    return out.size ? out : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The CPU seconds between two treeCpuSeconds readings. */
+export function treeCpuDelta(before, after) {
+  if (!before || !after) return null;
+  let sum = 0;
+  for (const [pid, s] of after) sum += s - (before.get(pid) ?? 0);
+  return sum;
 }
 
 /**

@@ -79,14 +79,16 @@ export async function startBenchDatabase(objects) {
 
 /**
  * Starts PostgreSQL (unless `databaseUrl`) and both apps, from `root`'s dist/ (this checkout's,
- * or another build's for bench/tools/ab.mjs).
- * @returns {Promise<{ databaseUrl: string, objectsUrl: string, objectSetsUrl: string, children: any[], stop: () => Promise<void> }>}
+ * or another build's for bench/tools/ab.mjs). `execArgv`: extra Node flags per app name.
+ * @returns {Promise<{ databaseUrl: string, databasePid?: number, objectsUrl: string, objectSetsUrl: string, children: any[], stop: () => Promise<void> }>}
+ *   databasePid: the embedded cluster's postmaster (none with BENCH_DATABASE_URL)
  */
-export async function startStack({ objects, databaseUrl = process.env.BENCH_DATABASE_URL, env = {}, log = console.log, root = ROOT } = {}) {
+export async function startStack({ objects, databaseUrl = process.env.BENCH_DATABASE_URL, env = {}, log = console.log, root = ROOT, execArgv: extraArgv = {} } = {}) {
   // BENCH_CPU_PROF=<dir>: both apps write a V8 CPU profile there when they stop (open it in Chrome DevTools).
   const prof = process.env.BENCH_CPU_PROF;
   const profArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${resolve(prof)}`] : [];
-  const execArgv = { objects: profArgs, 'object-sets': profArgs };
+  // extraArgv: Node flags of one app (by name), e.g. { 'object-sets': ['--inspect=127.0.0.1:9300'] }.
+  const execArgv = { objects: [...profArgs, ...(extraArgv.objects ?? [])], 'object-sets': [...profArgs, ...(extraArgv['object-sets'] ?? [])] };
   const missing = missingBuilds(root);
   if (missing.length) throw new Error(`${missing.join(', ')} missing in ${root}: run \`npm run build\` there first`);
   let database;
@@ -125,6 +127,7 @@ export async function startStack({ objects, databaseUrl = process.env.BENCH_DATA
   }
   return {
     databaseUrl,
+    databasePid: database?.pid,
     objectsUrl,
     objectSetsUrl,
     children: apps.children,
