@@ -105,7 +105,10 @@ export function buildCandidateSql(
   // to each candidate's own instant here, it would be computed again for every candidate over
   // every object. So the rows the filter reads are cut to the neighbourhood of the candidates
   // (every object within as many hops of one): what decides a candidate's membership lies in it.
-  const neighbourhood = reach > 1 ? 2 * reach : 0;
+  // With one hop the same holds: a filter's `or` of predicates is a set of matching objects
+  // (hashed once in a search), here hashed again for every candidate over every object. Without
+  // links, what decides a candidate's membership is its own rows: the filter reads only those.
+  const neighbourhood = 2 * reach;
   // A level of candidates holds at most the limit, one of the neighbourhood alone four times it;
   // a level that reaches its bound may be cut short: the step is then evaluated as a whole.
   const bound = (k: number) => (k <= hops ? `${limit}::bigint` : `4 * ${limit}::bigint`);
@@ -129,7 +132,7 @@ export function buildCandidateSql(
   const visible = opts.visible ? params.add(opts.visible) : undefined;
   const member = (filter: ObjectSearchFilter | undefined, t: string) => {
     if (!filter) return 'false';
-    const rows = neighbourhood ? rowsAtIn(t, 'nbhd') : rowsAt(t);
+    const rows = neighbourhood ? rowsAtIn(t, 'nbhd') : rowsAtOf(t, 'c');
     const clauses = [
       'o.environment_id = c.environment_id',
       'o.id = c.id',
@@ -161,6 +164,17 @@ SELECT n.candidates, r.at_ms, r.environment_id, r.id, r.was, r.is
      WHERE n.candidates <= ${limit}::bigint) r ON r.was OR r.is
  ORDER BY r.at_ms, r.environment_id, r.id`;
   return { sql, params: params.values };
+}
+
+/** rowsAt(t), cut to the one object `c` (environment_id, id) of the enclosing query: its version, values and outgoing links. */
+function rowsAtOf(t: string, c: string): RowSource {
+  const all = rowsAt(t);
+  const own = (alias: string, id: string) => `${alias}.environment_id = ${c}.environment_id AND ${alias}.${id} = ${c}.id`;
+  return {
+    objects: `(SELECT * FROM ${all.objects} x WHERE ${own('x', 'id')})`,
+    values: `(SELECT * FROM ${all.values} x WHERE ${own('x', 'object_id')})`,
+    links: `(SELECT * FROM ${all.links} x WHERE ${own('x', 'source_id')})`,
+  };
 }
 
 /** rowsAt(t), cut to the objects of the CTE `nbhd` (environment_id, id): their versions, values and outgoing links. */

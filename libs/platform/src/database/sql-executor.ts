@@ -138,6 +138,12 @@ export class SqlExecutor implements SqlRows, OnApplicationShutdown {
     return this.run<T>({ text: sql, values: params }, false, label);
   }
 
+  /** `primaryRows` as a named prepared statement (see preparedRows): on the primary, whatever replicas there are. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  primaryPreparedRows<T = any>(name: string, sql: string, params: unknown[] = [], label = name): Promise<T[]> {
+    return this.run<T>({ name, text: sql, values: params }, false, label);
+  }
+
   /**
    * One write statement on the primary, committed on its own (no transaction around it), under
    * the pool's statement timeout, and not cancelled when the request's client goes away (a cache
