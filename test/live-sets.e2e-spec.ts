@@ -101,7 +101,8 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
       expect(members).toEqual(await membersAt(setId, e.data.asOf as string));
     }
     expect(await s.quiet(300)).toEqual([]);
-    // Heartbeats keep the stream open.
+    // Heartbeats keep the stream open: one within a few heartbeat periods (300 ms) of quiet.
+    for (let i = 0; i < 40 && s.comments === 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect(s.comments).toBeGreaterThan(0);
   });
 

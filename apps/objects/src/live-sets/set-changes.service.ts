@@ -102,20 +102,36 @@ export class SetChangesService {
       let j = i + 1;
       while (j < item.steps.length && !item.steps[j].full && item.steps[j].before === step.before && item.steps[j].after === step.after) j++;
       const run = item.steps.slice(i, j).map((s) => relevant(s, before, after, types));
-      const evaluated = await this.incremental(ontology, run, before, after, visible, request.candidateLimit);
-      if (evaluated) {
-        evaluated.forEach((r, k) => (results[i + k] = r));
-      } else {
-        // Past the limit together: each step on its own, as a whole when it is past it alone.
-        for (let k = 0; k < run.length; k++) {
-          results[i + k] =
-            (await this.incremental(ontology, [run[k]], before, after, visible, request.candidateLimit))?.[0] ??
-            (await this.fullStep(ontology, item.steps[i + k], before, after, visible, request, types));
-        }
-      }
+      const evaluated = await this.incrementalRun(ontology, run, before, after, visible, request, types);
+      evaluated.forEach((r, k) => (results[i + k] = r));
       i = j;
     }
     return results;
+  }
+
+  /**
+   * The changes of a run of steps with the same filters: one statement while their candidates
+   * together keep within the limit; past it, each half on its own (so a set that fell behind
+   * costs about its candidates over the limit statements, not one per step), and a single step
+   * past it alone compares the whole set (fullStep).
+   */
+  private async incrementalRun(
+    ontology: OntologyIndex,
+    run: CheckedStep[],
+    before: ObjectSearchFilter | undefined,
+    after: ObjectSearchFilter | undefined,
+    visible: string[] | null,
+    request: CheckedSetChangesRequest,
+    types: TypesAround,
+  ): Promise<StepResult[]> {
+    const evaluated = await this.incremental(ontology, run, before, after, visible, request.candidateLimit);
+    if (evaluated) return evaluated;
+    if (run.length === 1) return [await this.fullStep(ontology, run[0], before, after, visible, request, types)];
+    const half = Math.ceil(run.length / 2);
+    return [
+      ...(await this.incrementalRun(ontology, run.slice(0, half), before, after, visible, request, types)),
+      ...(await this.incrementalRun(ontology, run.slice(half), before, after, visible, request, types)),
+    ];
   }
 
   /**
