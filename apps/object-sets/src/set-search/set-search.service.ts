@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, CallerContext, visibleEnvironmentsParam } from '@app/platform';
+import { AppConfig, CallerContext, JsonText, visibleEnvironmentsParam } from '@app/platform';
 import { isInstantText, isRecord, isText, PAGE_LIMITS, PagingTokenCodec, resolvePageSize } from '@app/domain';
 import { FUZZY_SCORE, isRanked, ObjectSetFilter, validateObjectSetFilter } from './object-set-filter';
 import { SetSearchPosition, SetSearchRepository } from './set-search.repository';
+import type { SearchObjectSetsResponseDto } from './dto/search-object-sets.dto';
 
 export interface SearchObjectSetsInput {
   filter: unknown;
@@ -23,7 +24,7 @@ export class SetSearchService {
   }
 
   /** The SearchObjectSetsResponse JSON: `{"objectSets": [...], "pagingToken"?}`. */
-  async search(caller: CallerContext, input: SearchObjectSetsInput): Promise<string> {
+  async search(caller: CallerContext, input: SearchObjectSetsInput): Promise<JsonText<SearchObjectSetsResponseDto>> {
     const filter = validateObjectSetFilter(input.filter, 'filter');
     const pageSize = resolvePageSize(input.maxPageSize, PAGE_LIMITS.objectSets, 'maxPageSize');
     // Bound to the normalized filter only: maxPageSize may change between pages (docs/api.md §3).
@@ -33,7 +34,7 @@ export class SetSearchService {
     const rows = await this.repository.page(filter, visibleEnvironmentsParam(caller), pageSize + 1, after);
     const page = rows.slice(0, pageSize);
     const token = rows.length > pageSize ? this.tokens.encode(binding, page[page.length - 1].position) : undefined;
-    return `{"objectSets":[${page.map((r) => r.json).join(',')}]${token === undefined ? '' : `,"pagingToken":${JSON.stringify(token)}`}}`;
+    return new JsonText(`{"objectSets":[${page.map((r) => r.json).join(',')}]${token === undefined ? '' : `,"pagingToken":${JSON.stringify(token)}`}}`);
   }
 
   private position(token: string, binding: unknown, filter: ObjectSetFilter): SetSearchPosition {

@@ -1,7 +1,6 @@
-import { Query, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Query } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
-import { ApiController, Caller, CallerContext, ReadingGet, Reads } from '@app/platform';
+import { ApiController, Caller, CallerContext, ReadingGet, Reads, Reply } from '@app/platform';
 import {
   CHANGE_FEED_LIMITS,
   ChangePage,
@@ -42,11 +41,10 @@ export class ChangesController {
     ApiQuery({ name: 'since', required: false, type: String, description: 'Every change committed after this instant (RFC 3339 with an offset, not in the future)' }),
     ApiQuery({ name: 'after', required: false, type: String, description: 'Start after this cursor (of an earlier page, or an event id of GET /object-sets/{id}/events); at most one of after and since; neither: the present' }),
   )
-  async page(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>, @Res({ passthrough: true }) res: Response): Promise<ChangePage> {
+  async page(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<ChangePage | Reply<ChangePage>> {
     const page = await this.feed.page(caller, parseChangeFeedQuery(query));
     // A long poll answered because the app is stopping: its client reconnects elsewhere, not here.
-    if (this.feed.stopping) res.setHeader('Connection', 'close');
-    return page;
+    return this.feed.stopping ? new Reply(page, { headers: { Connection: 'close' } }) : page;
   }
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig, CallerContext, primaryRows, visibleEnvironmentsParam } from '@app/platform';
-import { COMPILED_SET_FILTER_LIMITS, DomainError, filterOf, MembersTooLarge, ObjectSearchFilter, OntologyIndex } from '@app/domain';
+import { AppConfig, CallerContext, JsonText, primaryRows, visibleEnvironmentsParam } from '@app/platform';
+import { COMPILED_SET_FILTER_LIMITS, DomainError, filterOf, MembersTooLarge, ObjectSearchFilter, OntologyIndex, SetChangesResponse } from '@app/domain';
 import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
 import { buildDiffSql } from '../search/search.repository';
@@ -49,7 +49,7 @@ export class SetChangesService {
   ) {}
 
   /** The answer as JSON text (its objects are stored JSON, passed on without parsing). */
-  async setChanges(caller: CallerContext, body: unknown): Promise<string> {
+  async setChanges(caller: CallerContext, body: unknown): Promise<JsonText<SetChangesResponse>> {
     const request = checkSetChangesRequest(body, this.config.objectSetMemberLimit);
     const ontology = await this.ontology.getActiveIndex();
     const visible = visibleEnvironmentsParam(caller);
@@ -66,7 +66,7 @@ export class SetChangesService {
         throw e;
       }
     });
-    return `{"sets":[${answers.join(',')}]}`;
+    return new JsonText(`{"sets":[${answers.join(',')}]}`);
   }
 
   /** The results of one set's steps, in order. */

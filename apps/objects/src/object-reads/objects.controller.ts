@@ -1,7 +1,6 @@
-import { Param, Query, Res } from '@nestjs/common';
+import { Param, Query } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
-import type { Response } from 'express';
-import { ApiController, ApiPagingQuery, Caller, CallerContext, PagedReadingPost, ReadingGet, Reads, sendJsonText, ValidatedBody } from '@app/platform';
+import { ApiController, ApiPagingQuery, Caller, CallerContext, JsonText, PagedReadingPost, ReadingGet, Reads, ValidatedBody } from '@app/platform';
 import {
   checkEnvironmentIdParam,
   checkIdentifierParam,
@@ -47,10 +46,10 @@ export class ObjectsController {
     ObjectPageDto,
     'Default 100, maximum 1000 (clamped)',
   )
-  async bulk(@Caller() caller: CallerContext, @ValidatedBody() body: BulkLoadObjectRequestDto, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  bulk(@Caller() caller: CallerContext, @ValidatedBody() body: BulkLoadObjectRequestDto, @Query() query: Record<string, unknown>): Promise<JsonText<ObjectPageDto>> {
     const size = resolvePageSize(query.pageSize, PAGE_LIMITS.bulk);
     const at = { asOf: parseAsOf(body.asOf), snapshot: body.snapshot === true };
-    sendJsonText(res, await this.objects.bulk(caller, body.objectIds, size, pagingTokenParam(query.pagingToken), at));
+    return this.objects.bulk(caller, body.objectIds, size, pagingTokenParam(query.pagingToken), at);
   }
 
   @Reads()
@@ -61,7 +60,7 @@ export class ObjectsController {
     ApiQuery({ name: 'version', required: false, type: Number, description: 'Logical version, from 1' }),
     ApiQuery({ name: 'timestamp', required: false, type: String, description: DATETIME }),
   )
-  async atVersion(@Caller() caller: CallerContext, @Param('environmentId') environmentId: string, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  atVersion(@Caller() caller: CallerContext, @Param('environmentId') environmentId: string, @Param('id') id: string, @Query() query: Record<string, unknown>): Promise<JsonText<OntologyObjectWithVersionDto>> {
     checkObjectPathIds(environmentId, id);
     const version = queryString('version', query.version);
     const timestamp = queryString('timestamp', query.timestamp);
@@ -77,7 +76,7 @@ export class ObjectsController {
     } else {
       at = { timestamp: requiredDatetime('timestamp', timestamp) };
     }
-    sendJsonText(res, await this.objects.atVersion(caller, environmentId, id, at));
+    return this.objects.atVersion(caller, environmentId, id, at);
   }
 
   @Reads()
@@ -89,14 +88,14 @@ export class ObjectsController {
     ApiQuery({ name: 'endTime', required: true, type: String, description: DATETIME }),
     ApiPagingQuery('Default 100, maximum 1000 (clamped)'),
   )
-  async history(@Caller() caller: CallerContext, @Param('environmentId') environmentId: string, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  history(@Caller() caller: CallerContext, @Param('environmentId') environmentId: string, @Param('id') id: string, @Query() query: Record<string, unknown>): Promise<JsonText<ObjectHistoryPageDto>> {
     checkObjectPathIds(environmentId, id);
     const startTime = requiredDatetime('startTime', query.startTime);
     const endTime = requiredDatetime('endTime', query.endTime);
     if (startTime.getTime() > endTime.getTime()) throw new InvalidArgument('startTime', 'startTime must not be after endTime');
     const size = resolvePageSize(query.pageSize, PAGE_LIMITS.history);
     const token = pagingTokenParam(query.pagingToken);
-    sendJsonText(res, await this.objects.history(caller, environmentId, id, { startTime, endTime }, size, token));
+    return this.objects.history(caller, environmentId, id, { startTime, endTime }, size, token);
   }
 
   @Reads()
@@ -107,11 +106,11 @@ export class ObjectsController {
     ApiQuery({ name: 'environmentId', required: false, type: String }),
     ApiQuery({ name: 'asOf', required: false, type: String, description: AS_OF_QUERY_DESCRIPTION }),
   )
-  async load(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  load(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>): Promise<JsonText<LoadedOntologyObjectDto>> {
     checkIdentifierParam('id', id);
     const environmentId = queryString('environmentId', query.environmentId);
     if (environmentId !== undefined) checkEnvironmentIdParam(environmentId);
     const asOf = parseAsOf(queryString('asOf', query.asOf));
-    sendJsonText(res, await this.objects.load(caller, id, environmentId, asOf));
+    return this.objects.load(caller, id, environmentId, asOf);
   }
 }

@@ -1,7 +1,6 @@
-import { Controller, Delete, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
-import { Caller, CallerContext, ValidatedBody, Writes } from '@app/platform';
+import { Caller, CallerContext, Reply, ValidatedBody, Writes } from '@app/platform';
 import { checkObjectPathIds, expectedVersionParam } from '@app/domain';
 import { IngestRequestDto, IngestResponseDto, WriteObjectDto } from './dto/write-object.dto';
 import { OntologyObjectWithVersionDto } from '../object-reads/dto/object-reads.dto';
@@ -29,14 +28,12 @@ export class ObjectWritesController {
     @Param('id') id: string,
     @Query('expectedVersion') expectedVersion: unknown,
     @ValidatedBody() body: unknown,
-    @Res({ passthrough: true }) res: Response,
-  ) {
+  ): Promise<Reply<OntologyObjectWithVersionDto>> {
     // The body is checked first, as the validation pipe did before the handler ran.
     const write = checkWriteObjectBody(body);
     checkObjectPathIds(environmentId, id);
     const { created, result } = await this.writes.put(caller, environmentId, id, write, expectedVersionParam(expectedVersion));
-    res.status(created ? 201 : 200);
-    return result;
+    return new Reply(result, { status: created ? 201 : 200 });
   }
 
   @Writes()

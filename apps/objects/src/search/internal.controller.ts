@@ -1,8 +1,7 @@
-import { Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiExcludeController, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import type { Response } from 'express';
-import { AppConfig, Caller, CallerContext, Reads, sendJsonText, ValidatedBody } from '@app/platform';
-import { OBJECTS_INTERNAL_ROUTES, ValidateFilterResponse } from '@app/domain';
+import { AppConfig, Caller, CallerContext, JsonText, Reads, ValidatedBody } from '@app/platform';
+import { DiffResponse, MembersResponse, OBJECTS_INTERNAL_ROUTES, ValidateFilterResponse } from '@app/domain';
 import { checkDiffRequest, checkMembersRequest, checkSetFilterRequest, MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
 import { SearchService } from './search.service';
 
@@ -56,9 +55,9 @@ export class InternalController {
   })
   @ApiBody({ type: MembersRequestDto })
   @ApiOkResponse({ description: '{"members": {env: [ids]}, "links": [...]} (MembersResponse); 413 MembersTooLarge past the limit' })
-  async members(@Caller() caller: CallerContext, @ValidatedBody() body: unknown, @Res() res: Response): Promise<void> {
+  members(@Caller() caller: CallerContext, @ValidatedBody() body: unknown): Promise<JsonText<MembersResponse>> {
     const { filter, limit, asOf } = checkMembersRequest(body, this.config.objectSetMemberLimit);
-    sendJsonText(res, await this.search.members(caller, filter, limit, asOf));
+    return this.search.members(caller, filter, limit, asOf);
   }
 
   @Reads()
@@ -69,7 +68,7 @@ export class InternalController {
     summary: 'Internal (object set service): the members added and removed between two instants, each side a compiled set filter as of its instant, in one statement',
   })
   @ApiOkResponse({ description: '{"added": {env: [ids]}, "removed": {env: [ids]}} (DiffResponse); 413 MembersTooLarge past the limit' })
-  async diff(@Caller() caller: CallerContext, @ValidatedBody() body: unknown, @Res() res: Response): Promise<void> {
-    sendJsonText(res, await this.search.diff(caller, checkDiffRequest(body, this.config.objectSetMemberLimit)));
+  diff(@Caller() caller: CallerContext, @ValidatedBody() body: unknown): Promise<JsonText<DiffResponse>> {
+    return this.search.diff(caller, checkDiffRequest(body, this.config.objectSetMemberLimit));
   }
 }

@@ -1,6 +1,5 @@
-import { Query, Res } from '@nestjs/common';
-import type { Response } from 'express';
-import { ANALYTICS_MODELS, ApiController, Caller, CallerContext, PagedReadingPost, Reads, sendJsonText, ValidatedBody } from '@app/platform';
+import { Query } from '@nestjs/common';
+import { ANALYTICS_MODELS, ApiController, Caller, CallerContext, JsonText, PagedReadingPost, Reads, ValidatedBody } from '@app/platform';
 import { PAGE_LIMITS, pagingTokenParam, resolvePageSize } from '@app/domain';
 import { ObjectIdsAndLinksPageDto, ObjectSearchRequestDto } from './dto/search.dto';
 import { SearchService } from './search.service';
@@ -17,8 +16,8 @@ export class SearchController {
     ObjectIdsAndLinksPageDto,
     'Default 1000, maximum 10000 (clamped)',
   )
-  async searchObjects(@Caller() caller: CallerContext, @ValidatedBody() body: ObjectSearchRequestDto, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  searchObjects(@Caller() caller: CallerContext, @ValidatedBody() body: ObjectSearchRequestDto, @Query() query: Record<string, unknown>): Promise<JsonText<ObjectIdsAndLinksPageDto>> {
     const size = resolvePageSize(query.pageSize, PAGE_LIMITS.search);
-    sendJsonText(res, await this.search.search(caller, body, size, pagingTokenParam(query.pagingToken)));
+    return this.search.search(caller, body, size, pagingTokenParam(query.pagingToken));
   }
 }
