@@ -1,18 +1,11 @@
-import { Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
-import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, JsonText, ReadingGet, ReadingPost, Reads, ValidatedBody, Writes } from '@app/platform';
-import {
-  checkSetIdParam,
-  CompiledFilterResponse,
-  InvalidArgument,
-  NO_LATER_BOUND,
-  OBJECT_SET_FILTER_ROUTE,
-  parseAsOf,
-  queryString,
-} from '@app/domain';
+import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, JsonText, ReadingGet, ReadingPost, Reads, ValidatedBody, ValidatedQuery, Writes } from '@app/platform';
+import { checkSetIdParam, CompiledFilterResponse, OBJECT_SET_FILTER_ROUTE } from '@app/domain';
 import { AggregateObjectSetRequestDto, CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetDiffDto, ObjectSetMetadataDto,
   ObjectSetMetadataReadDto, UpdateObjectSetDto } from './dto/object-set.dto';
-import { Consistency, ObjectSetsService } from './object-sets.service';
+import { CompiledFilterQuery, ObjectSetDiffQuery, ObjectSetMembersQuery, ObjectSetReadQuery } from './dto/object-set.query';
+import { ObjectSetsService } from './object-sets.service';
 import { OBJECT_SET_FILTER_MODELS, SearchObjectSetsRequestDto, SearchObjectSetsResponseDto } from '../set-search/dto/search-object-sets.dto';
 import { SetSearchService } from '../set-search/set-search.service';
 
@@ -78,9 +71,9 @@ export class ObjectSetsController {
 
   @Reads()
   @ReadingGet(':id/metadata', { operationId: 'getObjectSetMetadata', summary: 'The definition and bookkeeping of a set, not its members' }, ObjectSetMetadataReadDto, ApiQuery(AS_OF_QUERY))
-  metadata(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown): Promise<JsonText<ObjectSetMetadataReadDto>> {
+  metadata(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedQuery() query: ObjectSetReadQuery): Promise<JsonText<ObjectSetMetadataReadDto>> {
     checkSetIdParam(id);
-    return this.sets.metadata(caller, id, parseAsOf(queryString('asOf', asOf)));
+    return this.sets.metadata(caller, id, query.asOf);
   }
 
   @Reads()
@@ -91,14 +84,9 @@ export class ObjectSetsController {
     ApiQuery({ name: 'consistency', required: false, enum: ['STRONG', 'EVENTUALLY'], description: 'Default STRONG' }),
     ApiQuery(AS_OF_QUERY),
   )
-  members(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>): Promise<JsonText<GetObjectSetMembersResultDto>> {
+  members(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedQuery() query: ObjectSetMembersQuery): Promise<JsonText<GetObjectSetMembersResultDto>> {
     checkSetIdParam(id);
-    const consistency = query.consistency;
-    if (consistency !== undefined && consistency !== 'STRONG' && consistency !== 'EVENTUALLY') {
-      throw new InvalidArgument('consistency', 'must be STRONG or EVENTUALLY');
-    }
-    const asOf = parseAsOf(queryString('asOf', query.asOf));
-    return this.sets.members(caller, id, (consistency as Consistency | undefined) ?? 'STRONG', asOf);
+    return this.sets.members(caller, id, query.consistency, query.asOf);
   }
 
   @Reads()
@@ -112,14 +100,9 @@ export class ObjectSetsController {
     ApiQuery({ name: 'from', required: true, type: String, description: 'RFC 3339 datetime with an offset; before `to`; not in the future' }),
     ApiQuery({ name: 'to', required: false, type: String, description: 'RFC 3339 datetime with an offset; default now; not in the future' }),
   )
-  diff(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>): Promise<JsonText<ObjectSetDiffDto>> {
+  diff(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedQuery() query: ObjectSetDiffQuery): Promise<JsonText<ObjectSetDiffDto>> {
     checkSetIdParam(id);
-    const now = new Date();
-    const from = parseAsOf(queryString('from', query.from), 'from', now);
-    if (!from) throw new InvalidArgument('from', 'from is required');
-    const to = parseAsOf(queryString('to', query.to), 'to', now);
-    if (from.getTime() >= (to ?? now).getTime()) throw new InvalidArgument('from', 'from must be before to');
-    return this.sets.diff(caller, id, from, to);
+    return this.sets.diff(caller, id, query.from, query.to);
   }
 
   @Reads()
@@ -141,8 +124,8 @@ export class ObjectSetsController {
   @Reads()
   @Get(OBJECT_SET_FILTER_ROUTE)
   @ApiExcludeEndpoint()
-  async compiledFilter(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown): Promise<CompiledFilterResponse> {
+  async compiledFilter(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedQuery() query: CompiledFilterQuery): Promise<CompiledFilterResponse> {
     checkSetIdParam(id);
-    return { filter: await this.sets.compiledFilter(caller, id, undefined, parseAsOf(queryString('asOf', asOf), 'asOf', NO_LATER_BOUND)) };
+    return { filter: await this.sets.compiledFilter(caller, id, undefined, query.asOf) };
   }
 }

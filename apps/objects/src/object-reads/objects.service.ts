@@ -13,6 +13,7 @@ import {
   PagingTokenCodec,
   asOfJson,
   InvalidPagingToken,
+  parseAsOf,
   parseDatetime,
 } from '@app/domain';
 import { BulkPosition, ObjectsRepository } from './objects.repository';
@@ -80,7 +81,9 @@ export class ObjectsService {
     return new JsonText(asOf ? `${rows[0].json.slice(0, -1)}${asOfJson(asOf)}}` : rows[0].json);
   }
 
-  async bulk(caller: CallerContext, objectIds: string[], pageSize: number, pagingToken?: string, at: ReadInstant = {}): Promise<JsonText<ObjectPageDto>> {
+  /** bulkLoadOntologyObjects; `read.asOf` is the body's, checked here against the clock (parseAsOf). */
+  async bulk(caller: CallerContext, objectIds: string[], pageSize: number, pagingToken?: string, read: { asOf?: string; snapshot?: boolean } = {}): Promise<JsonText<ObjectPageDto>> {
+    const at: ReadInstant = { asOf: parseAsOf(read.asOf), snapshot: read.snapshot === true };
     const ids = [...new Set(objectIds)];
     const binding = { op: 'bulk', ids, ...instantBinding(at) };
     const after =

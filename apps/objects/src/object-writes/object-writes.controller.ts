@@ -1,10 +1,11 @@
-import { Controller, Delete, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { Caller, CallerContext, Reply, ValidatedBody, Writes } from '@app/platform';
-import { checkObjectPathIds, expectedVersionParam } from '@app/domain';
+import { Caller, CallerContext, Reply, ValidatedBody, ValidatedQuery, Writes } from '@app/platform';
+import { checkObjectPathIds } from '@app/domain';
 import { IngestRequestDto, IngestResponseDto, WriteObjectDto } from './dto/write-object.dto';
 import { OntologyObjectWithVersionDto } from '../object-reads/dto/object-reads.dto';
 import { checkIngestBody, checkWriteObjectBody } from './write-body';
+import { ObjectWriteQuery } from './dto/write-object.query';
 import { ObjectWritesService } from './object-writes.service';
 
 @ApiTags('objects')
@@ -26,13 +27,13 @@ export class ObjectWritesController {
     @Caller() caller: CallerContext,
     @Param('environmentId') environmentId: string,
     @Param('id') id: string,
-    @Query('expectedVersion') expectedVersion: unknown,
+    @ValidatedQuery() query: ObjectWriteQuery,
     @ValidatedBody() body: unknown,
   ): Promise<Reply<OntologyObjectWithVersionDto>> {
     // The body is checked first, as the validation pipe did before the handler ran.
     const write = checkWriteObjectBody(body);
     checkObjectPathIds(environmentId, id);
-    const { created, result } = await this.writes.put(caller, environmentId, id, write, expectedVersionParam(expectedVersion));
+    const { created, result } = await this.writes.put(caller, environmentId, id, write, query.expectedVersion);
     return new Reply(result, { status: created ? 201 : 200 });
   }
 
@@ -46,10 +47,10 @@ export class ObjectWritesController {
     @Caller() caller: CallerContext,
     @Param('environmentId') environmentId: string,
     @Param('id') id: string,
-    @Query('expectedVersion') expectedVersion: unknown,
+    @ValidatedQuery() query: ObjectWriteQuery,
   ): Promise<void> {
     checkObjectPathIds(environmentId, id);
-    await this.writes.delete(caller, environmentId, id, expectedVersionParam(expectedVersion));
+    await this.writes.delete(caller, environmentId, id, query.expectedVersion);
   }
 
   @Writes()
