@@ -30,17 +30,17 @@ import {
   PermissionDenied,
 } from '@app/domain';
 import { bindParameterBound, compileObjectSet, referencedSetIds, StoredSet } from '../definitions/evaluator';
-import { validateDefinition } from '../definitions/definition.validator';
 import { ObjectsClient } from '../clients/objects.client';
 import { ObjectSetsRepository, SetRow } from './object-sets.repository';
 import type { GetObjectSetMembersResultDto, ObjectSetDiffDto, ObjectSetMetadataDto, ObjectSetMetadataReadDto } from './dto/object-set.dto';
 
 export type Consistency = 'STRONG' | 'EVENTUALLY';
 
+/** A set's body, checked: its definition by validateDefinition (CreateObjectSetDto). */
 export interface CreateSetInput {
   title: string;
   description?: string;
-  definition: unknown;
+  definition: ObjectSetDefinition;
   scope?: { environmentIds: string[] };
   immutable?: boolean;
   ephemeral?: boolean;
@@ -49,7 +49,7 @@ export interface CreateSetInput {
 export interface UpdateSetInput {
   title?: string;
   description?: string | null;
-  definition?: unknown;
+  definition?: ObjectSetDefinition;
   scope?: { environmentIds: string[] };
 }
 
@@ -101,7 +101,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
   }
 
   async create(caller: CallerContext, input: CreateSetInput): Promise<JsonText<ObjectSetMetadataDto>> {
-    const definition = validateDefinition(input.definition);
+    const definition = input.definition;
     const id = `${OBJECT_SET_RID_PREFIX}${randomUUID()}`;
     const scope = [...new Set(input.scope?.environmentIds ?? [])].sort();
     const references = referencedSetIds(definition);
@@ -134,7 +134,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
   }
 
   async update(caller: CallerContext, id: string, input: UpdateSetInput): Promise<JsonText<ObjectSetMetadataDto>> {
-    const definition = input.definition === undefined ? undefined : validateDefinition(input.definition);
+    const definition = input.definition;
     const scope = input.scope ? [...new Set(input.scope.environmentIds)].sort() : undefined;
     const checkedAt = this.clock.now();
     const current = await this.mustBeChangeable(caller, id, await this.repository.closure([id], checkedAt).then((c) => c.get(id)));

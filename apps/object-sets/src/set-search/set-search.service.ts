@@ -1,17 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, CallerContext, JsonText, visibleEnvironmentsParam } from '@app/platform';
-import { isInstantText, isRecord, isText, PAGE_LIMITS, PagingTokenCodec, resolvePageSize } from '@app/domain';
-import { FUZZY_SCORE, isRanked, ObjectSetFilter, validateObjectSetFilter } from './object-set-filter';
+import { isInstantText, isRecord, isText, PAGE_LIMITS, PagingTokenCodec } from '@app/domain';
+import { FUZZY_SCORE, isRanked, ObjectSetFilter } from './object-set-filter';
 import { SetSearchPosition, SetSearchRepository } from './set-search.repository';
 import type { SearchObjectSetsResponseDto } from './dto/search-object-sets.dto';
 
+/** The body, checked (SearchObjectSetsRequestDto): the filter normalized, maxPageSize at least 1 and clamped. */
 export interface SearchObjectSetsInput {
-  filter: unknown;
-  maxPageSize?: number;
+  filter: ObjectSetFilter;
+  maxPageSize?: number | null;
   pagingToken?: string;
 }
 
-/** searchObjectSets: validates the filter, pages by keyset and renders the page as JSON text. */
+/** searchObjectSets: pages by keyset and renders the page as JSON text. */
 @Injectable()
 export class SetSearchService {
   private readonly tokens: PagingTokenCodec;
@@ -25,8 +26,9 @@ export class SetSearchService {
 
   /** The SearchObjectSetsResponse JSON: `{"objectSets": [...], "pagingToken"?}`. */
   async search(caller: CallerContext, input: SearchObjectSetsInput): Promise<JsonText<SearchObjectSetsResponseDto>> {
-    const filter = validateObjectSetFilter(input.filter, 'filter');
-    const pageSize = resolvePageSize(input.maxPageSize, PAGE_LIMITS.objectSets, 'maxPageSize');
+    const filter = input.filter;
+    // Absent (or null): the default.
+    const pageSize = input.maxPageSize ?? PAGE_LIMITS.objectSets.default;
     // Bound to the normalized filter only: maxPageSize may change between pages (docs/api.md §3).
     const binding = { op: 'searchObjectSets', filter };
     const after = input.pagingToken === undefined ? undefined : this.position(input.pagingToken, binding, filter);

@@ -1,7 +1,7 @@
 import { ApiExcludeEndpoint } from '@nestjs/swagger';
 import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, JsonText, ReadingPost, Reads, ValidatedBody } from '@app/platform';
 import { INTERNAL_AGGREGATE_ROUTE } from '@app/domain';
-import { AggregateObjectsRequestDto, checkInternalAggregateRequest, InternalAggregateRequestDto } from './dto/aggregate.dto';
+import { AggregateObjectsRequestDto, InternalAggregateRequestDto } from './dto/aggregate.dto';
 import { AggregateService } from './aggregate.service';
 
 @ApiController('objects', 'objects', ...ANALYTICS_MODELS)
@@ -34,7 +34,7 @@ export class AggregateController {
     AggregateResponseDto,
   )
   @ApiExcludeEndpoint()
-  internalAggregate(@Caller() caller: CallerContext, @ValidatedBody() body: unknown): Promise<JsonText<AggregateResponseDto>> {
-    return this.aggregates.aggregateCompiled(caller, checkInternalAggregateRequest(body));
+  internalAggregate(@Caller() caller: CallerContext, @ValidatedBody() body: InternalAggregateRequestDto): Promise<JsonText<AggregateResponseDto>> {
+    return this.aggregates.aggregateCompiled(caller, body);
   }
 }

@@ -3,7 +3,6 @@ import {
   ANALYTICS_LIMITS,
   asOfJson,
   COMPILED_SET_FILTER_LIMITS,
-  InternalAggregateRequest,
   InvalidArgument,
   InvalidFilter,
   ObjectSearchFilter,
@@ -51,7 +50,7 @@ export class AggregateService {
   }
 
   /** An object set's members, as the object set service compiled them (STRONG). */
-  aggregateCompiled(caller: CallerContext, body: InternalAggregateRequest): Promise<JsonText<AggregateResponseDto>> {
+  aggregateCompiled(caller: CallerContext, body: Omit<AggregateRequest, 'startingSet'>): Promise<JsonText<AggregateResponseDto>> {
     if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
     return this.run(caller, body, parseAsOf(body.asOf, 'asOf', NO_LATER_BOUND), async (ontology) => validateFilter(body.filter, ontology, 'filter', COMPILED_SET_FILTER_LIMITS));
   }

@@ -2,6 +2,7 @@ import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Caller, CallerContext, JsonText, Reads, ValidatedBody } from '@app/platform';
 import { OBJECTS_INTERNAL_ROUTES, SetChangesResponse } from '@app/domain';
+import { SetChangesRequestDto } from './set-changes.request';
 import { SetChangesService } from './set-changes.service';
 
 /**
@@ -16,7 +17,7 @@ export class SetChangesController {
   @Reads()
   @Post(OBJECTS_INTERNAL_ROUTES.setChanges)
   @HttpCode(200)
-  changes(@Caller() caller: CallerContext, @ValidatedBody() body: unknown): Promise<JsonText<SetChangesResponse>> {
+  changes(@Caller() caller: CallerContext, @ValidatedBody() body: SetChangesRequestDto): Promise<JsonText<SetChangesResponse>> {
     return this.setChanges.setChanges(caller, body);
   }
 }

@@ -6,7 +6,7 @@ import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
 import { buildDiffSql } from '../search/search.repository';
 import { buildCandidateSql, CandidateRow, FilterBounds, filterBounds, linkReach, OBJECTS_AT_SQL, TYPES_AROUND_SQL } from './set-changes.sql';
-import { checkSetChangesRequest, CheckedSetChangesItem, CheckedSetChangesRequest, CheckedStep } from './set-changes.request';
+import { CheckedSetChangesItem, CheckedSetChangesRequest, CheckedStep } from './set-changes.request';
 
 type Ids = Record<string, string[]>;
 interface StepResult {
@@ -49,8 +49,8 @@ export class SetChangesService {
   ) {}
 
   /** The answer as JSON text (its objects are stored JSON, passed on without parsing). */
-  async setChanges(caller: CallerContext, body: unknown): Promise<JsonText<SetChangesResponse>> {
-    const request = checkSetChangesRequest(body, this.config.objectSetMemberLimit);
+  async setChanges(caller: CallerContext, body: CheckedSetChangesRequest): Promise<JsonText<SetChangesResponse>> {
+    const request = { ...body, limit: Math.min(body.limit, this.config.objectSetMemberLimit) };
     const ontology = await this.ontology.getActiveIndex();
     const visible = visibleEnvironmentsParam(caller);
     const types = await this.typesAround(request);

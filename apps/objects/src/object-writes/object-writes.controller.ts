@@ -4,7 +4,6 @@ import { Caller, CallerContext, Reply, ValidatedBody, ValidatedQuery, Writes } f
 import { checkObjectPathIds } from '@app/domain';
 import { IngestRequestDto, IngestResponseDto, WriteObjectDto } from './dto/write-object.dto';
 import { OntologyObjectWithVersionDto } from '../object-reads/dto/object-reads.dto';
-import { checkIngestBody, checkWriteObjectBody } from './write-body';
 import { ObjectWriteQuery } from './dto/write-object.query';
 import { ObjectWritesService } from './object-writes.service';
 
@@ -28,12 +27,10 @@ export class ObjectWritesController {
     @Param('environmentId') environmentId: string,
     @Param('id') id: string,
     @ValidatedQuery() query: ObjectWriteQuery,
-    @ValidatedBody() body: unknown,
+    @ValidatedBody() body: WriteObjectDto,
   ): Promise<Reply<OntologyObjectWithVersionDto>> {
-    // The body is checked first, as the validation pipe did before the handler ran.
-    const write = checkWriteObjectBody(body);
     checkObjectPathIds(environmentId, id);
-    const { created, result } = await this.writes.put(caller, environmentId, id, write, query.expectedVersion);
+    const { created, result } = await this.writes.put(caller, environmentId, id, body, query.expectedVersion);
     return new Reply(result, { status: created ? 201 : 200 });
   }
 
@@ -59,7 +56,7 @@ export class ObjectWritesController {
   @ApiOperation({ operationId: 'ingestOntologyObjects', summary: 'Writes 1 to 10,000 objects, all or nothing' })
   @ApiOkResponse({ type: IngestResponseDto })
   @ApiBody({ type: IngestRequestDto })
-  async ingest(@Caller() caller: CallerContext, @ValidatedBody() body: unknown): Promise<IngestResponseDto> {
-    return this.writes.ingest(caller, checkIngestBody(body));
+  async ingest(@Caller() caller: CallerContext, @ValidatedBody() body: IngestRequestDto): Promise<IngestResponseDto> {
+    return this.writes.ingest(caller, body.objects);
   }
 }
