@@ -8,7 +8,7 @@ import { PARAM_TYPES, RouteHandler, routeHandlersOfBothApps } from './support/co
  */
 describe('request bodies', () => {
   const handlers = routeHandlersOfBothApps();
-  const bodies = handlers.flatMap((h) => h.parameters.filter((p) => p.type === PARAM_TYPES.BODY).map((p) => ({ route: h.name, pipes: p.pipes })));
+  const bodies = handlers.flatMap((h) => h.parameters.filter((p) => p.type === PARAM_TYPES.BODY).map((p) => ({ route: h.name, pipes: p.pipes, metatype: p.metatype })));
 
   it('are found on the routes of both apps', () => {
     const names = [...new Set(handlers.map((h) => h.controller.name))];
@@ -20,6 +20,11 @@ describe('request bodies', () => {
   it('each go through the validation pipe', () => {
     const unvalidated = bodies.filter((b) => !b.pipes.includes(VALIDATION_PIPE)).map((b) => b.route);
     expect(unvalidated).toEqual([]);
+  });
+
+  it('are each a DTO class (class-validator rules, or its own checkBody), never taken as unknown and checked by the handler', () => {
+    const untyped = bodies.filter((b) => typeof b.metatype !== 'function' || b.metatype === Object).map((b) => b.route);
+    expect(untyped).toEqual([]);
   });
 });
 
