@@ -1,19 +1,11 @@
-import { Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
-import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingGet, ReadingPost, Reads, sendJsonText, ValidatedBody, Writes } from '@app/platform';
-import {
-  checkSetIdParam,
-  CompiledFilterResponse,
-  InvalidArgument,
-  NO_LATER_BOUND,
-  OBJECT_SET_FILTER_ROUTE,
-  parseAsOf,
-  queryString,
-} from '@app/domain';
+import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, JsonText, ReadingGet, ReadingPost, Reads, ValidatedBody, ValidatedQuery, Writes } from '@app/platform';
+import { checkSetIdParam, CompiledFilterResponse, OBJECT_SET_FILTER_ROUTE } from '@app/domain';
 import { AggregateObjectSetRequestDto, CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetDiffDto, ObjectSetMetadataDto,
   ObjectSetMetadataReadDto, UpdateObjectSetDto } from './dto/object-set.dto';
-import { Consistency, ObjectSetsService } from './object-sets.service';
+import { CompiledFilterQuery, ObjectSetDiffQuery, ObjectSetMembersQuery, ObjectSetReadQuery } from './dto/object-set.query';
+import { ObjectSetsService } from './object-sets.service';
 import { OBJECT_SET_FILTER_MODELS, SearchObjectSetsRequestDto, SearchObjectSetsResponseDto } from '../set-search/dto/search-object-sets.dto';
 import { SetSearchService } from '../set-search/set-search.service';
 
@@ -43,9 +35,9 @@ export class ObjectSetsController {
     SearchObjectSetsRequestDto,
     SearchObjectSetsResponseDto,
   )
-  async searchObjectSets(@Caller() caller: CallerContext, @ValidatedBody() body: SearchObjectSetsRequestDto, @Res() res: Response): Promise<void> {
+  searchObjectSets(@Caller() caller: CallerContext, @ValidatedBody() body: SearchObjectSetsRequestDto): Promise<JsonText<SearchObjectSetsResponseDto>> {
     // The page is rendered as JSON by PostgreSQL; sent as it is.
-    sendJsonText(res, await this.setSearch.search(caller, body));
+    return this.setSearch.search(caller, body);
   }
 
   @Writes()
@@ -53,8 +45,8 @@ export class ObjectSetsController {
   @ApiOperation({ operationId: 'createObjectSet', summary: 'Creates a set; its definition is checked when written' })
   @ApiBody({ type: CreateObjectSetDto })
   @ApiCreatedResponse({ type: ObjectSetMetadataDto })
-  async create(@Caller() caller: CallerContext, @ValidatedBody() body: CreateObjectSetDto, @Res() res: Response): Promise<void> {
-    sendJsonText(res, await this.sets.create(caller, body), 201);
+  create(@Caller() caller: CallerContext, @ValidatedBody() body: CreateObjectSetDto): Promise<JsonText<ObjectSetMetadataDto>> {
+    return this.sets.create(caller, body);
   }
 
   @Writes()
@@ -62,9 +54,9 @@ export class ObjectSetsController {
   @ApiOperation({ operationId: 'updateObjectSet', summary: 'Changes a set (creator only; immutable sets: 409)' })
   @ApiBody({ type: UpdateObjectSetDto })
   @ApiOkResponse({ type: ObjectSetMetadataDto })
-  async update(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedBody() body: UpdateObjectSetDto, @Res() res: Response): Promise<void> {
+  update(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedBody() body: UpdateObjectSetDto): Promise<JsonText<ObjectSetMetadataDto>> {
     checkSetIdParam(id);
-    sendJsonText(res, await this.sets.update(caller, id, body));
+    return this.sets.update(caller, id, body);
   }
 
   @Writes()
@@ -79,9 +71,9 @@ export class ObjectSetsController {
 
   @Reads()
   @ReadingGet(':id/metadata', { operationId: 'getObjectSetMetadata', summary: 'The definition and bookkeeping of a set, not its members' }, ObjectSetMetadataReadDto, ApiQuery(AS_OF_QUERY))
-  async metadata(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown, @Res() res: Response): Promise<void> {
+  metadata(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedQuery() query: ObjectSetReadQuery): Promise<JsonText<ObjectSetMetadataReadDto>> {
     checkSetIdParam(id);
-    sendJsonText(res, await this.sets.metadata(caller, id, parseAsOf(queryString('asOf', asOf))));
+    return this.sets.metadata(caller, id, query.asOf);
   }
 
   @Reads()
@@ -92,14 +84,9 @@ export class ObjectSetsController {
     ApiQuery({ name: 'consistency', required: false, enum: ['STRONG', 'EVENTUALLY'], description: 'Default STRONG' }),
     ApiQuery(AS_OF_QUERY),
   )
-  async members(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  members(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedQuery() query: ObjectSetMembersQuery): Promise<JsonText<GetObjectSetMembersResultDto>> {
     checkSetIdParam(id);
-    const consistency = query.consistency;
-    if (consistency !== undefined && consistency !== 'STRONG' && consistency !== 'EVENTUALLY') {
-      throw new InvalidArgument('consistency', 'must be STRONG or EVENTUALLY');
-    }
-    const asOf = parseAsOf(queryString('asOf', query.asOf));
-    sendJsonText(res, await this.sets.members(caller, id, (consistency as Consistency | undefined) ?? 'STRONG', asOf));
+    return this.sets.members(caller, id, query.consistency, query.asOf);
   }
 
   @Reads()
@@ -113,14 +100,9 @@ export class ObjectSetsController {
     ApiQuery({ name: 'from', required: true, type: String, description: 'RFC 3339 datetime with an offset; before `to`; not in the future' }),
     ApiQuery({ name: 'to', required: false, type: String, description: 'RFC 3339 datetime with an offset; default now; not in the future' }),
   )
-  async diff(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  diff(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedQuery() query: ObjectSetDiffQuery): Promise<JsonText<ObjectSetDiffDto>> {
     checkSetIdParam(id);
-    const now = new Date();
-    const from = parseAsOf(queryString('from', query.from), 'from', now);
-    if (!from) throw new InvalidArgument('from', 'from is required');
-    const to = parseAsOf(queryString('to', query.to), 'to', now);
-    if (from.getTime() >= (to ?? now).getTime()) throw new InvalidArgument('from', 'from must be before to');
-    sendJsonText(res, await this.sets.diff(caller, id, from, to));
+    return this.sets.diff(caller, id, query.from, query.to);
   }
 
   @Reads()
@@ -133,17 +115,17 @@ export class ObjectSetsController {
     AggregateObjectSetRequestDto,
     AggregateResponseDto,
   )
-  async aggregate(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedBody() body: AggregateObjectSetRequestDto, @Res() res: Response): Promise<void> {
+  aggregate(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedBody() body: AggregateObjectSetRequestDto): Promise<JsonText<AggregateResponseDto>> {
     checkSetIdParam(id);
-    sendJsonText(res, await this.sets.aggregate(caller, id, body));
+    return this.sets.aggregate(caller, id, body);
   }
 
   /** Internal (the objects app, for searchObjects' startingSet): the set's membership as one ObjectSearchFilter. Not part of the public API. */
   @Reads()
   @Get(OBJECT_SET_FILTER_ROUTE)
   @ApiExcludeEndpoint()
-  async compiledFilter(@Caller() caller: CallerContext, @Param('id') id: string, @Query('asOf') asOf: unknown): Promise<CompiledFilterResponse> {
+  async compiledFilter(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedQuery() query: CompiledFilterQuery): Promise<CompiledFilterResponse> {
     checkSetIdParam(id);
-    return { filter: await this.sets.compiledFilter(caller, id, undefined, parseAsOf(queryString('asOf', asOf), 'asOf', NO_LATER_BOUND)) };
+    return { filter: await this.sets.compiledFilter(caller, id, undefined, query.asOf) };
   }
 }

@@ -1,12 +1,14 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
+  AggregateResponseDto,
   AppMetrics,
   AppConfig,
   CallerContext,
   carriesConsistencyToken,
   Clock,
   ExpensiveReads,
+  JsonText,
   requireReplayedUpTo,
   requireStrongReads,
   visibleEnvironmentsParam,
@@ -28,16 +30,17 @@ import {
   PermissionDenied,
 } from '@app/domain';
 import { bindParameterBound, compileObjectSet, referencedSetIds, StoredSet } from '../definitions/evaluator';
-import { validateDefinition } from '../definitions/definition.validator';
 import { ObjectsClient } from '../clients/objects.client';
 import { ObjectSetsRepository, SetRow } from './object-sets.repository';
+import type { GetObjectSetMembersResultDto, ObjectSetDiffDto, ObjectSetMetadataDto, ObjectSetMetadataReadDto } from './dto/object-set.dto';
 
 export type Consistency = 'STRONG' | 'EVENTUALLY';
 
+/** A set's body, checked: its definition by validateDefinition (CreateObjectSetDto). */
 export interface CreateSetInput {
   title: string;
   description?: string;
-  definition: unknown;
+  definition: ObjectSetDefinition;
   scope?: { environmentIds: string[] };
   immutable?: boolean;
   ephemeral?: boolean;
@@ -46,7 +49,7 @@ export interface CreateSetInput {
 export interface UpdateSetInput {
   title?: string;
   description?: string | null;
-  definition?: unknown;
+  definition?: ObjectSetDefinition;
   scope?: { environmentIds: string[] };
 }
 
@@ -90,15 +93,15 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** getObjectSetMetadata; as of `asOf` the metadata as it was then, with `asOf` added (docs/api.md §10). */
-  async metadata(caller: CallerContext, id: string, asOf?: Date): Promise<string> {
+  async metadata(caller: CallerContext, id: string, asOf?: Date): Promise<JsonText<ObjectSetMetadataReadDto>> {
     const visible = visibleEnvironmentsParam(caller);
     const json = asOf ? await this.repository.metadataJsonAsOf(id, visible, asOf) : await this.repository.metadataJson(id, visible, this.clock.now());
     if (!json) throw new ObjectSetNotFound(id);
-    return withAsOf(json, asOf);
+    return new JsonText(withAsOf(json, asOf));
   }
 
-  async create(caller: CallerContext, input: CreateSetInput): Promise<string> {
-    const definition = validateDefinition(input.definition);
+  async create(caller: CallerContext, input: CreateSetInput): Promise<JsonText<ObjectSetMetadataDto>> {
+    const definition = input.definition;
     const id = `${OBJECT_SET_RID_PREFIX}${randomUUID()}`;
     const scope = [...new Set(input.scope?.environmentIds ?? [])].sort();
     const references = referencedSetIds(definition);
@@ -126,12 +129,12 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
         references,
         now,
       );
-      return (await this.repository.metadataJson(id, visibleEnvironmentsParam(caller), now, m))!;
+      return new JsonText<ObjectSetMetadataDto>((await this.repository.metadataJson(id, visibleEnvironmentsParam(caller), now, m))!);
     });
   }
 
-  async update(caller: CallerContext, id: string, input: UpdateSetInput): Promise<string> {
-    const definition = input.definition === undefined ? undefined : validateDefinition(input.definition);
+  async update(caller: CallerContext, id: string, input: UpdateSetInput): Promise<JsonText<ObjectSetMetadataDto>> {
+    const definition = input.definition;
     const scope = input.scope ? [...new Set(input.scope.environmentIds)].sort() : undefined;
     const checkedAt = this.clock.now();
     const current = await this.mustBeChangeable(caller, id, await this.repository.closure([id], checkedAt).then((c) => c.get(id)));
@@ -152,7 +155,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
         await this.repository.replaceReferences(m, id, references);
       }
       await this.repository.update(m, id, { title: input.title, description: input.description, definition, scopeEnvironmentIds: scope }, now);
-      return (await this.repository.metadataJson(id, visibleEnvironmentsParam(caller), now, m))!;
+      return new JsonText<ObjectSetMetadataDto>((await this.repository.metadataJson(id, visibleEnvironmentsParam(caller), now, m))!);
     });
   }
 
@@ -207,13 +210,13 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
    * a write that lands during the read leaves it older, never newer, than what it reflects.
    * Computing members is an expensive read (ExpensiveReads); answering from the cache is not.
    */
-  async members(caller: CallerContext, id: string, consistency: Consistency, asOf?: Date): Promise<string> {
+  async members(caller: CallerContext, id: string, consistency: Consistency, asOf?: Date): Promise<JsonText<GetObjectSetMembersResultDto>> {
     const limit = this.config.objectSetMemberLimit;
     if (asOf) {
       // As of an instant: the definitions then, the objects then; never cached (it cannot change).
       const result = await this.expensiveReads.run(caller, async () => this.objects.members(caller, await this.compiledFilter(caller, id, undefined, asOf), limit, asOf));
       if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
-      return withAsOf(result.json, asOf);
+      return new JsonText(withAsOf(result.json, asOf));
     }
     const key = visibilityKey(caller);
     const ttl = this.config.membersCacheTtlSeconds;
@@ -226,26 +229,26 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       const { live, result } = await this.repository.cachedMembers(id, key, ttl, startedAt);
       if (!live) throw new ObjectSetNotFound(id);
       this.metrics.membersCacheRead(!!result);
-      if (result) return result;
+      if (result) return new JsonText(result);
     }
     const result = await this.expensiveReads.run(caller, async () => this.objects.members(caller, await this.compiledFilter(caller, id, startedAt), limit));
     if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
     await this.repository.storeMembers(id, key, result.json, startedAt).catch((e) => this.logger.warn(`members cache not stored: ${(e as Error).message}`));
-    return result.json;
+    return new JsonText(result.json);
   }
 
   /**
    * aggregateObjectSet: the set compiled from the current definitions (STRONG), aggregated by
    * the objects app in one statement; the member limit does not apply.
    */
-  async aggregate(caller: CallerContext, id: string, body: { groupBy?: unknown; metrics?: unknown; asOf?: string }): Promise<string> {
+  async aggregate(caller: CallerContext, id: string, body: { groupBy?: unknown; metrics?: unknown; asOf?: string }): Promise<JsonText<AggregateResponseDto>> {
     const asOf = parseAsOf(body.asOf);
     // STRONG, or as of an instant: every commit up to it (docs/api.md §11).
     requireStrongReads(caller);
     if (asOf) requireReplayedUpTo(caller, asOf);
     return this.expensiveReads.run(caller, async () => {
       const filter = await this.compiledFilter(caller, id, undefined, asOf);
-      return this.objects.aggregate(caller, { filter, groupBy: body.groupBy, metrics: body.metrics, ...(asOf ? { asOf: asOf.toISOString() } : {}) });
+      return new JsonText(await this.objects.aggregate(caller, { filter, groupBy: body.groupBy, metrics: body.metrics, ...(asOf ? { asOf: asOf.toISOString() } : {}) }));
     });
   }
 
@@ -256,7 +259,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
    * it was created it has no members, so a `from` before its creation lists every member as
    * added. The member limit applies to each side (413).
    */
-  async diff(caller: CallerContext, id: string, from: Date, to?: Date): Promise<string> {
+  async diff(caller: CallerContext, id: string, from: Date, to?: Date): Promise<JsonText<ObjectSetDiffDto>> {
     // A diff sees every write acknowledged before it arrived (docs/api.md §11).
     requireStrongReads(caller);
     if (to) requireReplayedUpTo(caller, to);
@@ -273,7 +276,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       return this.objects.diff(caller, { filter: fromFilter, asOf: from }, { filter: toFilter, asOf: to }, limit);
     });
     if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
-    return result.json;
+    return new JsonText(result.json);
   }
 
   private async mustBeChangeable(caller: CallerContext, id: string, row: SetRow | undefined): Promise<SetRow> {

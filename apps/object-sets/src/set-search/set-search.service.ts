@@ -1,16 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, CallerContext, visibleEnvironmentsParam } from '@app/platform';
-import { isInstantText, isRecord, isText, PAGE_LIMITS, PagingTokenCodec, resolvePageSize } from '@app/domain';
-import { FUZZY_SCORE, isRanked, ObjectSetFilter, validateObjectSetFilter } from './object-set-filter';
+import { AppConfig, CallerContext, JsonText, visibleEnvironmentsParam } from '@app/platform';
+import { isInstantText, isRecord, isText, PAGE_LIMITS, PagingTokenCodec } from '@app/domain';
+import { FUZZY_SCORE, isRanked, ObjectSetFilter } from './object-set-filter';
 import { SetSearchPosition, SetSearchRepository } from './set-search.repository';
+import type { SearchObjectSetsResponseDto } from './dto/search-object-sets.dto';
 
+/** The body, checked (SearchObjectSetsRequestDto): the filter normalized, maxPageSize at least 1 and clamped. */
 export interface SearchObjectSetsInput {
-  filter: unknown;
-  maxPageSize?: number;
+  filter: ObjectSetFilter;
+  maxPageSize?: number | null;
   pagingToken?: string;
 }
 
-/** searchObjectSets: validates the filter, pages by keyset and renders the page as JSON text. */
+/** searchObjectSets: pages by keyset and renders the page as JSON text. */
 @Injectable()
 export class SetSearchService {
   private readonly tokens: PagingTokenCodec;
@@ -23,9 +25,10 @@ export class SetSearchService {
   }
 
   /** The SearchObjectSetsResponse JSON: `{"objectSets": [...], "pagingToken"?}`. */
-  async search(caller: CallerContext, input: SearchObjectSetsInput): Promise<string> {
-    const filter = validateObjectSetFilter(input.filter, 'filter');
-    const pageSize = resolvePageSize(input.maxPageSize, PAGE_LIMITS.objectSets, 'maxPageSize');
+  async search(caller: CallerContext, input: SearchObjectSetsInput): Promise<JsonText<SearchObjectSetsResponseDto>> {
+    const filter = input.filter;
+    // Absent (or null): the default.
+    const pageSize = input.maxPageSize ?? PAGE_LIMITS.objectSets.default;
     // Bound to the normalized filter only: maxPageSize may change between pages (docs/api.md §3).
     const binding = { op: 'searchObjectSets', filter };
     const after = input.pagingToken === undefined ? undefined : this.position(input.pagingToken, binding, filter);
@@ -33,7 +36,7 @@ export class SetSearchService {
     const rows = await this.repository.page(filter, visibleEnvironmentsParam(caller), pageSize + 1, after);
     const page = rows.slice(0, pageSize);
     const token = rows.length > pageSize ? this.tokens.encode(binding, page[page.length - 1].position) : undefined;
-    return `{"objectSets":[${page.map((r) => r.json).join(',')}]${token === undefined ? '' : `,"pagingToken":${JSON.stringify(token)}`}}`;
+    return new JsonText(`{"objectSets":[${page.map((r) => r.json).join(',')}]${token === undefined ? '' : `,"pagingToken":${JSON.stringify(token)}`}}`);
   }
 
   private position(token: string, binding: unknown, filter: ObjectSetFilter): SetSearchPosition {

@@ -1,9 +1,7 @@
-import { Res } from '@nestjs/common';
 import { ApiExcludeEndpoint } from '@nestjs/swagger';
-import type { Response } from 'express';
-import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, ReadingPost, Reads, sendJsonText, ValidatedBody } from '@app/platform';
+import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, JsonText, ReadingPost, Reads, ValidatedBody } from '@app/platform';
 import { INTERNAL_AGGREGATE_ROUTE } from '@app/domain';
-import { AggregateObjectsRequestDto, checkInternalAggregateRequest, InternalAggregateRequestDto } from './dto/aggregate.dto';
+import { AggregateObjectsRequestDto, InternalAggregateRequestDto } from './dto/aggregate.dto';
 import { AggregateService } from './aggregate.service';
 
 @ApiController('objects', 'objects', ...ANALYTICS_MODELS)
@@ -20,8 +18,8 @@ export class AggregateController {
     AggregateObjectsRequestDto,
     AggregateResponseDto,
   )
-  async aggregateObjects(@Caller() caller: CallerContext, @ValidatedBody() body: AggregateObjectsRequestDto, @Res() res: Response): Promise<void> {
-    sendJsonText(res, await this.aggregates.aggregate(caller, body));
+  aggregateObjects(@Caller() caller: CallerContext, @ValidatedBody() body: AggregateObjectsRequestDto): Promise<JsonText<AggregateResponseDto>> {
+    return this.aggregates.aggregate(caller, body);
   }
 
   /** Internal endpoint for the object set service; the caller's credentials apply like everywhere. Not in the public API docs. */
@@ -36,7 +34,7 @@ export class AggregateController {
     AggregateResponseDto,
   )
   @ApiExcludeEndpoint()
-  async internalAggregate(@Caller() caller: CallerContext, @ValidatedBody() body: unknown, @Res() res: Response): Promise<void> {
-    sendJsonText(res, await this.aggregates.aggregateCompiled(caller, checkInternalAggregateRequest(body)));
+  internalAggregate(@Caller() caller: CallerContext, @ValidatedBody() body: InternalAggregateRequestDto): Promise<JsonText<AggregateResponseDto>> {
+    return this.aggregates.aggregateCompiled(caller, body);
   }
 }

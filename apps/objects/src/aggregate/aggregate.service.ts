@@ -3,14 +3,13 @@ import {
   ANALYTICS_LIMITS,
   asOfJson,
   COMPILED_SET_FILTER_LIMITS,
-  InternalAggregateRequest,
   InvalidArgument,
   InvalidFilter,
   ObjectSearchFilter,
   NO_LATER_BOUND,
   parseAsOf,
 } from '@app/domain';
-import { CallerContext, ExpensiveReads, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
+import { AggregateResponseDto, CallerContext, ExpensiveReads, JsonText, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
 import { validateAggregation } from '../validation/analytics.validator';
 import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
@@ -42,7 +41,7 @@ export class AggregateService {
     private readonly expensiveReads: ExpensiveReads,
   ) {}
 
-  aggregate(caller: CallerContext, body: AggregateRequest): Promise<string> {
+  aggregate(caller: CallerContext, body: AggregateRequest): Promise<JsonText<AggregateResponseDto>> {
     if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
     const asOf = parseAsOf(body.asOf);
     return this.run(caller, body, asOf, async (ontology) => {
@@ -51,7 +50,7 @@ export class AggregateService {
   }
 
   /** An object set's members, as the object set service compiled them (STRONG). */
-  aggregateCompiled(caller: CallerContext, body: InternalAggregateRequest): Promise<string> {
+  aggregateCompiled(caller: CallerContext, body: Omit<AggregateRequest, 'startingSet'>): Promise<JsonText<AggregateResponseDto>> {
     if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
     return this.run(caller, body, parseAsOf(body.asOf, 'asOf', NO_LATER_BOUND), async (ontology) => validateFilter(body.filter, ontology, 'filter', COMPILED_SET_FILTER_LIMITS));
   }
@@ -61,7 +60,7 @@ export class AggregateService {
     body: { groupBy?: unknown; metrics?: unknown },
     asOf: Date | undefined,
     filterFor: (ontology: Parameters<Parameters<OntologyService['readWithActive']>[0]>[0]) => Promise<ObjectSearchFilter>,
-  ): Promise<string> {
+  ): Promise<JsonText<AggregateResponseDto>> {
     // As of an instant: only a replica that replayed every commit up to it (docs/api.md §11).
     if (asOf) requireReplayedUpTo(caller, asOf);
     // Every aggregation is an expensive read (ExpensiveReads), its starting set resolved inside it.
@@ -86,7 +85,7 @@ export class AggregateService {
           `buckets on multi-valued properties multiply); an object may fall into at most ${ANALYTICS_LIMITS.groupsPerObject}`,
       );
     }
-    return aggregateJson(rows, ANALYTICS_LIMITS.groups, asOf);
+    return new JsonText(aggregateJson(rows, ANALYTICS_LIMITS.groups, asOf));
   }
 }
 

@@ -1,8 +1,8 @@
-import { Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Response } from 'express';
-import { Caller, CallerContext, Reads, sendJsonText, ValidatedBody } from '@app/platform';
-import { OBJECTS_INTERNAL_ROUTES } from '@app/domain';
+import { Caller, CallerContext, JsonText, Reads, ValidatedBody } from '@app/platform';
+import { OBJECTS_INTERNAL_ROUTES, SetChangesResponse } from '@app/domain';
+import { SetChangesRequestDto } from './set-changes.request';
 import { SetChangesService } from './set-changes.service';
 
 /**
@@ -17,7 +17,7 @@ export class SetChangesController {
   @Reads()
   @Post(OBJECTS_INTERNAL_ROUTES.setChanges)
   @HttpCode(200)
-  async changes(@Caller() caller: CallerContext, @ValidatedBody() body: unknown, @Res() res: Response): Promise<void> {
-    sendJsonText(res, await this.setChanges.setChanges(caller, body));
+  changes(@Caller() caller: CallerContext, @ValidatedBody() body: SetChangesRequestDto): Promise<JsonText<SetChangesResponse>> {
+    return this.setChanges.setChanges(caller, body);
   }
 }

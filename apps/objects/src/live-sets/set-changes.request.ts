@@ -24,9 +24,20 @@ const STEP_FIELDS = new Set(['at', 'before', 'after', 'changed', 'full']);
 
 /**
  * The body of `POST /objects/internal/set-changes` (SetChangesRequest), checked by hand like the
- * members body: the filters are compiled sets, validated later (per set) with the compiled-set bounds.
+ * members body (its checkBody, CheckedBodyClass): the filters are compiled sets, validated later
+ * (per set) with the compiled-set bounds. The service caps `limit` at OBJECT_SET_MEMBER_LIMIT.
  */
-export function checkSetChangesRequest(body: unknown, maxLimit: number): CheckedSetChangesRequest {
+export class SetChangesRequestDto implements CheckedSetChangesRequest {
+  sets: CheckedSetChangesItem[];
+  candidateLimit: number;
+  limit: number;
+
+  static checkBody(body: unknown): SetChangesRequestDto {
+    return checkSetChangesRequest(body);
+  }
+}
+
+function checkSetChangesRequest(body: unknown): CheckedSetChangesRequest {
   if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object, not ${kindOf(body)}`);
   for (const key of Object.keys(body)) if (!FIELDS.has(key)) throw new InvalidArgument(key, 'unknown field');
   const { sets, candidateLimit, limit } = body;
@@ -68,6 +79,6 @@ export function checkSetChangesRequest(body: unknown, maxLimit: number): Checked
   return {
     sets: items,
     candidateLimit: int('candidateLimit', candidateLimit, SET_CHANGES_LIMITS.candidateLimit),
-    limit: Math.min(int('limit', limit, MAX_MEMBERS_LIMIT), maxLimit),
+    limit: int('limit', limit, MAX_MEMBERS_LIMIT),
   };
 }

@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { AppConfig, CallerContext, SqlExecutor, visibleEnvironmentsParam } from '@app/platform';
-import { COMPILED_SET_FILTER_LIMITS, DependencyUnavailable, DomainError, filterOf, MembersTooLarge, ObjectSearchFilter, OntologyIndex } from '@app/domain';
+import { AppConfig, CallerContext, JsonText, SqlExecutor, visibleEnvironmentsParam } from '@app/platform';
+import { COMPILED_SET_FILTER_LIMITS, DependencyUnavailable, DomainError, filterOf, MembersTooLarge, ObjectSearchFilter, OntologyIndex, SetChangesResponse } from '@app/domain';
 import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
 import { buildDiffSql } from '../search/search.repository';
 import { buildCandidateSql, CandidateRow, FilterBounds, filterBounds, linkReach, OBJECTS_AT_SQL, TYPES_AROUND_SQL } from './set-changes.sql';
-import { checkSetChangesRequest, CheckedSetChangesItem, CheckedSetChangesRequest, CheckedStep } from './set-changes.request';
+import { CheckedSetChangesItem, CheckedSetChangesRequest, CheckedStep } from './set-changes.request';
 
 type Ids = Record<string, string[]>;
 interface StepResult {
@@ -54,8 +54,8 @@ export class SetChangesService {
   ) {}
 
   /** The answer as JSON text (its objects are stored JSON, passed on without parsing). */
-  async setChanges(caller: CallerContext, body: unknown): Promise<string> {
-    const request = checkSetChangesRequest(body, this.config.objectSetMemberLimit);
+  async setChanges(caller: CallerContext, body: CheckedSetChangesRequest): Promise<JsonText<SetChangesResponse>> {
+    const request = { ...body, limit: Math.min(body.limit, this.config.objectSetMemberLimit) };
     const ontology = await this.ontology.getActiveIndex();
     const visible = visibleEnvironmentsParam(caller);
     const types = await this.typesAround(request);
@@ -75,7 +75,7 @@ export class SetChangesService {
         return JSON.stringify({ error: { errorCode: error.errorCode, errorName: error.errorName, parameters: error.parameters } });
       }
     });
-    return `{"sets":[${answers.join(',')}]}`;
+    return new JsonText(`{"sets":[${answers.join(',')}]}`);
   }
 
   /** The results of one set's steps, in order. */

@@ -1,19 +1,7 @@
-import { Param, Query, Res } from '@nestjs/common';
+import { Param } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
-import type { Response } from 'express';
-import { ApiController, ApiPagingQuery, Caller, CallerContext, PagedReadingPost, ReadingGet, Reads, sendJsonText, ValidatedBody } from '@app/platform';
-import {
-  checkEnvironmentIdParam,
-  checkIdentifierParam,
-  checkObjectPathIds,
-  InvalidArgument,
-  PAGE_LIMITS,
-  parseAsOf,
-  pagingTokenParam,
-  queryString,
-  requiredDatetime,
-  resolvePageSize,
-} from '@app/domain';
+import { ApiController, ApiPagingQuery, Caller, CallerContext, JsonText, PagedReadingPost, ReadingGet, Reads, ValidatedBody, ValidatedQuery } from '@app/platform';
+import { checkIdentifierParam, checkObjectPathIds } from '@app/domain';
 import {
   BulkLoadObjectRequestDto,
   LoadedOntologyObjectDto,
@@ -21,17 +9,14 @@ import {
   ObjectPageDto,
   OntologyObjectWithVersionDto,
 } from './dto/object-reads.dto';
+import { BulkLoadQuery, LoadObjectQuery, ObjectAtVersionQuery, ObjectHistoryQuery } from './dto/object-reads.query';
 import { ObjectsService } from './objects.service';
 
 const DATETIME = 'RFC 3339 datetime with an offset';
 const AS_OF_QUERY_DESCRIPTION =
   'Read the object as of this instant (RFC 3339 with an offset): its version valid then; absent: now; deleted or not yet written then: 404; in the future: 400. The answer carries asOf.';
 
-/**
- * The object reads. Query values are taken as one `@Query()` object and checked here: Nest runs
- * every handler parameter through the global pipe, so one parameter per value cost the hot
- * reads several microseconds each (bench: history, 4 values → 1, about 10 µs less CPU per request).
- */
+/** The object reads; each query is its operation's query DTO (dto/object-reads.query.ts). */
 @ApiController('objects', 'objects')
 export class ObjectsController {
   constructor(private readonly objects: ObjectsService) {}
@@ -47,10 +32,8 @@ export class ObjectsController {
     ObjectPageDto,
     'Default 100, maximum 1000 (clamped)',
   )
-  async bulk(@Caller() caller: CallerContext, @ValidatedBody() body: BulkLoadObjectRequestDto, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
-    const size = resolvePageSize(query.pageSize, PAGE_LIMITS.bulk);
-    const at = { asOf: parseAsOf(body.asOf), snapshot: body.snapshot === true };
-    sendJsonText(res, await this.objects.bulk(caller, body.objectIds, size, pagingTokenParam(query.pagingToken), at));
+  bulk(@Caller() caller: CallerContext, @ValidatedBody() body: BulkLoadObjectRequestDto, @ValidatedQuery() query: BulkLoadQuery): Promise<JsonText<ObjectPageDto>> {
+    return this.objects.bulk(caller, body.objectIds, query.pageSize, query.pagingToken, body);
   }
 
   @Reads()
@@ -61,23 +44,9 @@ export class ObjectsController {
     ApiQuery({ name: 'version', required: false, type: Number, description: 'Logical version, from 1' }),
     ApiQuery({ name: 'timestamp', required: false, type: String, description: DATETIME }),
   )
-  async atVersion(@Caller() caller: CallerContext, @Param('environmentId') environmentId: string, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  atVersion(@Caller() caller: CallerContext, @Param('environmentId') environmentId: string, @Param('id') id: string, @ValidatedQuery() query: ObjectAtVersionQuery): Promise<JsonText<OntologyObjectWithVersionDto>> {
     checkObjectPathIds(environmentId, id);
-    const version = queryString('version', query.version);
-    const timestamp = queryString('timestamp', query.timestamp);
-    if ((version === undefined) === (timestamp === undefined)) {
-      throw new InvalidArgument('version', 'give exactly one of version or timestamp');
-    }
-    let at: { version: number } | { timestamp: Date };
-    if (version !== undefined) {
-      const n = /^-?\d{1,16}$/.test(version) ? Number(version) : NaN;
-      if (!Number.isSafeInteger(n)) throw new InvalidArgument('version', 'version must be an integer');
-      if (n < 1) throw new InvalidArgument('version', 'version must be at least 1');
-      at = { version: n };
-    } else {
-      at = { timestamp: requiredDatetime('timestamp', timestamp) };
-    }
-    sendJsonText(res, await this.objects.atVersion(caller, environmentId, id, at));
+    return this.objects.atVersion(caller, environmentId, id, query.at());
   }
 
   @Reads()
@@ -89,14 +58,9 @@ export class ObjectsController {
     ApiQuery({ name: 'endTime', required: true, type: String, description: DATETIME }),
     ApiPagingQuery('Default 100, maximum 1000 (clamped)'),
   )
-  async history(@Caller() caller: CallerContext, @Param('environmentId') environmentId: string, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  history(@Caller() caller: CallerContext, @Param('environmentId') environmentId: string, @Param('id') id: string, @ValidatedQuery() query: ObjectHistoryQuery): Promise<JsonText<ObjectHistoryPageDto>> {
     checkObjectPathIds(environmentId, id);
-    const startTime = requiredDatetime('startTime', query.startTime);
-    const endTime = requiredDatetime('endTime', query.endTime);
-    if (startTime.getTime() > endTime.getTime()) throw new InvalidArgument('startTime', 'startTime must not be after endTime');
-    const size = resolvePageSize(query.pageSize, PAGE_LIMITS.history);
-    const token = pagingTokenParam(query.pagingToken);
-    sendJsonText(res, await this.objects.history(caller, environmentId, id, { startTime, endTime }, size, token));
+    return this.objects.history(caller, environmentId, id, query, query.pageSize, query.pagingToken);
   }
 
   @Reads()
@@ -107,11 +71,8 @@ export class ObjectsController {
     ApiQuery({ name: 'environmentId', required: false, type: String }),
     ApiQuery({ name: 'asOf', required: false, type: String, description: AS_OF_QUERY_DESCRIPTION }),
   )
-  async load(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  load(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedQuery() query: LoadObjectQuery): Promise<JsonText<LoadedOntologyObjectDto>> {
     checkIdentifierParam('id', id);
-    const environmentId = queryString('environmentId', query.environmentId);
-    if (environmentId !== undefined) checkEnvironmentIdParam(environmentId);
-    const asOf = parseAsOf(queryString('asOf', query.asOf));
-    sendJsonText(res, await this.objects.load(caller, id, environmentId, asOf));
+    return this.objects.load(caller, id, query.environmentId, query.asOf);
   }
 }

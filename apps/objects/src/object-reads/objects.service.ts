@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CallerContext, canSeeEnvironment, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
+import { CallerContext, canSeeEnvironment, JsonText, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
 import {
   ObjectIdAmbiguous,
   ObjectNotFound,
@@ -13,9 +13,11 @@ import {
   PagingTokenCodec,
   asOfJson,
   InvalidPagingToken,
+  parseAsOf,
   parseDatetime,
 } from '@app/domain';
 import { BulkPosition, ObjectsRepository } from './objects.repository';
+import type { LoadedOntologyObjectDto, ObjectHistoryPageDto, ObjectPageDto, OntologyObjectWithVersionDto } from './dto/object-reads.dto';
 
 /** A page whose items are JSON texts rendered by PostgreSQL; `asOf` when the page was read as of an instant (docs/api.md §10). */
 export function pageJson(items: string[], pagingToken?: string, asOf?: Date): string {
@@ -69,17 +71,19 @@ export class ObjectsService {
   ) {}
 
   /** loadOntologyObject; as of `asOf` the object's version valid then, with `asOf` added to the object (docs/api.md §10). */
-  async load(caller: CallerContext, id: string, environmentId?: string, asOf?: Date): Promise<string> {
+  async load(caller: CallerContext, id: string, environmentId?: string, asOf?: Date): Promise<JsonText<LoadedOntologyObjectDto>> {
     // As of an instant: only a replica that replayed every commit up to it may answer (docs/api.md §11).
     if (asOf) requireReplayedUpTo(caller, asOf);
     if (environmentId !== undefined && !canSeeEnvironment(caller, environmentId)) throw new ObjectNotFound(id, environmentId);
     const rows = await this.repository.findById(id, environmentId, visibleEnvironmentsParam(caller), asOf);
     if (rows.length === 0) throw new ObjectNotFound(id, environmentId);
     if (rows.length > 1) throw new ObjectIdAmbiguous(id, rows.map((r) => r.env));
-    return asOf ? `${rows[0].json.slice(0, -1)}${asOfJson(asOf)}}` : rows[0].json;
+    return new JsonText(asOf ? `${rows[0].json.slice(0, -1)}${asOfJson(asOf)}}` : rows[0].json);
   }
 
-  async bulk(caller: CallerContext, objectIds: string[], pageSize: number, pagingToken?: string, at: ReadInstant = {}): Promise<string> {
+  /** bulkLoadOntologyObjects; `read.asOf` is the body's, checked here against the clock (parseAsOf). */
+  async bulk(caller: CallerContext, objectIds: string[], pageSize: number, pagingToken?: string, read: { asOf?: string; snapshot?: boolean } = {}): Promise<JsonText<ObjectPageDto>> {
+    const at: ReadInstant = { asOf: parseAsOf(read.asOf), snapshot: read.snapshot === true };
     const ids = [...new Set(objectIds)];
     const binding = { op: 'bulk', ids, ...instantBinding(at) };
     const after =
@@ -92,7 +96,7 @@ export class ObjectsService {
     const page = rows.slice(0, pageSize);
     const last = page[page.length - 1];
     const next = rows.length > pageSize ? this.tokens.encode(binding, { ord: last.ord, env: last.env, ...instant.carry }) : undefined;
-    return pageJson(page.map((r) => r.json), next, instant.asOf);
+    return new JsonText(pageJson(page.map((r) => r.json), next, instant.asOf));
   }
 
   async history(
@@ -102,7 +106,7 @@ export class ObjectsService {
     window: { startTime: Date; endTime: Date },
     pageSize: number,
     pagingToken?: string,
-  ): Promise<string> {
+  ): Promise<JsonText<ObjectHistoryPageDto>> {
     if (!canSeeEnvironment(caller, environmentId)) throw new ObjectNotFound(id, environmentId);
     const start = window.startTime.toISOString();
     const end = window.endTime.toISOString();
@@ -114,16 +118,16 @@ export class ObjectsService {
     }
     const page = rows.slice(0, pageSize);
     const next = rows.length > pageSize ? this.tokens.encode(binding, page[page.length - 1].version) : undefined;
-    return pageJson(page.map((r) => r.json), next);
+    return new JsonText(pageJson(page.map((r) => r.json), next));
   }
 
-  async atVersion(caller: CallerContext, environmentId: string, id: string, at: { version: number } | { timestamp: Date }): Promise<string> {
+  async atVersion(caller: CallerContext, environmentId: string, id: string, at: { version: number } | { timestamp: Date }): Promise<JsonText<OntologyObjectWithVersionDto>> {
     if (!canSeeEnvironment(caller, environmentId)) throw new ObjectNotFound(id, environmentId);
     const query = 'version' in at ? at : { timestamp: at.timestamp.toISOString() };
     // The state at an instant: only a replica that replayed every commit up to it may answer (docs/api.md §11).
     if ('timestamp' in at) requireReplayedUpTo(caller, at.timestamp);
     const { json, known } = await this.repository.atVersion(environmentId, id, query);
-    if (json) return json;
+    if (json) return new JsonText(json);
     if (!known) throw new ObjectNotFound(id, environmentId);
     throw new ObjectVersionNotFound({ objectId: id, environmentId, ...query });
   }

@@ -1,11 +1,10 @@
-import { Controller, Delete, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
-import { Caller, CallerContext, ValidatedBody, Writes } from '@app/platform';
-import { checkObjectPathIds, expectedVersionParam } from '@app/domain';
+import { Caller, CallerContext, Reply, ValidatedBody, ValidatedQuery, Writes } from '@app/platform';
+import { checkObjectPathIds } from '@app/domain';
 import { IngestRequestDto, IngestResponseDto, WriteObjectDto } from './dto/write-object.dto';
 import { OntologyObjectWithVersionDto } from '../object-reads/dto/object-reads.dto';
-import { checkIngestBody, checkWriteObjectBody } from './write-body';
+import { ObjectWriteQuery } from './dto/write-object.query';
 import { ObjectWritesService } from './object-writes.service';
 
 @ApiTags('objects')
@@ -27,16 +26,12 @@ export class ObjectWritesController {
     @Caller() caller: CallerContext,
     @Param('environmentId') environmentId: string,
     @Param('id') id: string,
-    @Query('expectedVersion') expectedVersion: unknown,
-    @ValidatedBody() body: unknown,
-    @Res({ passthrough: true }) res: Response,
-  ) {
-    // The body is checked first, as the validation pipe did before the handler ran.
-    const write = checkWriteObjectBody(body);
+    @ValidatedQuery() query: ObjectWriteQuery,
+    @ValidatedBody() body: WriteObjectDto,
+  ): Promise<Reply<OntologyObjectWithVersionDto>> {
     checkObjectPathIds(environmentId, id);
-    const { created, result } = await this.writes.put(caller, environmentId, id, write, expectedVersionParam(expectedVersion));
-    res.status(created ? 201 : 200);
-    return result;
+    const { created, result } = await this.writes.put(caller, environmentId, id, body, query.expectedVersion);
+    return new Reply(result, { status: created ? 201 : 200 });
   }
 
   @Writes()
@@ -49,10 +44,10 @@ export class ObjectWritesController {
     @Caller() caller: CallerContext,
     @Param('environmentId') environmentId: string,
     @Param('id') id: string,
-    @Query('expectedVersion') expectedVersion: unknown,
+    @ValidatedQuery() query: ObjectWriteQuery,
   ): Promise<void> {
     checkObjectPathIds(environmentId, id);
-    await this.writes.delete(caller, environmentId, id, expectedVersionParam(expectedVersion));
+    await this.writes.delete(caller, environmentId, id, query.expectedVersion);
   }
 
   @Writes()
@@ -61,7 +56,7 @@ export class ObjectWritesController {
   @ApiOperation({ operationId: 'ingestOntologyObjects', summary: 'Writes 1 to 10,000 objects, all or nothing' })
   @ApiOkResponse({ type: IngestResponseDto })
   @ApiBody({ type: IngestRequestDto })
-  async ingest(@Caller() caller: CallerContext, @ValidatedBody() body: unknown): Promise<IngestResponseDto> {
-    return this.writes.ingest(caller, checkIngestBody(body));
+  async ingest(@Caller() caller: CallerContext, @ValidatedBody() body: IngestRequestDto): Promise<IngestResponseDto> {
+    return this.writes.ingest(caller, body.objects);
   }
 }

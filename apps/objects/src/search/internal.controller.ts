@@ -1,9 +1,8 @@
-import { Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiExcludeController, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import type { Response } from 'express';
-import { AppConfig, Caller, CallerContext, Reads, sendJsonText, ValidatedBody } from '@app/platform';
-import { OBJECTS_INTERNAL_ROUTES, ValidateFilterResponse } from '@app/domain';
-import { checkDiffRequest, checkMembersRequest, checkSetFilterRequest, MembersRequestDto, ValidateFilterRequestDto } from './dto/internal.dto';
+import { AppConfig, Caller, CallerContext, JsonText, Reads, ValidatedBody } from '@app/platform';
+import { DiffResponse, MembersResponse, OBJECTS_INTERNAL_ROUTES, ValidateFilterResponse } from '@app/domain';
+import { DiffRequestDto, MembersRequestDto, ValidateFilterRequestDto, ValidateSetFilterRequestDto } from './dto/internal.dto';
 import { SearchService } from './search.service';
 
 /**
@@ -41,8 +40,8 @@ export class InternalController {
       "Internal (object set service): checks a set definition's compiled filter as its members statement would run it (compiled-filter bounds, bind parameters); 400 InvalidFilter",
   })
   @ApiOkResponse({ description: '{"valid": true}' })
-  async validateSetFilter(@ValidatedBody() body: unknown): Promise<ValidateFilterResponse> {
-    await this.search.validateSetFilter(checkSetFilterRequest(body));
+  async validateSetFilter(@ValidatedBody() body: ValidateSetFilterRequestDto): Promise<ValidateFilterResponse> {
+    await this.search.validateSetFilter(body.filter);
     return { valid: true };
   }
 
@@ -56,9 +55,8 @@ export class InternalController {
   })
   @ApiBody({ type: MembersRequestDto })
   @ApiOkResponse({ description: '{"members": {env: [ids]}, "links": [...]} (MembersResponse); 413 MembersTooLarge past the limit' })
-  async members(@Caller() caller: CallerContext, @ValidatedBody() body: unknown, @Res() res: Response): Promise<void> {
-    const { filter, limit, asOf } = checkMembersRequest(body, this.config.objectSetMemberLimit);
-    sendJsonText(res, await this.search.members(caller, filter, limit, asOf));
+  members(@Caller() caller: CallerContext, @ValidatedBody() body: MembersRequestDto): Promise<JsonText<MembersResponse>> {
+    return this.search.members(caller, body.filter, Math.min(body.limit, this.config.objectSetMemberLimit), body.asOf);
   }
 
   @Reads()
@@ -69,7 +67,7 @@ export class InternalController {
     summary: 'Internal (object set service): the members added and removed between two instants, each side a compiled set filter as of its instant, in one statement',
   })
   @ApiOkResponse({ description: '{"added": {env: [ids]}, "removed": {env: [ids]}} (DiffResponse); 413 MembersTooLarge past the limit' })
-  async diff(@Caller() caller: CallerContext, @ValidatedBody() body: unknown, @Res() res: Response): Promise<void> {
-    sendJsonText(res, await this.search.diff(caller, checkDiffRequest(body, this.config.objectSetMemberLimit)));
+  diff(@Caller() caller: CallerContext, @ValidatedBody() body: DiffRequestDto): Promise<JsonText<DiffResponse>> {
+    return this.search.diff(caller, { ...body, limit: Math.min(body.limit, this.config.objectSetMemberLimit) });
   }
 }

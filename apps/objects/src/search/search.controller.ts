@@ -1,8 +1,6 @@
-import { Query, Res } from '@nestjs/common';
-import type { Response } from 'express';
-import { ANALYTICS_MODELS, ApiController, Caller, CallerContext, PagedReadingPost, Reads, sendJsonText, ValidatedBody } from '@app/platform';
-import { PAGE_LIMITS, pagingTokenParam, resolvePageSize } from '@app/domain';
+import { ANALYTICS_MODELS, ApiController, Caller, CallerContext, JsonText, PagedReadingPost, Reads, ValidatedBody, ValidatedQuery } from '@app/platform';
 import { ObjectIdsAndLinksPageDto, ObjectSearchRequestDto } from './dto/search.dto';
+import { SearchObjectsQuery } from './dto/search.query';
 import { SearchService } from './search.service';
 
 @ApiController('objects', 'objects', ...ANALYTICS_MODELS)
@@ -17,8 +15,7 @@ export class SearchController {
     ObjectIdsAndLinksPageDto,
     'Default 1000, maximum 10000 (clamped)',
   )
-  async searchObjects(@Caller() caller: CallerContext, @ValidatedBody() body: ObjectSearchRequestDto, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
-    const size = resolvePageSize(query.pageSize, PAGE_LIMITS.search);
-    sendJsonText(res, await this.search.search(caller, body, size, pagingTokenParam(query.pagingToken)));
+  searchObjects(@Caller() caller: CallerContext, @ValidatedBody() body: ObjectSearchRequestDto, @ValidatedQuery() query: SearchObjectsQuery): Promise<JsonText<ObjectIdsAndLinksPageDto>> {
+    return this.search.search(caller, body, query.pageSize, query.pagingToken);
   }
 }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { CallerContext, ExpensiveReads, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
+import { CallerContext, ExpensiveReads, JsonText, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
 import {
   COMPILED_SET_FILTER_LIMITS,
+  DiffResponse,
+  MembersResponse,
   followsLinks,
   InvalidFilter,
   InvalidPagingToken,
@@ -21,6 +23,7 @@ import { withStartingSet } from './starting-set';
 import { OrderedPosition } from './ordered-search';
 import { SearchPosition, searchRowJson } from './search-row';
 import { buildMembersSql, SearchRepository } from './search.repository';
+import type { ObjectIdsAndLinksPageDto } from './dto/search.dto';
 
 export interface SearchRequest {
   filter: unknown;
@@ -46,7 +49,7 @@ export class SearchService {
     private readonly expensiveReads: ExpensiveReads,
   ) {}
 
-  async search(caller: CallerContext, body: SearchRequest, pageSize: number, pagingToken?: string): Promise<string> {
+  async search(caller: CallerContext, body: SearchRequest, pageSize: number, pagingToken?: string): Promise<JsonText<ObjectIdsAndLinksPageDto>> {
     if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
     const loadLinks = body.loadLinks === true;
     const ordered = body.orderBy !== undefined && body.orderBy !== null;
@@ -108,7 +111,7 @@ export class SearchService {
         : { env: last.env, id: last.id };
       next = this.tokens.encode(binding, { ...position, ...instant?.carry });
     }
-    return pageJson(page.map(searchRowJson), next, instant?.asOf);
+    return new JsonText(pageJson(page.map(searchRowJson), next, instant?.asOf));
   }
 
   /** Checks a filter against the active ontology (InvalidFilter with `path`). */
@@ -130,7 +133,7 @@ export class SearchService {
   }
 
   /** Members of a compiled set filter, visible to the caller, in one statement (see buildMembersSql). */
-  async members(caller: CallerContext, input: unknown, limit: number, asOf?: Date): Promise<string> {
+  async members(caller: CallerContext, input: unknown, limit: number, asOf?: Date): Promise<JsonText<MembersResponse>> {
     if (asOf) requireReplayedUpTo(caller, asOf);
     if (input === undefined || input === null) throw new InvalidFilter('filter', 'filter is required');
     const { count, json } = await this.ontology.readWithActive(async (ontology) => {
@@ -139,7 +142,7 @@ export class SearchService {
       return { value, activeVersion: value.activeOntologyVersion };
     });
     if (count > limit || json === null) throw new MembersTooLarge(limit);
-    return json;
+    return new JsonText(json);
   }
 
   /**
@@ -148,7 +151,7 @@ export class SearchService {
    * instant; one statement (see buildDiffSql). 413 MembersTooLarge when a side has more than
    * `limit` members.
    */
-  async diff(caller: CallerContext, input: { from: { filter: unknown; asOf: Date }; to: { filter: unknown; asOf?: Date }; limit: number }): Promise<string> {
+  async diff(caller: CallerContext, input: { from: { filter: unknown; asOf: Date }; to: { filter: unknown; asOf?: Date }; limit: number }): Promise<JsonText<DiffResponse>> {
     // Every commit up to `to` (absent: now, which the object-sets app asks as STRONG).
     if (input.to.asOf) requireReplayedUpTo(caller, input.to.asOf);
     const result = await this.ontology.readWithActive(async (ontology) => {
@@ -159,6 +162,6 @@ export class SearchService {
       return { value, activeVersion: value.activeOntologyVersion };
     });
     if (result.fromCount > input.limit || result.toCount > input.limit || result.json === null) throw new MembersTooLarge(input.limit);
-    return result.json;
+    return new JsonText(result.json);
   }
 }

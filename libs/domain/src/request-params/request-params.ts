@@ -1,6 +1,8 @@
 import { InvalidArgument } from '../errors/domain-error';
 import { environmentIdFault, identifierFault } from '../ids/identifier';
 import { isObjectSetId } from '../object-sets/object-set-id';
+import { PageSizeLimits, resolvePageSize } from '../paging/paging-token';
+import { parseAsOf } from '../time/as-of';
 import { parseDatetime } from '../time/datetime';
 
 /**
@@ -38,6 +40,23 @@ export function queryString(field: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw new InvalidArgument(field, `${field} must be given once, as a string`);
   return value;
+}
+
+/** `environmentId` of a query: absent, or an environment id (checkEnvironmentIdParam). */
+export function environmentIdQueryParam(value: unknown): string | undefined {
+  const raw = queryString('environmentId', value);
+  if (raw !== undefined) checkEnvironmentIdParam(raw);
+  return raw;
+}
+
+/** A query value read as of (parseAsOf): absent, or an instant not later than `now` (default: the clock). */
+export function asOfQueryParam(field = 'asOf', now?: Date): (value: unknown) => Date | undefined {
+  return (value) => parseAsOf(queryString(field, value), field, now);
+}
+
+/** `pageSize` of a paged read: its default when absent; else at least 1, clamped to its maximum (resolvePageSize). */
+export function pageSizeParam(limits: PageSizeLimits): (value: unknown) => number {
+  return (value) => resolvePageSize(value, limits);
 }
 
 /** A required datetime (RFC 3339 with an offset) from a query value. */

@@ -90,8 +90,8 @@ function bodyParsers(config: AppConfig, routes: LargeBodyRoute[], deeper: Readon
 
 /**
  * The production HTTP pipeline, shared by main.ts and the e2e tests: body limits and the body
- * guard, the Conjure error filter, Swagger and shutdown hooks (bodies are validated by
- * ValidatedBody).
+ * guard, the Conjure error filter, Swagger and shutdown hooks (bodies and queries are validated
+ * by ValidatedBody and ValidatedQuery).
  */
 export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, http: HttpOptions = {}): INestApplication {
   const config = app.get(AppConfig);
@@ -144,7 +144,7 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
       guardThenScope(req, res, next);
     });
   });
-  // No global pipe: request bodies are validated where they are declared (ValidatedBody).
+  // No global pipe: request bodies and queries are validated where they are declared (ValidatedBody, ValidatedQuery).
   app.useGlobalFilters(new ConjureExceptionFilter());
   app.set('etag', false);
   app.set('x-powered-by', false);

@@ -7,6 +7,7 @@ import { createServer, IncomingMessage, maxHeaderSize, Server, ServerResponse, S
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { awaitsCommitPosition, CONSISTENCY_HOOKED, consistencyEnd, consistencyWriteHead } from '../replicas/consistency.middleware';
+import { writeResponse, WRITTEN } from './response-writer';
 
 /**
  * Nest's Express adapter with one change: the HTTP server creates every request and response
@@ -22,8 +23,21 @@ import { awaitsCommitPosition, CONSISTENCY_HOOKED, consistencyEnd, consistencyWr
  * request/response API are Express's own, unchanged.
  *
  * HTTPS and `forceCloseConnections` (neither is used here) keep Nest's own server set-up.
+ *
+ * It also writes what every handler returns (reply): through the response writer
+ * (response-writer.ts), which sends JsonText as it is and any other value as JSON.
  */
 export class PrebuiltPrototypesExpressAdapter extends ExpressAdapter {
+  /**
+   * Nest calls this with what a route's handler (and its interceptors) returned. `statusCode` is
+   * undefined for a route's result (Nest set the route's status before the handler ran).
+   */
+  override reply(response: ServerResponse, body: unknown, statusCode?: number): unknown {
+    if (statusCode !== undefined && statusCode !== null) response.statusCode = statusCode;
+    const rest = writeResponse(response, body);
+    return rest === WRITTEN ? undefined : super.reply(response, rest);
+  }
+
   override initHttpServer(options: NestApplicationOptions): void {
     if (options?.httpsOptions || options?.forceCloseConnections) {
       super.initHttpServer(options);

@@ -17,7 +17,7 @@ function ruleDecorator(name: string, fault: (v: unknown) => string | undefined, 
     });
 }
 
-/** The Swagger schema of an identifier (docs/api.md §1), for a body checked by hand rather than by the validation pipe. */
+/** The Swagger schema of an identifier (docs/api.md §1), for a body checked by its own checkBody (CheckedBodyClass) rather than by class-validator rules. */
 export const ApiIdentifier = (api: ApiPropertyOptions = {}) => ApiProperty({ minLength: 1, maxLength: MAX_IDENTIFIER_LENGTH, ...api } as ApiPropertyOptions);
 
 /** The Swagger schema of an environment id. */

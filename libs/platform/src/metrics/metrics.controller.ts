@@ -1,9 +1,9 @@
-import { Controller, Get, NotFoundException, Res } from '@nestjs/common';
+import { Controller, Get, NotFoundException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { Public } from '../caller';
 import { Reads } from '../replicas/route-access.decorator';
 import { AppMetrics } from './app-metrics';
+import { RenderedBody } from '../http/response-body';
 
 /**
  * GET /metrics in the Prometheus text format, for a scraper that reaches the app directly: the
@@ -18,10 +18,8 @@ export class MetricsController {
 
   @Reads()
   @Get()
-  async scrape(@Res() res: Response): Promise<void> {
+  async scrape(): Promise<RenderedBody> {
     if (!this.metrics.enabled) throw new NotFoundException();
-    const text = await this.metrics.registry.metrics();
-    res.status(200).setHeader('Content-Type', this.metrics.registry.contentType);
-    res.end(text);
+    return new RenderedBody(await this.metrics.registry.metrics(), this.metrics.registry.contentType);
   }
 }

@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsString, ValidateNested } from 'class-validator';
-import { InvalidArgument } from '@app/domain';
-import { createValidationPipe } from './validation.pipe';
+import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { InvalidArgument, InvalidFilter } from '@app/domain';
+import { CheckedBy, createValidationPipe } from './validation.pipe';
 
 class Item {
   @IsString()
@@ -19,6 +19,30 @@ class Scope {
   @ArrayMaxSize(1000)
   @IsString({ each: true })
   environmentIds: string[];
+}
+
+class Search {
+  @CheckedBy((v) => {
+    if (typeof v !== 'string') throw new InvalidFilter('filter', 'must be a string');
+    return v.toUpperCase();
+  })
+  filter: unknown;
+
+  @IsOptional()
+  @IsInt()
+  @CheckedBy((v) => {
+    if ((v as number) < 1) throw new InvalidArgument('size', 'must be at least 1');
+    return Math.min(v as number, 10);
+  }, { optional: true })
+  size?: number;
+}
+
+class Checked {
+  static checkBody(body: unknown): Checked {
+    if (!Array.isArray(body)) throw new InvalidArgument('body', 'must be a list');
+    return Object.assign(new Checked(), { n: body.length });
+  }
+  n: number;
 }
 
 describe('the validation pipe', () => {
@@ -46,5 +70,22 @@ describe('the validation pipe', () => {
   it('passes valid bodies through as class instances', async () => {
     const out = await pipe.transform({ items: [{ id: 'a' }] }, meta);
     expect(out).toBeInstanceOf(Body);
+  });
+
+  it('checks a CheckedBy property with its function, whose value replaces it', async () => {
+    await expect(pipe.transform({ filter: 'a', size: 50 }, { type: 'body', metatype: Search })).resolves.toMatchObject({ filter: 'A', size: 10 });
+  });
+
+  it("answers a CheckedBy function's own error, after every class-validator fault", async () => {
+    const meta = { type: 'body' as const, metatype: Search };
+    await expect(pipe.transform({ filter: 1 }, meta)).rejects.toEqual(new InvalidFilter('filter', 'must be a string'));
+    await expect(pipe.transform({ filter: 1, size: 'x' }, meta)).rejects.toMatchObject({ errorName: 'InvalidArgument', parameters: { path: 'size', reason: 'size must be an integer number' } });
+    await expect(pipe.transform({ filter: 1, extra: 1 }, meta)).rejects.toMatchObject({ parameters: { path: 'extra' } });
+    await expect(pipe.transform({ filter: 'a', size: 0 }, meta)).rejects.toEqual(new InvalidArgument('size', 'must be at least 1'));
+  });
+
+  it('checks a CheckedBodyClass by its checkBody alone', async () => {
+    await expect(pipe.transform([1, 2], { type: 'body', metatype: Checked })).resolves.toEqual(Object.assign(new Checked(), { n: 2 }));
+    await expect(pipe.transform({}, { type: 'body', metatype: Checked })).rejects.toEqual(new InvalidArgument('body', 'must be a list'));
   });
 });

@@ -1,9 +1,10 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
-import { ApiAsOfBodyField, ApiGroupByField, ApiMetricsField, apiSchemaRef, IsEnvironmentId } from '@app/platform';
-import { AS_OF_RESPONSE_SCHEMA } from '@app/domain';
+import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { ApiAsOfBodyField, ApiGroupByField, ApiMetricsField, apiSchemaRef, CheckedBy, IsEnvironmentId } from '@app/platform';
+import { AS_OF_RESPONSE_SCHEMA, ObjectSetDefinition } from '@app/domain';
+import { validateDefinition } from '../../definitions/definition.validator';
 
 const DEFINITION_EXAMPLE = {
   type: 'filter',
@@ -38,8 +39,8 @@ export class CreateObjectSetDto {
   description?: string;
 
   @ApiProperty({ description: DEFINITION_DOC, ...apiSchemaRef('ObjectSetDefinition'), example: DEFINITION_EXAMPLE })
-  @Allow()
-  definition: unknown;
+  @CheckedBy((value) => validateDefinition(value))
+  definition: ObjectSetDefinition;
 
   @ScopeField()
   scope?: ScopeDto;
@@ -70,8 +71,8 @@ export class UpdateObjectSetDto {
   description?: string | null;
 
   @ApiPropertyOptional({ description: DEFINITION_DOC, ...apiSchemaRef('ObjectSetDefinition') })
-  @Allow()
-  definition?: unknown;
+  @CheckedBy((value) => validateDefinition(value), { optional: true })
+  definition?: ObjectSetDefinition;
 
   @ScopeField()
   scope?: ScopeDto;

@@ -1,12 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { apiSchemaRef, unionMemberDto } from '@app/platform';
-import { Allow, IsInt, IsOptional, IsString } from 'class-validator';
+import { apiSchemaRef, CheckedBy, unionMemberDto } from '@app/platform';
+import { IsInt, IsOptional, IsString } from 'class-validator';
+import { PAGE_LIMITS, resolvePageSize } from '@app/domain';
 import { ObjectSetMetadataDto } from '../../object-sets/dto/object-set.dto';
+import { ObjectSetFilter, validateObjectSetFilter } from '../object-set-filter';
 
 /*
  * Swagger documentation of the ObjectSetFilter union (Conjure encoding). These classes only
- * document: the filter itself is validated at runtime by validateObjectSetFilter, which reports
- * the exact path of a fault.
+ * document: the filter itself is checked by validateObjectSetFilter (CheckedBy, in the
+ * validation pipe), which reports the exact path of a fault.
  */
 const NESTED_FILTER = apiSchemaRef('ObjectSetFilter');
 
@@ -62,12 +64,13 @@ export class SearchObjectSetsRequestDto {
     ...apiSchemaRef('ObjectSetFilter'),
     example: FILTER_EXAMPLE,
   })
-  @Allow()
-  filter: unknown;
+  @CheckedBy((value) => validateObjectSetFilter(value, 'filter'))
+  filter: ObjectSetFilter;
 
   @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 500, description: 'Below 1: 400; above 500: clamped to 500' })
   @IsOptional()
   @IsInt()
+  @CheckedBy((value) => resolvePageSize(value, PAGE_LIMITS.objectSets, 'maxPageSize'))
   maxPageSize?: number;
 
   @ApiPropertyOptional({ description: 'From the previous page; valid only with the same filter' })

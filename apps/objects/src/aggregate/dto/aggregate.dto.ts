@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { ApiAsOfBodyField, ApiGroupByField, ApiMetricsField, apiSchemaRef } from '@app/platform';
-import { hasOwn, InternalAggregateRequest, InvalidArgument, isPlainObject, kindOf } from '@app/domain';
+import { hasOwn, InvalidArgument, isPlainObject, kindOf } from '@app/domain';
+import { CheckedAgainstOntology } from '../../validation/checked-against-ontology';
 
 /**
  * AggregateObjectsRequest (docs/api.md §9). `filter` is checked by the filter validator (400
@@ -13,7 +14,7 @@ export class AggregateObjectsRequestDto {
     ...apiSchemaRef('ObjectSearchFilter'),
     example: { type: 'objectType', objectType: { types: ['device'] } },
   })
-  @Allow()
+  @CheckedAgainstOntology()
   filter: unknown;
 
   @ApiPropertyOptional({ description: 'Only members of this object set (ObjectSetId)', example: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6' })
@@ -30,18 +31,18 @@ export class AggregateObjectsRequestDto {
 const INTERNAL_AGGREGATE_FIELDS = ['filter', 'groupBy', 'metrics', 'asOf'];
 
 /**
- * The body of the internal aggregate endpoint, checked by hand (InternalAggregateRequestDto is
- * only its Swagger schema): a compiled filter may nest far deeper than a client's, and the
- * validation pipe would copy it recursively before the filter validator bounds it.
+ * The body of the internal aggregate endpoint, checked by hand (InternalAggregateRequestDto's
+ * checkBody, CheckedBodyClass): a compiled filter may nest far deeper than a client's, and
+ * class-transformer would copy it recursively before the filter validator bounds it.
  */
-export function checkInternalAggregateRequest(body: unknown): InternalAggregateRequest {
+function checkInternalAggregateRequest(body: unknown): InternalAggregateRequestDto {
   if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object {"filter", "groupBy"?, "metrics"}, not ${kindOf(body)}`);
   for (const key of Object.keys(body)) {
     if (!INTERNAL_AGGREGATE_FIELDS.includes(key)) throw new InvalidArgument(key, 'unknown field; the body is {"filter", "groupBy"?, "metrics"}');
   }
   const field = (key: string) => (hasOwn(body, key) ? body[key] : undefined);
   return {
-    filter: field('filter') as InternalAggregateRequest['filter'],
+    filter: field('filter'),
     groupBy: field('groupBy'),
     metrics: field('metrics'),
     ...(field('asOf') !== undefined ? { asOf: field('asOf') as string } : {}),
@@ -51,9 +52,15 @@ export function checkInternalAggregateRequest(body: unknown): InternalAggregateR
 /** Internal (object set service): the set's compiled filter and the caller's groupBy and metrics. */
 export class InternalAggregateRequestDto {
   @ApiProperty({ description: 'A compiled object set filter (larger bounds than client filters)', type: 'object', additionalProperties: true })
-  @Allow()
   filter: unknown;
 
   @ApiGroupByField() groupBy?: unknown;
   @ApiMetricsField() metrics: unknown;
+
+  asOf?: string;
+
+  /** The validation pipe's check of the body (CheckedBodyClass). */
+  static checkBody(body: unknown): InternalAggregateRequestDto {
+    return checkInternalAggregateRequest(body);
+  }
 }

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
 import { apiSchemaRef, ORDER_BY_SCHEMA } from '@app/platform';
 import { AS_OF_RESPONSE_SCHEMA } from '@app/domain';
 import { PagedReadInstantDto } from '../../object-reads/dto/object-reads.dto';
+import { CheckedAgainstOntology } from '../../validation/checked-against-ontology';
 
 /** ObjectSearchRequest (docs/api.md §4). `filter` is checked by the filter validator (400 InvalidFilter). */
 export class ObjectSearchRequestDto extends PagedReadInstantDto {
@@ -11,7 +12,7 @@ export class ObjectSearchRequestDto extends PagedReadInstantDto {
     ...apiSchemaRef('ObjectSearchFilter'),
     example: { type: 'and', and: { filters: [{ type: 'objectType', objectType: { types: ['person'] } }, { type: 'tag', tag: { tags: ['vip'] } }] } },
   })
-  @Allow()
+  @CheckedAgainstOntology()
   filter: unknown;
 
   @ApiPropertyOptional({ description: "Return each match's outgoing links grouped by link id", default: false })
@@ -27,7 +28,7 @@ export class ObjectSearchRequestDto extends PagedReadInstantDto {
 
   /** Checked against the ontology by validateOrderBy (400 InvalidArgument with `path`). */
   @ApiPropertyOptional(ORDER_BY_SCHEMA)
-  @Allow()
+  @CheckedAgainstOntology()
   orderBy?: unknown;
 }
 
