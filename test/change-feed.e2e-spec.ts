@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { Change } from '@app/domain';
 import { buildObjectsApp, checkedRequest, startObjectsApp, TestObjectsApp, withEnv } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 import { SIGHTED, sleep } from './support/instants';
@@ -11,15 +12,6 @@ import { bearer, JWT_ENV, token } from './support/tokens';
  * concurrently (a transaction that commits late never slips in behind a cursor already handed
  * out), across restarts, narrowed by environment and type, with long polls woken by commits.
  */
-
-interface Change {
-  environmentId: string;
-  id: string;
-  type: string;
-  version: number;
-  kind: 'WRITTEN' | 'DELETED';
-  at: string;
-}
 
 const person = (name: string, extra: Record<string, unknown> = {}) => ({ type: 'person', properties: [{ id: 'name', value: name, origin: 'crm' }], metadata: SIGHTED, ...extra });
 const key = (c: Change) => `${c.environmentId}/${c.id}@${c.version}${c.kind === 'DELETED' ? '-' : ''}`;

@@ -2,7 +2,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { buildObjectSetsApp, freePort, startBothApps, TestBothApps, withEnv } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 import { SIGHTED } from './support/instants';
-import { ReadEvent, SseClient } from './support/sse';
+import { fold, Ids, ReadEvent, SseClient } from './support/sse';
 import { bearer, JWT_ENV, token } from './support/tokens';
 
 /**
@@ -12,7 +12,6 @@ import { bearer, JWT_ENV, token } from './support/tokens';
  * `after` with nothing lost or repeated; `deleted`; errors before the stream opens as JSON.
  */
 
-type Ids = Record<string, string[]>;
 const person = (name: string, tags: string[] = [], links: Record<string, string[]> = {}) => ({
   type: 'person',
   properties: [{ id: 'name', value: name, origin: 'crm' }],
@@ -26,19 +25,6 @@ const f = {
   tag: (...tags: string[]) => ({ type: 'tag', tag: { tags } }),
   and: (...filters: unknown[]) => ({ type: 'and', and: { filters } }),
 };
-
-/** Members folded with an event (added in, removed out). */
-function fold(members: Ids, e: ReadEvent): Ids {
-  const out: Record<string, Set<string>> = Object.fromEntries(Object.entries(members).map(([k, v]) => [k, new Set(v)]));
-  for (const [env, ids] of Object.entries(e.data.added as Ids)) for (const id of ids) (out[env] ??= new Set()).add(id);
-  for (const [env, ids] of Object.entries(e.data.removed as Ids)) for (const id of ids) out[env]?.delete(id);
-  return Object.fromEntries(
-    Object.entries(out)
-      .filter(([, s]) => s.size)
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([k, s]) => [k, [...s].sort()]),
-  );
-}
 
 describe('live object sets: GET /object-sets/{id}/events', () => {
   let t: TestBothApps;

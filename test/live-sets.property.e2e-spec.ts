@@ -3,7 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { buildObjectSetsApp, freePort, startBothApps, TestBothApps, withEnv } from './support/apps';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 import { SIGHTED } from './support/instants';
-import { ReadEvent, SseClient } from './support/sse';
+import { fold, Ids, ReadEvent, SseClient } from './support/sse';
 
 /**
  * The rule of live sets (docs/api.md §12), checked on random histories: random writes (puts,
@@ -15,7 +15,6 @@ import { ReadEvent, SseClient } from './support/sse';
  * same events as one that evaluates them incrementally.
  */
 
-type Ids = Record<string, string[]>;
 const ENVS = ['prod', 'dev'];
 const IDS = ['o-0', 'o-1', 'o-2', 'o-3', 'o-4'];
 const TAGS = ['a', 'b'];
@@ -91,18 +90,6 @@ const body = (o: ObjectSpec) => ({
   tags: o.tags,
   metadata: SIGHTED,
 });
-
-function fold(members: Ids, e: ReadEvent): Ids {
-  const out: Record<string, Set<string>> = Object.fromEntries(Object.entries(members).map(([k, v]) => [k, new Set(v)]));
-  for (const [env, ids] of Object.entries(e.data.added as Ids)) for (const id of ids) (out[env] ??= new Set()).add(id);
-  for (const [env, ids] of Object.entries(e.data.removed as Ids)) for (const id of ids) out[env]?.delete(id);
-  return Object.fromEntries(
-    Object.entries(out)
-      .filter(([, s]) => s.size)
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([k, s]) => [k, [...s].sort()]),
-  );
-}
 
 describe('live object sets: the fold of the events is members?asOf, on random histories', () => {
   let t: TestBothApps;

@@ -109,3 +109,19 @@ export class SseClient {
     for (const f of w) f();
   }
 }
+
+/** Object ids by environment, as set events and members answer them. */
+export type Ids = Record<string, string[]>;
+
+/** Members folded with an event (added in, removed out). */
+export function fold(members: Ids, e: ReadEvent): Ids {
+  const out: Record<string, Set<string>> = Object.fromEntries(Object.entries(members).map(([k, v]) => [k, new Set(v)]));
+  for (const [env, ids] of Object.entries(e.data.added as Ids)) for (const id of ids) (out[env] ??= new Set()).add(id);
+  for (const [env, ids] of Object.entries(e.data.removed as Ids)) for (const id of ids) out[env]?.delete(id);
+  return Object.fromEntries(
+    Object.entries(out)
+      .filter(([, s]) => s.size)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, s]) => [k, [...s].sort()]),
+  );
+}
