@@ -1,12 +1,12 @@
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo, createServer as createTcpServer, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { acceptGatewayConnections } from '@app/platform';
 import { freePort } from './support/apps';
+import { nginxDirectory, writeNginxConfig } from './support/gateway';
 import { exchange, parseResponses, rawRequest } from './support/raw-http';
 
 /**
@@ -102,8 +102,7 @@ const hasNginx = spawnSync('nginx', ['-v']).status === 0;
 
   beforeAll(async () => {
     echo = await echoServer();
-    dir = mkdtempSync(join(tmpdir(), 'nginx-headers-'));
-    for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, d));
+    dir = nginxDirectory('nginx-headers');
     const listen = await freePort();
     const upstream = new URL(echo.url).host;
     // The template with both upstreams on the stub, as the nginx image renders it (envsubst of the body limits).
@@ -116,17 +115,7 @@ const hasNginx = spawnSync('nginx', ['-v']).status === 0;
       .replace('server object-sets:3002;', `server ${upstream};`)
       .replace('listen 8080;', `listen 127.0.0.1:${listen};`)
       .replace('/var/log/nginx/access.log', join(dir, 'access.log'));
-    writeFileSync(join(dir, 'default.conf'), site);
-    writeFileSync(
-      join(dir, 'nginx.conf'),
-      `daemon off; master_process off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
-events { worker_connections 64; }
-http {
-  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  include ${dir}/default.conf;
-}
-`,
-    );
+    writeNginxConfig(dir, site);
     nginx = spawn('nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'inherit' });
     base = `http://127.0.0.1:${listen}`;
     for (let i = 0; i < 100 && !(await fetch(`${base}/objects/x`).catch(() => undefined))?.ok; i++) await new Promise((r) => setTimeout(r, 100));

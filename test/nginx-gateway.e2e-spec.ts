@@ -1,8 +1,8 @@
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, startBothApps, TestBothApps } from './support/apps';
+import { nginxDirectory, writeNginxConfig } from './support/gateway';
 import { WRITE_ONTOLOGY } from './support/ontologies';
 import { checkedGatewayFetch } from './support/openapi-responses';
 import { SseClient } from './support/sse';
@@ -72,21 +72,10 @@ interface RunningNginx {
 
 /** nginx with the template, in front of the apps on the given ports, in a directory of its own. */
 async function startNginx(limits: { BODY_LIMIT: string; LARGE_BODY_LIMIT: string }, ports: { objects: number; objectSets: number }): Promise<RunningNginx> {
-  const dir = mkdtempSync(join(tmpdir(), 'nginx-gateway-'));
-  for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, d));
+  const dir = nginxDirectory('nginx-gateway');
   const listen = await freePort();
   const site = render(limits, { ...ports, listen }, dir);
-  writeFileSync(join(dir, 'default.conf'), site);
-  writeFileSync(
-    join(dir, 'nginx.conf'),
-    `daemon off; master_process off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
-events { worker_connections 64; }
-http {
-  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  include ${dir}/default.conf;
-}
-`,
-  );
+  writeNginxConfig(dir, site);
   const check = spawnSync('nginx', ['-t', '-c', join(dir, 'nginx.conf'), '-p', dir], { encoding: 'utf8' });
   expect(check.stderr).toContain('syntax is ok');
   const nginx: ChildProcess = spawn('nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'inherit' });

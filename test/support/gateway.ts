@@ -1,4 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -26,4 +28,29 @@ export async function startGateway(objectsUrl: string, objectSetsUrl: string, op
   });
   child.channel?.unref();
   return { url: `http://127.0.0.1:${port}`, child };
+}
+
+/** A directory of its own for an nginx run by a test (its prefix), with the temp directories nginx writes into. */
+export function nginxDirectory(name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `${name}-`));
+  for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, d));
+  return dir;
+}
+
+/**
+ * `site` (the rendered docker/nginx/default.conf.template) as `dir`/default.conf, included by a
+ * `dir`/nginx.conf that runs nginx in the foreground as one process, its files all in `dir`.
+ */
+export function writeNginxConfig(dir: string, site: string): void {
+  writeFileSync(join(dir, 'default.conf'), site);
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `daemon off; master_process off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
+events { worker_connections 64; }
+http {
+  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  include ${dir}/default.conf;
+}
+`,
+  );
 }
