@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { AppConfig, CallerContext, JsonText, SqlExecutor, visibleEnvironmentsParam } from '@app/platform';
 import { COMPILED_SET_FILTER_LIMITS, DependencyUnavailable, DomainError, filterOf, MembersTooLarge, ObjectSearchFilter, OntologyIndex, SetChangesResponse } from '@app/domain';
 import { validateFilter } from '../validation/filter.validator';
@@ -161,9 +160,7 @@ export class SetChangesService {
     const { sql, params } = buildCandidateSql(ontology, { before, after }, changed, { visible, candidateLimit, expand: !changedOnly });
     // A set's statement is the same text every round (its values are parameters): prepared, it is
     // planned once per connection instead of at every round (planning took as long as running it).
-    const rows = this.sql.prepares(sql)
-      ? await this.sql.primaryPreparedRows<CandidateRow>(`liveSets.${createHash('sha1').update(sql).digest('base64url').slice(0, 22)}`, sql, params, 'liveSets.candidates')
-      : await this.sql.primaryRows<CandidateRow>(sql, params, 'liveSets.candidates');
+    const rows = await this.sql.shapedRows<CandidateRow>('liveSets', sql, params, 'liveSets.candidates', true);
     if (Number(rows[0].candidates) > candidateLimit) return undefined;
     const stepAt = new Map(steps.map((s, k) => [s.at.getTime(), k]));
     const changedKeys = steps.map((s) => new Set(s.changed.map(([env, id]) => `${env}\u0000${id}`)));

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { ObjectSearchFilter, OntologyIndex, SNAPSHOT_INSTANT_SQL } from '@app/domain';
 import { SqlExecutor } from '@app/platform';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
@@ -73,9 +72,7 @@ export class SearchRepository {
    * metric.
    */
   run<T>(sql: string, params: unknown[], label: string): Promise<T[]> {
-    if (!this.sql.prepares(sql)) return this.sql.rows<T>(sql, params, label);
-    const name = `search.${createHash('sha1').update(sql).digest('base64url').slice(0, 22)}`;
-    return this.sql.preparedRows<T>(name, sql, params, label);
+    return this.sql.shapedRows<T>('search', sql, params, label);
   }
 
   /** The member difference between two instants, in one statement (see buildDiffSql). */

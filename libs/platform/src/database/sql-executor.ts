@@ -1,4 +1,5 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { ReadRouter, ReadRouterSettings } from '../replicas/read-router';
@@ -138,10 +139,18 @@ export class SqlExecutor implements SqlRows, OnApplicationShutdown {
     return this.run<T>({ text: sql, values: params }, false, label);
   }
 
-  /** `primaryRows` as a named prepared statement (see preparedRows): on the primary, whatever replicas there are. */
+  /**
+   * A statement built per request whose text depends only on a filter's shape (its values are
+   * parameters): prepared under `prefix` and the hash of its text when it is short enough to be
+   * prepared (see preparedRows), else run unnamed (a longer one is not hashed at all). Routed like
+   * `rows`, or on the primary with `onPrimary`. Observed under `label`.
+   */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  primaryPreparedRows<T = any>(name: string, sql: string, params: unknown[] = [], label = name): Promise<T[]> {
-    return this.run<T>({ name, text: sql, values: params }, false, label);
+  shapedRows<T = any>(prefix: string, sql: string, params: unknown[], label: string, onPrimary = false): Promise<T[]> {
+    const query: Statement = preparesOn(this.pool, sql)
+      ? { name: `${prefix}.${createHash('sha1').update(sql).digest('base64url').slice(0, 22)}`, text: sql, values: params }
+      : { text: sql, values: params };
+    return this.run<T>(query, !onPrimary, label);
   }
 
   /**
@@ -151,11 +160,6 @@ export class SqlExecutor implements SqlRows, OnApplicationShutdown {
    */
   async write(sql: string, params: unknown[] = []): Promise<void> {
     await runOnPool(this.pool, { text: sql, values: params }, undefined);
-  }
-
-  /** Whether a statement of `sql` would run prepared (else there is no point naming it). */
-  prepares(sql: string): boolean {
-    return preparesOn(this.pool, sql);
   }
 
   /**
