@@ -12,7 +12,7 @@ type ScopedRequest = Request & { [SCOPE]?: RequestScope };
  * The one per-request context a request enters (one middleware layer, one AsyncLocalStorage
  * run): its RequestScope, holding its read context (docs/api.md §11: attachReadContext, which also
  * answers 400 for an unparsable X-Consistency-Token) and what cancels its statements in
- * PostgreSQL and its calls to the other app when its client goes away (issue 20). Installed
+ * PostgreSQL and its calls to the other app when its client goes away (README Security, Limits). Installed
  * after the body parser, whose stream callbacks would run outside it. Per request it costs one
  * ReadContext, one RequestScope and one 'close' listener (a shared function, no closure).
  */
