@@ -11,8 +11,12 @@ import { ComputerDeps, SetEventComputer } from './set-event-computer';
 
 /** How long a hub or a tracker without streams is kept, for clients that reconnect (EventSource does within seconds). */
 const IDLE_GRACE_MS = 30_000;
-/** How long opening a stream waits for the hub to reach the set's creation (clocks of the apps and the database apart). */
-const OPEN_WAIT_MS = 5_000;
+/**
+ * How long opening a stream waits for the hub to reach the present and the set's creation (the
+ * clocks of the apps and the database apart, a round of many sets in progress); then 503
+ * (docs/api.md §12). As long as a read statement may run.
+ */
+const OPEN_WAIT_MS = 15_000;
 /** A cursor this far in the future was never handed out. */
 const FUTURE_TOLERANCE_MS = 60_000;
 
