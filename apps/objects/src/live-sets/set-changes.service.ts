@@ -4,7 +4,8 @@ import { COMPILED_SET_FILTER_LIMITS, DependencyUnavailable, DomainError, filterO
 import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
 import { buildDiffSql } from '../search/search.repository';
-import { buildCandidateSql, CandidateRow, FilterBounds, filterBounds, linkReach, OBJECTS_AT_SQL, TYPES_AROUND_SQL } from './set-changes.sql';
+import { buildCandidateSql, CandidateRow, FilterBounds, filterBounds, linkReach, OBJECT_ROWS_AT_SQL, OBJECTS_AT_SQL, TYPES_AROUND_SQL } from './set-changes.sql';
+import { compareCodePoints, evaluableInMemory, evaluate, ObjectRows } from './filter-evaluator';
 import { CheckedSetChangesItem, CheckedSetChangesRequest, CheckedStep } from './set-changes.request';
 
 type Ids = Record<string, string[]>;
@@ -24,6 +25,8 @@ const SET_CONCURRENCY = 4;
 
 /** The types of changed objects just before and at their instants (TYPES_AROUND_SQL), by `env\0id\0ms`. */
 type TypesAround = Map<string, { before: string | null; after: string | null }>;
+/** Objects' rows as of instants (OBJECT_ROWS_AT_SQL), by `env\0id\0ms`; none: no version then. */
+type RowsAt = Map<string, ObjectRows>;
 const changeKey = (env: string, id: string, at: Date) => `${env}\u0000${id}\u0000${at.getTime()}`;
 
 /**
@@ -57,11 +60,24 @@ export class SetChangesService {
     const request = { ...body, limit: Math.min(body.limit, this.config.objectSetMemberLimit) };
     const ontology = await this.ontology.getActiveIndex();
     const visible = visibleEnvironmentsParam(caller);
-    const types = await this.typesAround(request);
+    // Each set's filters, validated once; a set's fault is its own answer.
+    const checked = request.sets.map((item, s) => {
+      try {
+        return { filters: item.filters.map((f, i) => validateFilter(f, ontology, `sets[${s}].filters[${i}]`, COMPILED_SET_FILTER_LIMITS)) };
+      } catch (e) {
+        return { fault: e };
+      }
+    });
+    const inMemory = checked.map((c) => c.filters !== undefined && c.filters.every(evaluableInMemory));
+    const [types, rows] = await Promise.all([
+      this.typesAround(request.sets.filter((_, s) => !inMemory[s])),
+      this.objectRowsAt(request.sets.filter((_, s) => inMemory[s])),
+    ]);
     const answers = await mapLimit(request.sets, SET_CONCURRENCY, async (item, s) => {
       try {
-        const filters = item.filters.map((f, i) => validateFilter(f, ontology, `sets[${s}].filters[${i}]`, COMPILED_SET_FILTER_LIMITS));
-        const results = await this.evaluate(ontology, item, filters, visible, request, types);
+        const { filters, fault } = checked[s];
+        if (!filters) throw fault;
+        const results = await this.evaluate(ontology, item, filters, visible, request, types, inMemory[s] ? rows : undefined);
         if (item.loadObjects) await this.loadObjects(item.steps, results);
         return `{"steps":[${results.map(stepJson).join(',')}]}`;
       } catch (e) {
@@ -85,6 +101,7 @@ export class SetChangesService {
     visible: string[] | null,
     request: CheckedSetChangesRequest,
     types: TypesAround,
+    rows?: RowsAt,
   ): Promise<StepResult[]> {
     const results: StepResult[] = new Array(item.steps.length);
     const filterAt = (i: number) => (i < 0 ? undefined : filters[i]);
@@ -100,8 +117,15 @@ export class SetChangesService {
       }
       let j = i + 1;
       while (j < item.steps.length && !item.steps[j].full && item.steps[j].before === step.before && item.steps[j].after === step.after) j++;
-      const run = item.steps.slice(i, j).map((s) => relevant(s, before, after, types));
-      const evaluated = await this.incrementalRun(ontology, run, before, after, visible, request, types);
+      const evaluated = rows
+        ? await Promise.all(
+            item.steps
+              .slice(i, j)
+              .map((s) =>
+                distinctCount(s.changed) > request.candidateLimit ? this.fullStep(ontology, s, before, after, visible, request, types) : inMemoryStep(ontology, s, before, after, visible, rows),
+              ),
+          )
+        : await this.incrementalRun(ontology, item.steps.slice(i, j).map((s) => relevant(s, before, after, types)), before, after, visible, request, types);
       evaluated.forEach((r, k) => (results[i + k] = r));
       i = j;
     }
@@ -200,13 +224,13 @@ export class SetChangesService {
   }
 
   /**
-   * The types of every changed object of the request just before and at its instant, in one
+   * The types of every changed object of `sets` just before and at its instant, in one
    * statement; only asked for when a set's filter bounds the type (without links) at all.
    */
-  private async typesAround(request: CheckedSetChangesRequest): Promise<TypesAround> {
+  private async typesAround(sets: CheckedSetChangesItem[]): Promise<TypesAround> {
     const types: TypesAround = new Map();
     const wanted = new Map<string, [string, string, Date]>();
-    for (const item of request.sets) {
+    for (const item of sets) {
       if (!item.filters.some((f) => mayBoundTypes(f))) continue;
       for (const step of item.steps) for (const [env, id] of step.changed) wanted.set(changeKey(env, id, step.at), [env, id, step.at]);
     }
@@ -222,6 +246,56 @@ export class SetChangesService {
       types.set(changeKey(env, id, at), { before: r.before, after: r.after });
     }
     return types;
+  }
+
+  /**
+   * The rows of every object changed in the incremental steps of `sets` (those evaluated in
+   * memory), just before and at its instant, in one statement whatever the number of sets.
+   */
+  private async objectRowsAt(sets: CheckedSetChangesItem[]): Promise<RowsAt> {
+    const found: RowsAt = new Map();
+    const wanted = new Map<string, [string, string, Date]>();
+    for (const item of sets) {
+      for (const step of item.steps) {
+        if (step.full || step.before !== step.after) continue;
+        const before = new Date(step.at.getTime() - 1);
+        for (const [env, id] of step.changed) {
+          wanted.set(changeKey(env, id, before), [env, id, before]);
+          wanted.set(changeKey(env, id, step.at), [env, id, step.at]);
+        }
+      }
+    }
+    if (!wanted.size) return found;
+    const keys = [...wanted.values()];
+    type Row = { n: number; type: string; tags: string[]; first_us: string; last_us: string; vals: unknown[][] | null; links: [string, string][] | null };
+    const rows = await this.sql.primaryRows<Row>(
+      OBJECT_ROWS_AT_SQL,
+      [keys.map((_, n) => n), keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map((k) => k[2].toISOString())],
+      'liveSets.objectRows',
+    );
+    for (const r of rows) {
+      const [env, id, at] = keys[r.n];
+      found.set(changeKey(env, id, at), {
+        environmentId: env,
+        id,
+        type: r.type,
+        tags: r.tags,
+        firstSightingUs: Number(r.first_us),
+        lastSightingUs: Number(r.last_us),
+        values: (r.vals ?? []).map((v) => ({
+          propertyId: v[0] as string,
+          origin: v[1] as string,
+          string: v[2] as string | null,
+          number: v[3] as number | null,
+          boolean: v[4] as boolean | null,
+          date: v[5] as string | null,
+          timestampUs: v[6] as number | null,
+          geo: v[7] === null ? null : [v[7] as number, v[8] as number],
+        })),
+        links: (r.links ?? []).map(([linkId, targetId]) => ({ linkId, targetId })),
+      });
+    }
+    return found;
   }
 
   /** The added and updated objects of every step, as of its instant, in one statement. */
@@ -247,6 +321,37 @@ export class SetChangesService {
 }
 
 /**
+ * One incremental step decided in memory (filters that evaluableInMemory accepts): each changed
+ * object's membership just before and at the instant, from its own rows then (objectRowsAt),
+ * with the same answer the candidate statement gives: a changed object that was and is a member
+ * is `updated`, one that only was `removed`, one that only is `added`; ids in code-point order.
+ */
+function inMemoryStep(
+  ontology: OntologyIndex,
+  step: CheckedStep,
+  before: ObjectSearchFilter | undefined,
+  after: ObjectSearchFilter | undefined,
+  visible: string[] | null,
+  rows: RowsAt,
+): StepResult {
+  const result: StepResult = { added: {}, removed: {}, updated: {} };
+  const justBefore = new Date(step.at.getTime() - 1);
+  const seen = new Set<string>();
+  const changed = step.changed
+    .filter(([env, id]) => !seen.has(`${env}\u0000${id}`) && seen.add(`${env}\u0000${id}`))
+    .sort((a, b) => compareCodePoints(a[0], b[0]) || compareCodePoints(a[1], b[1]));
+  for (const [env, id] of changed) {
+    if (visible && !visible.includes(env)) continue;
+    const was = before !== undefined && evaluate(before, ontology, rows.get(changeKey(env, id, justBefore)));
+    const is = after !== undefined && evaluate(after, ontology, rows.get(changeKey(env, id, step.at)));
+    if (was && is) add(result.updated, env, id);
+    else if (was) add(result.removed, env, id);
+    else if (is) add(result.added, env, id);
+  }
+  return result;
+}
+
+/**
  * The step with only the changed objects that can have moved in or out of the set (or been
  * updated in it): those that satisfy the bounds of its filter before or after their change. A
  * filter that follows links keeps every object of the bounded environments: a linked neighbour
@@ -268,6 +373,10 @@ function relevant(step: CheckedStep, before: ObjectSearchFilter | undefined, aft
 /** Whether a filter (not yet validated) names object types anywhere: then its changed objects' types are worth asking for. */
 function mayBoundTypes(filter: unknown): boolean {
   return JSON.stringify(filter).includes('"objectType"');
+}
+
+function distinctCount(changed: [string, string][]): number {
+  return new Set(changed.map(([env, id]) => `${env}\u0000${id}`)).size;
 }
 
 function add(ids: Ids, env: string, id: string): void {

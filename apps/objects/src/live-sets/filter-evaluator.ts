@@ -1,0 +1,201 @@
+import { ObjectSearchFilter, OntologyIndex, PropertyValue } from '@app/domain';
+import { Column, columnsFitting, fits, instant, rangeColumns } from '../search/filter-compiler';
+
+/**
+ * One object's rows as of an instant, as the filter compiler reads them (rowsAt): its version
+ * (type, tags, sightings), its property value rows with their typed columns, and its outgoing
+ * links. Instants are microseconds since the epoch (timestamptz's precision).
+ */
+export interface ObjectRows {
+  environmentId: string;
+  id: string;
+  type: string;
+  tags: readonly string[];
+  firstSightingUs: number;
+  lastSightingUs: number;
+  values: readonly ValueRow[];
+  links: readonly { linkId: string; targetId: string }[];
+}
+
+/** A row of objects.property_value(_history): the property, its origin and the typed columns (one set, the others null). */
+export interface ValueRow {
+  propertyId: string;
+  origin: string;
+  string: string | null;
+  number: number | null;
+  boolean: boolean | null;
+  /** `YYYY-MM-DD` */
+  date: string | null;
+  timestampUs: number | null;
+  /** `[lon, lat]` */
+  geo: readonly [number, number] | null;
+}
+
+/**
+ * Whether `evaluate` decides `filter` exactly as its compiled SQL does, on an object's own rows:
+ * every variant that reads only the object itself, by comparisons JavaScript makes the way
+ * PostgreSQL does (code-point order for strings, float8 for numbers, instants in microseconds).
+ * Not: link traversals (they read other objects), full text (PostgreSQL's tokenizer) and
+ * case-insensitive prefixes (lower() under the database's collation), nor any variant this
+ * module does not know.
+ */
+export function evaluableInMemory(filter: ObjectSearchFilter): boolean {
+  switch (filter.type) {
+    case 'and':
+      return filter.and.filters.every(evaluableInMemory);
+    case 'or':
+      return filter.or.filters.every(evaluableInMemory);
+    case 'not':
+      return evaluableInMemory(filter.not.filter);
+    case 'propertyPrefix':
+      return filter.propertyPrefix.caseInsensitive !== true;
+    case 'all':
+    case 'objectType':
+    case 'environment':
+    case 'objectId':
+    case 'tag':
+    case 'propertyExists':
+    case 'propertyEquals':
+    case 'propertyIn':
+    case 'propertyRange':
+    case 'propertyOrigin':
+    case 'hasLink':
+    case 'firstSighting':
+    case 'lastSighting':
+    case 'sightedDuring':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Compares strings by Unicode code point, as PostgreSQL's C collation does (JavaScript's `<` compares UTF-16 units). */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // A surrogate (U+D800–DFFF) stands for a code point above U+FFFF: above every other unit.
+    const high = (c: number) => c >= 0xd800 && c <= 0xdfff;
+    if (high(x) !== high(y)) return high(x) ? 1 : -1;
+    return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+const usOf = (datetime: string) => Date.parse(instant(datetime)) * 1000;
+
+/**
+ * A filter that `evaluableInMemory` accepts, decided on one object's rows (undefined: no version
+ * at that instant, never a member), exactly as compileFilter's expression over the same rows:
+ * the same columns chosen for each value (fits, columnsFitting, rangeColumns), and "any value
+ * satisfies it" on multi-valued properties.
+ */
+export function evaluate(filter: ObjectSearchFilter, ontology: OntologyIndex, o: ObjectRows | undefined): boolean {
+  if (!o) return false;
+  const of = (f: ObjectSearchFilter): boolean => {
+    switch (f.type) {
+      case 'and':
+        return f.and.filters.every(of);
+      case 'or':
+        return f.or.filters.some(of);
+      case 'not':
+        return !of(f.not.filter);
+      case 'all':
+        return true;
+      case 'objectType':
+        return f.objectType.types.includes(o.type);
+      case 'environment':
+        return f.environment.environmentIds.includes(o.environmentId);
+      case 'objectId':
+        return f.objectId.ids.includes(o.id);
+      case 'tag':
+        return f.tag.match === 'ALL' ? f.tag.tags.every((t) => o.tags.includes(t)) : f.tag.tags.some((t) => o.tags.includes(t));
+      case 'propertyExists':
+        return o.values.some((v) => v.propertyId === f.propertyExists.propertyId);
+      case 'propertyEquals': {
+        const { propertyId, value } = f.propertyEquals;
+        const columns = columnsFitting(ontology, propertyId, [value]);
+        return o.values.some((v) => v.propertyId === propertyId && columns.some((c) => equals(v, c, value)));
+      }
+      case 'propertyIn': {
+        const { propertyId, values } = f.propertyIn;
+        const columns = columnsFitting(ontology, propertyId, values).map((c) => ({ c, values: values.filter((x) => fits(ontology, propertyId, c, x)) }));
+        return o.values.some((v) => v.propertyId === propertyId && columns.some(({ c, values: list }) => list.some((x) => equals(v, c, x))));
+      }
+      case 'propertyRange': {
+        const { propertyId, ...bounds } = f.propertyRange;
+        const present = (['gt', 'gte', 'lt', 'lte'] as const).filter((b) => bounds[b] !== undefined);
+        if (!present.length) return false;
+        const columns = rangeColumns(ontology, propertyId).filter((c) => present.every((b) => fits(ontology, propertyId, c, bounds[b])));
+        return o.values.some(
+          (v) =>
+            v.propertyId === propertyId &&
+            columns.some((c) =>
+              present.every((b) => {
+                const cmp = compareColumn(v, c, bounds[b]!);
+                if (cmp === undefined) return false;
+                return b === 'gt' ? cmp > 0 : b === 'gte' ? cmp >= 0 : b === 'lt' ? cmp < 0 : cmp <= 0;
+              }),
+            ),
+        );
+      }
+      case 'propertyPrefix': {
+        const { propertyId, prefix } = f.propertyPrefix;
+        return o.values.some((v) => v.propertyId === propertyId && v.string !== null && v.string.startsWith(prefix));
+      }
+      case 'propertyOrigin': {
+        const { origin, propertyId } = f.propertyOrigin;
+        return o.values.some((v) => v.origin === origin && (propertyId === undefined || v.propertyId === propertyId));
+      }
+      case 'hasLink': {
+        const { linkId, targetIds } = f.hasLink;
+        return o.links.some((l) => l.linkId === linkId && (targetIds === undefined || targetIds.includes(l.targetId)));
+      }
+      case 'firstSighting':
+      case 'lastSighting': {
+        const at = f.type === 'firstSighting' ? o.firstSightingUs : o.lastSightingUs;
+        const { start, end } = f.type === 'firstSighting' ? f.firstSighting : f.lastSighting;
+        return (start === undefined || at >= usOf(start)) && (end === undefined || at < usOf(end));
+      }
+      case 'sightedDuring':
+        return o.firstSightingUs <= usOf(f.sightedDuring.end) && o.lastSightingUs >= usOf(f.sightedDuring.start);
+      default:
+        throw new Error(`evaluate: ${f.type} is not evaluable in memory (evaluableInMemory)`);
+    }
+  };
+  return of(filter);
+}
+
+/** `=` on one typed column, as compileFilter's `equals` (a value of another column: false, as SQL's NULL). */
+function equals(v: ValueRow, column: Column, value: PropertyValue): boolean {
+  if (column === 'geopoint') {
+    const g = value as { lat: number; lon: number };
+    return v.geo !== null && v.geo[0] === g.lon && v.geo[1] === g.lat;
+  }
+  return compareColumn(v, column, value) === 0;
+}
+
+/** The row's value in `column` against `value`: negative, zero or positive; undefined when the row has none there. */
+function compareColumn(v: ValueRow, column: Column, value: PropertyValue): number | undefined {
+  switch (column) {
+    case 'string':
+      return v.string === null ? undefined : compareCodePoints(v.string, value as string);
+    case 'number':
+      return v.number === null ? undefined : order(v.number, value as number);
+    case 'boolean':
+      return v.boolean === null ? undefined : Number(v.boolean) - Number(value as boolean);
+    case 'date':
+      // Both `YYYY-MM-DD` (the validator's and PostgreSQL's ISO output): text order is date order.
+      return v.date === null ? undefined : order(v.date, value as string);
+    case 'timestamp':
+      return v.timestampUs === null ? undefined : order(v.timestampUs, usOf(value as string));
+    case 'geopoint':
+      return undefined;
+  }
+}
+
+function order<T extends number | string>(a: T, b: T): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
