@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { ObjectSearchFilter } from '@app/domain';
-import { compareCodePoints, evaluableInMemory, evaluate, ObjectRows } from '../apps/objects/src/live-sets/filter-evaluator';
+import { compareCodePoints, evaluableInMemory, evaluableWithNeighbours, evaluate, Neighbours, ObjectRows } from '../apps/objects/src/live-sets/filter-evaluator';
 import { OBJECT_ROWS_AT_SQL } from '../apps/objects/src/live-sets/set-changes.sql';
 import { startObjectsApp, TestObjectsApp } from './support/apps';
 import { testOntologyIndex, WRITE_ONTOLOGY } from './support/ontologies';
@@ -88,6 +88,19 @@ const filterArb: fc.Arbitrary<ObjectSearchFilter> = fc.letrec<{ f: ObjectSearchF
   ),
 })).f;
 
+/** Filters with link traversals one hop deep (over filters without links), nested in and / or / not. */
+const linkedArb: fc.Arbitrary<ObjectSearchFilter> = fc.letrec<{ f: ObjectSearchFilter }>((tie) => ({
+  f: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    leaf,
+    fc.tuple(fc.constantFrom('worksFor', 'knows'), filterArb).map(([linkId, source]) => v('linkedFrom', { linkId, source })),
+    fc.tuple(fc.constantFrom('worksFor', 'knows'), filterArb).map(([linkId, target]) => v('linksTo', { linkId, target })),
+    fc.array(tie('f'), { minLength: 1, maxLength: 3 }).map((filters) => v('and', { filters })),
+    fc.array(tie('f'), { minLength: 1, maxLength: 3 }).map((filters) => v('or', { filters })),
+    tie('f').map((filter) => v('not', { filter })),
+  ),
+})).f;
+
 describe('live sets: filters decided in memory agree with the compiled SQL', () => {
   let t: TestObjectsApp;
   const rows = new Map<string, ObjectRows>();
@@ -164,14 +177,20 @@ describe('live sets: filters decided in memory agree with the compiled SQL', () 
     expect(compareCodePoints('é', 'zeta')).toBeGreaterThan(0);
   });
 
+  /** Every object's rows and the links into each: what a round reads around its candidates. */
+  const around: Neighbours = {
+    rows: (env, id) => rows.get(`${env}/${id}`),
+    incoming: (env, id) => [...rows.values()].filter((o) => o.environmentId === env).flatMap((o) => o.links.filter((l) => l.targetId === id).map((l) => ({ linkId: l.linkId, sourceId: o.id }))),
+  };
+
   /** Whether the in-memory decision agrees with the search (false: the search refused the filter). */
   async function agree(filter: ObjectSearchFilter): Promise<boolean> {
-    expect(evaluableInMemory(filter)).toBe(true);
+    expect(evaluableWithNeighbours(filter)).toBe(true);
     const res = await t.http().post('/objects/search').query({ pageSize: 500 }).send({ filter });
     // A filter the validator refuses (a value that fits no column of the property) is not one live sets evaluate.
     if (res.status !== 200) return false;
     const found = (res.body.objects as { environmentId: string; id: string }[]).map((o) => `${o.environmentId}/${o.id}`).sort();
-    const decided = [...rows.entries()].filter(([, o]) => evaluate(filter, ontology, o)).map(([k]) => k).sort();
+    const decided = [...rows.entries()].filter(([, o]) => evaluate(filter, ontology, o, around)).map(([k]) => k).sort();
     expect({ filter, objects: decided }).toEqual({ filter, objects: found });
     return true;
   }
@@ -196,6 +215,24 @@ describe('live sets: filters decided in memory agree with the compiled SQL', () 
     );
     expect(compared).toBeGreaterThan(200);
   }, 120_000);
+
+  it('follows links one hop deep as the search does, for random filters', async () => {
+    let compared = 0;
+    await fc.assert(
+      fc.asyncProperty(linkedArb, async (filter) => {
+        const ok = await agree(filter);
+        fc.pre(ok);
+        compared++;
+      }),
+      { numRuns: 200, seed: Number(process.env.FC_SEED ?? Date.now() % 100000) },
+    );
+    expect(compared).toBeGreaterThan(120);
+  }, 120_000);
+
+  it('leaves deeper link traversals, full text and case-insensitive prefixes to SQL', () => {
+    expect(evaluableWithNeighbours(v('linkedFrom', { linkId: 'knows', source: v('linksTo', { linkId: 'knows', target: v('all', {}) }) }))).toBe(false);
+    expect(evaluableWithNeighbours(v('linkedFrom', { linkId: 'knows', source: v('all', {}) }))).toBe(true);
+  });
 
   it('leaves link traversals, full text and case-insensitive prefixes to SQL', () => {
     expect(evaluableInMemory(v('linkedFrom', { linkId: 'knows', source: v('all', {}) }))).toBe(false);

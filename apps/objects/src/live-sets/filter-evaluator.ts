@@ -69,6 +69,36 @@ export function evaluableInMemory(filter: ObjectSearchFilter): boolean {
   }
 }
 
+/**
+ * What `evaluate` needs of the objects around one, at the same instant, to follow a link: any
+ * object's rows (none: no version then) and the links into an object (from objects' rows).
+ */
+export interface Neighbours {
+  rows(environmentId: string, id: string): ObjectRows | undefined;
+  incoming(environmentId: string, id: string): readonly { linkId: string; sourceId: string }[];
+}
+
+/**
+ * Whether `evaluate` decides `filter` exactly given the object's neighbours: evaluableInMemory,
+ * or link traversals one hop deep (`linkedFrom` / `linksTo` over a filter evaluableInMemory).
+ */
+export function evaluableWithNeighbours(filter: ObjectSearchFilter): boolean {
+  switch (filter.type) {
+    case 'and':
+      return filter.and.filters.every(evaluableWithNeighbours);
+    case 'or':
+      return filter.or.filters.every(evaluableWithNeighbours);
+    case 'not':
+      return evaluableWithNeighbours(filter.not.filter);
+    case 'linkedFrom':
+      return evaluableInMemory(filter.linkedFrom.source);
+    case 'linksTo':
+      return evaluableInMemory(filter.linksTo.target);
+    default:
+      return evaluableInMemory(filter);
+  }
+}
+
 /** Compares strings by Unicode code point, as PostgreSQL's C collation does (JavaScript's `<` compares UTF-16 units). */
 export function compareCodePoints(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
@@ -88,11 +118,12 @@ const usOf = (datetime: string) => Date.parse(instant(datetime)) * 1000;
 
 /**
  * A filter that `evaluableInMemory` accepts, decided on one object's rows (undefined: no version
- * at that instant, never a member), exactly as compileFilter's expression over the same rows:
+ * at that instant, never a member), or one that `evaluableWithNeighbours` accepts, with its
+ * neighbours' rows at the same instant; exactly as compileFilter's expression over the same rows:
  * the same columns chosen for each value (fits, columnsFitting, rangeColumns), and "any value
  * satisfies it" on multi-valued properties.
  */
-export function evaluate(filter: ObjectSearchFilter, ontology: OntologyIndex, o: ObjectRows | undefined): boolean {
+export function evaluate(filter: ObjectSearchFilter, ontology: OntologyIndex, o: ObjectRows | undefined, around?: Neighbours): boolean {
   if (!o) return false;
   const of = (f: ObjectSearchFilter): boolean => {
     switch (f.type) {
@@ -161,6 +192,18 @@ export function evaluate(filter: ObjectSearchFilter, ontology: OntologyIndex, o:
       }
       case 'sightedDuring':
         return o.firstSightingUs <= usOf(f.sightedDuring.end) && o.lastSightingUs >= usOf(f.sightedDuring.start);
+      // The other end of the link must exist then and match (it is in the object's environment,
+      // so it is visible when the object is).
+      case 'linkedFrom': {
+        const { linkId, source } = f.linkedFrom;
+        if (!around) throw new Error('evaluate: linkedFrom needs the neighbours');
+        return around.incoming(o.environmentId, o.id).some((l) => l.linkId === linkId && evaluate(source, ontology, around.rows(o.environmentId, l.sourceId)));
+      }
+      case 'linksTo': {
+        const { linkId, target } = f.linksTo;
+        if (!around) throw new Error('evaluate: linksTo needs the neighbours');
+        return o.links.some((l) => l.linkId === linkId && evaluate(target, ontology, around.rows(o.environmentId, l.targetId)));
+      }
       default:
         throw new Error(`evaluate: ${f.type} is not evaluable in memory (evaluableInMemory)`);
     }

@@ -226,3 +226,21 @@ export const OBJECT_ROWS_AT_SQL = `SELECT k.n, v.type, v.tags,
   FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[]) AS k(n, environment_id, id, t)
   JOIN objects.object_version v ON v.environment_id = k.environment_id COLLATE "C" AND v.id = k.id COLLATE "C"
                                AND v.valid_from <= k.t AND (v.valid_to IS NULL OR v.valid_to > k.t)`;
+
+/**
+ * The objects linked to or from each object ($2 environment, $3 id) by one of the link types $5,
+ * by links valid at any time in [$4 - 1 ms, $4] (just before its instant and at it), by position
+ * ($1); at most $6 rows (one more says there are more). The link history's primary key and its
+ * target index serve the two directions.
+ */
+export const NEIGHBOURS_SQL = `SELECT k.n, x.other
+  FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[]) AS k(n, environment_id, id, at)
+ CROSS JOIN LATERAL (
+   SELECT l.target_id FROM objects.link_history l
+    WHERE l.environment_id = k.environment_id COLLATE "C" AND l.source_id = k.id COLLATE "C" AND l.link_id = ANY($5::text[])
+      AND l.valid_from <= k.at AND l.valid_to > k.at - interval '1 millisecond'
+   UNION ALL
+   SELECT l.source_id FROM objects.link_history l
+    WHERE l.environment_id = k.environment_id COLLATE "C" AND l.target_id = k.id COLLATE "C" AND l.link_id = ANY($5::text[])
+      AND l.valid_from <= k.at AND l.valid_to > k.at - interval '1 millisecond') AS x(other)
+ LIMIT $6::int8 + 1`;
