@@ -116,99 +116,139 @@ export function compareCodePoints(a: string, b: string): number {
 
 const usOf = (datetime: string) => Date.parse(instant(datetime)) * 1000;
 
+/** A compiled filter: whether an object (its rows then; none: no version then) matches, given its neighbours then. */
+export type InMemoryPredicate = (o: ObjectRows | undefined, around?: Neighbours) => boolean;
+
 /**
  * A filter that `evaluableInMemory` accepts, decided on one object's rows (undefined: no version
  * at that instant, never a member), or one that `evaluableWithNeighbours` accepts, with its
  * neighbours' rows at the same instant; exactly as compileFilter's expression over the same rows:
  * the same columns chosen for each value (fits, columnsFitting, rangeColumns), and "any value
- * satisfies it" on multi-valued properties.
+ * satisfies it" on multi-valued properties. Compiled once (columns and instants worked out),
+ * then called for every object.
  */
-export function evaluate(filter: ObjectSearchFilter, ontology: OntologyIndex, o: ObjectRows | undefined, around?: Neighbours): boolean {
-  if (!o) return false;
-  const of = (f: ObjectSearchFilter): boolean => {
+export function compileInMemory(filter: ObjectSearchFilter, ontology: OntologyIndex): InMemoryPredicate {
+  type Test = (o: ObjectRows, around?: Neighbours) => boolean;
+  const valueTest = (propertyId: string, test: (v: ValueRow) => boolean): Test => (o) => o.values.some((v) => v.propertyId === propertyId && test(v));
+  const of = (f: ObjectSearchFilter): Test => {
     switch (f.type) {
-      case 'and':
-        return f.and.filters.every(of);
-      case 'or':
-        return f.or.filters.some(of);
-      case 'not':
-        return !of(f.not.filter);
+      case 'and': {
+        const parts = f.and.filters.map(of);
+        return (o, around) => parts.every((t) => t(o, around));
+      }
+      case 'or': {
+        const parts = f.or.filters.map(of);
+        return (o, around) => parts.some((t) => t(o, around));
+      }
+      case 'not': {
+        const inner = of(f.not.filter);
+        return (o, around) => !inner(o, around);
+      }
       case 'all':
-        return true;
-      case 'objectType':
-        return f.objectType.types.includes(o.type);
-      case 'environment':
-        return f.environment.environmentIds.includes(o.environmentId);
-      case 'objectId':
-        return f.objectId.ids.includes(o.id);
-      case 'tag':
-        return f.tag.match === 'ALL' ? f.tag.tags.every((t) => o.tags.includes(t)) : f.tag.tags.some((t) => o.tags.includes(t));
-      case 'propertyExists':
-        return o.values.some((v) => v.propertyId === f.propertyExists.propertyId);
+        return () => true;
+      case 'objectType': {
+        const types = new Set(f.objectType.types);
+        return (o) => types.has(o.type);
+      }
+      case 'environment': {
+        const envs = new Set(f.environment.environmentIds);
+        return (o) => envs.has(o.environmentId);
+      }
+      case 'objectId': {
+        const ids = new Set(f.objectId.ids);
+        return (o) => ids.has(o.id);
+      }
+      case 'tag': {
+        const tags = f.tag.tags;
+        return f.tag.match === 'ALL' ? (o) => tags.every((t) => o.tags.includes(t)) : (o) => tags.some((t) => o.tags.includes(t));
+      }
+      case 'propertyExists': {
+        const { propertyId } = f.propertyExists;
+        return (o) => o.values.some((v) => v.propertyId === propertyId);
+      }
       case 'propertyEquals': {
         const { propertyId, value } = f.propertyEquals;
         const columns = columnsFitting(ontology, propertyId, [value]);
-        return o.values.some((v) => v.propertyId === propertyId && columns.some((c) => equals(v, c, value)));
+        return valueTest(propertyId, (v) => columns.some((c) => equals(v, c, value)));
       }
       case 'propertyIn': {
         const { propertyId, values } = f.propertyIn;
         const columns = columnsFitting(ontology, propertyId, values).map((c) => ({ c, values: values.filter((x) => fits(ontology, propertyId, c, x)) }));
-        return o.values.some((v) => v.propertyId === propertyId && columns.some(({ c, values: list }) => list.some((x) => equals(v, c, x))));
+        return valueTest(propertyId, (v) => columns.some(({ c, values: list }) => list.some((x) => equals(v, c, x))));
       }
       case 'propertyRange': {
         const { propertyId, ...bounds } = f.propertyRange;
         const present = (['gt', 'gte', 'lt', 'lte'] as const).filter((b) => bounds[b] !== undefined);
-        if (!present.length) return false;
+        if (!present.length) return () => false;
         const columns = rangeColumns(ontology, propertyId).filter((c) => present.every((b) => fits(ontology, propertyId, c, bounds[b])));
-        return o.values.some(
-          (v) =>
-            v.propertyId === propertyId &&
-            columns.some((c) =>
-              present.every((b) => {
-                const cmp = compareColumn(v, c, bounds[b]!);
-                if (cmp === undefined) return false;
-                return b === 'gt' ? cmp > 0 : b === 'gte' ? cmp >= 0 : b === 'lt' ? cmp < 0 : cmp <= 0;
-              }),
-            ),
+        const holds = (b: (typeof present)[number], cmp: number) => (b === 'gt' ? cmp > 0 : b === 'gte' ? cmp >= 0 : b === 'lt' ? cmp < 0 : cmp <= 0);
+        return valueTest(propertyId, (v) =>
+          columns.some((c) =>
+            present.every((b) => {
+              const cmp = compareColumn(v, c, bounds[b]!);
+              return cmp !== undefined && holds(b, cmp);
+            }),
+          ),
         );
       }
       case 'propertyPrefix': {
         const { propertyId, prefix } = f.propertyPrefix;
-        return o.values.some((v) => v.propertyId === propertyId && v.string !== null && v.string.startsWith(prefix));
+        return valueTest(propertyId, (v) => v.string !== null && v.string.startsWith(prefix));
       }
       case 'propertyOrigin': {
         const { origin, propertyId } = f.propertyOrigin;
-        return o.values.some((v) => v.origin === origin && (propertyId === undefined || v.propertyId === propertyId));
+        return (o) => o.values.some((v) => v.origin === origin && (propertyId === undefined || v.propertyId === propertyId));
       }
       case 'hasLink': {
         const { linkId, targetIds } = f.hasLink;
-        return o.links.some((l) => l.linkId === linkId && (targetIds === undefined || targetIds.includes(l.targetId)));
+        const targets = targetIds && new Set(targetIds);
+        return (o) => o.links.some((l) => l.linkId === linkId && (targets === undefined || targets.has(l.targetId)));
       }
       case 'firstSighting':
       case 'lastSighting': {
-        const at = f.type === 'firstSighting' ? o.firstSightingUs : o.lastSightingUs;
-        const { start, end } = f.type === 'firstSighting' ? f.firstSighting : f.lastSighting;
-        return (start === undefined || at >= usOf(start)) && (end === undefined || at < usOf(end));
+        const first = f.type === 'firstSighting';
+        const { start, end } = first ? f.firstSighting : f.lastSighting;
+        const from = start === undefined ? -Infinity : usOf(start);
+        const to = end === undefined ? Infinity : usOf(end);
+        return (o) => {
+          const at = first ? o.firstSightingUs : o.lastSightingUs;
+          return at >= from && at < to;
+        };
       }
-      case 'sightedDuring':
-        return o.firstSightingUs <= usOf(f.sightedDuring.end) && o.lastSightingUs >= usOf(f.sightedDuring.start);
+      case 'sightedDuring': {
+        const end = usOf(f.sightedDuring.end);
+        const start = usOf(f.sightedDuring.start);
+        return (o) => o.firstSightingUs <= end && o.lastSightingUs >= start;
+      }
       // The other end of the link must exist then and match (it is in the object's environment,
       // so it is visible when the object is).
       case 'linkedFrom': {
-        const { linkId, source } = f.linkedFrom;
-        if (!around) throw new Error('evaluate: linkedFrom needs the neighbours');
-        return around.incoming(o.environmentId, o.id).some((l) => l.linkId === linkId && evaluate(source, ontology, around.rows(o.environmentId, l.sourceId)));
+        const { linkId } = f.linkedFrom;
+        const source = compileInMemory(f.linkedFrom.source, ontology);
+        return (o, around) => {
+          if (!around) throw new Error('evaluate: linkedFrom needs the neighbours');
+          return around.incoming(o.environmentId, o.id).some((l) => l.linkId === linkId && source(around.rows(o.environmentId, l.sourceId)));
+        };
       }
       case 'linksTo': {
-        const { linkId, target } = f.linksTo;
-        if (!around) throw new Error('evaluate: linksTo needs the neighbours');
-        return o.links.some((l) => l.linkId === linkId && evaluate(target, ontology, around.rows(o.environmentId, l.targetId)));
+        const { linkId } = f.linksTo;
+        const target = compileInMemory(f.linksTo.target, ontology);
+        return (o, around) => {
+          if (!around) throw new Error('evaluate: linksTo needs the neighbours');
+          return o.links.some((l) => l.linkId === linkId && target(around.rows(o.environmentId, l.targetId)));
+        };
       }
       default:
-        throw new Error(`evaluate: ${f.type} is not evaluable in memory (evaluableInMemory)`);
+        throw new Error(`compileInMemory: ${f.type} is not evaluable in memory (evaluableWithNeighbours)`);
     }
   };
-  return of(filter);
+  const test = of(filter);
+  return (o, around) => o !== undefined && test(o, around);
+}
+
+/** compileInMemory(filter, ontology) applied to one object. */
+export function evaluate(filter: ObjectSearchFilter, ontology: OntologyIndex, o: ObjectRows | undefined, around?: Neighbours): boolean {
+  return compileInMemory(filter, ontology)(o, around);
 }
 
 /** `=` on one typed column, as compileFilter's `equals` (a value of another column: false, as SQL's NULL). */

@@ -5,7 +5,7 @@ import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
 import { buildDiffSql } from '../search/search.repository';
 import { buildCandidateSql, CandidateRow, FilterBounds, filterBounds, linkReach, NEIGHBOURS_SQL, OBJECT_ROWS_AT_SQL, OBJECTS_AT_SQL, TYPES_AROUND_SQL } from './set-changes.sql';
-import { compareCodePoints, evaluableWithNeighbours, evaluate, ObjectRows } from './filter-evaluator';
+import { compareCodePoints, compileInMemory, evaluableWithNeighbours, InMemoryPredicate, ObjectRows } from './filter-evaluator';
 import { objectKey, RoundRows } from './round-rows';
 import { CheckedSetChangesItem, CheckedSetChangesRequest, CheckedStep, SET_CHANGES_LIMITS } from './set-changes.request';
 
@@ -122,11 +122,12 @@ export class SetChangesService {
       }
       let j = i + 1;
       while (j < item.steps.length && !item.steps[j].full && item.steps[j].before === step.before && item.steps[j].after === step.after) j++;
+      const predicates = memory && { before: before && compileInMemory(before, ontology), after: after && compileInMemory(after, ontology) };
       const evaluated = memory
         ? await Promise.all(
             item.steps
               .slice(i, j)
-              .map((s) => inMemoryStep(ontology, s, before, after, visible, memory, request.candidateLimit) ?? this.fullStep(ontology, s, before, after, visible, request, types)),
+              .map((s) => inMemoryStep(s, predicates!, visible, memory, request.candidateLimit) ?? this.fullStep(ontology, s, before, after, visible, request, types)),
           )
         : await this.incrementalRun(ontology, item.steps.slice(i, j).map((s) => relevant(s, before, after, types)), before, after, visible, request, types);
       evaluated.forEach((r, k) => (results[i + k] = r));
@@ -369,10 +370,8 @@ export class SetChangesService {
  * Undefined past `candidateLimit` candidates (the step is then compared whole).
  */
 function inMemoryStep(
-  ontology: OntologyIndex,
   step: CheckedStep,
-  before: ObjectSearchFilter | undefined,
-  after: ObjectSearchFilter | undefined,
+  { before, after }: { before?: InMemoryPredicate; after?: InMemoryPredicate },
   visible: string[] | null,
   memory: { round: RoundRows; linked: boolean },
   candidateLimit: number,
@@ -386,8 +385,8 @@ function inMemoryStep(
   const result: StepResult = { added: {}, removed: {}, updated: {} };
   for (const [env, id] of candidates) {
     if (visible && !visible.includes(env)) continue;
-    const was = before !== undefined && evaluate(before, ontology, round.rows(at - 1, env, id), round.around(at - 1));
-    const is = after !== undefined && evaluate(after, ontology, round.rows(at, env, id), round.around(at));
+    const was = before !== undefined && before(round.rows(at - 1, env, id), round.around(at - 1));
+    const is = after !== undefined && after(round.rows(at, env, id), round.around(at));
     if (was && is) {
       if (changed.has(objectKey(env, id))) add(result.updated, env, id);
     } else if (was) add(result.removed, env, id);
