@@ -76,8 +76,10 @@ export class SetChangesService {
     checked.forEach((c, s) => linked[s] && c.filters!.forEach((f) => linkReach(f).linkIds.forEach((l) => linkIds.add(l))));
     const memorySets = request.sets.flatMap((item, s) => (inMemory[s] ? [{ item, linked: linked[s] }] : []));
     const [types, round] = await Promise.all([this.typesAround(request.sets.filter((_, s) => !inMemory[s])), this.roundRows(memorySets, [...linkIds], request.candidateLimit)]);
-    // Past the neighbourhood's bound, the sets that follow links are evaluated by SQL (with its own bounds).
+    // Past the neighbourhood's bound, the sets that follow links are evaluated by SQL (with its own
+    // bounds); past the bound of objects read, all of them are (a hub far behind).
     if (!round.linksKept) linked.forEach((l, s) => l && (inMemory[s] = false));
+    if (!round.read) inMemory.fill(false);
     const answers = await mapLimit(request.sets, SET_CONCURRENCY, async (item, s) => {
       try {
         const { filters, fault } = checked[s];
@@ -258,9 +260,14 @@ export class SetChangesService {
    * the link types the sets follow, for the instants of sets that follow links), then the rows of
    * all of them just before and at each instant. `linksKept` false: a level of neighbours passed
    * NEIGHBOURHOOD_FACTOR × candidateLimit objects, and only the changed objects were read (the
-   * sets that follow links go to SQL).
+   * sets that follow links go to SQL); `read` false: the objects to read passed that bound too,
+   * and none were (every set goes to SQL, which evaluates a set's instants in parts that fit).
    */
-  private async roundRows(sets: { item: CheckedSetChangesItem; linked: boolean }[], linkIds: string[], candidateLimit: number): Promise<{ rows: RoundRows; linksKept: boolean }> {
+  private async roundRows(
+    sets: { item: CheckedSetChangesItem; linked: boolean }[],
+    linkIds: string[],
+    candidateLimit: number,
+  ): Promise<{ rows: RoundRows; linksKept: boolean; read: boolean }> {
     const changedAt = new Map<number, Map<string, [string, string]>>();
     const linkedAt = new Set<number>();
     for (const { item, linked } of sets) {
@@ -294,6 +301,7 @@ export class SetChangesService {
       for (const [env, id] of objects.values()) wanted.push([env, id, at - 1], [env, id, at]);
     }
     const byInstant = new Map<number, Map<string, ObjectRows>>();
+    if (wanted.length > 2 * NEIGHBOURHOOD_FACTOR * candidateLimit) return { rows: new RoundRows(byInstant, candidates), linksKept, read: false };
     if (wanted.length) {
       type Row = { n: number; type: string; tags: string[]; first_us: string; last_us: string; vals: unknown[][] | null; links: [string, string][] | null };
       const rows = await this.sql.primaryRows<Row>(
@@ -308,7 +316,7 @@ export class SetChangesService {
         atInstant.set(objectKey(env, id), objectRows(env, id, r));
       }
     }
-    return { rows: new RoundRows(byInstant, candidates), linksKept };
+    return { rows: new RoundRows(byInstant, candidates), linksKept, read: true };
   }
 
   /**
