@@ -13,6 +13,7 @@
 // dies, it stops the rest. Should it be killed outright, the apps stop when their IPC channel to
 // it closes, and a watchdog process (scripts/lib/watchdog.mjs) stops the embedded database.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -180,7 +181,21 @@ async function insertDemoSets(databaseUrl) {
   }
 }
 
+/** Fails (naming the variable that sets it) when one of the three ports is taken on HOST. */
+async function checkPortsFree() {
+  for (const [name, p] of [['GATEWAY_PORT', gatewayPort], ['OBJECTS_PORT', objectsPort], ['OBJECT_SETS_PORT', objectSetsPort]]) {
+    const problem = await new Promise((done) => {
+      const probe = createServer();
+      probe.once('error', (e) => done(e.code));
+      probe.listen(p, host, () => probe.close(() => done(undefined)));
+    });
+    if (problem === 'EADDRINUSE') fail(`port ${p} (${name}) on ${host} is already in use: stop what uses it, or set ${name} to a free port`);
+    if (problem) fail(`cannot listen on port ${p} (${name}) on ${host}: ${problem}; set ${name} to another port`);
+  }
+}
+
 async function main() {
+  await checkPortsFree();
   await buildIfStale();
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl && !stopping) {

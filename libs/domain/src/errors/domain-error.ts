@@ -140,8 +140,15 @@ export class DependencyUnavailable extends DomainError {
   }
 }
 
+/** Routes people try first that do not exist, with what does what they meant (docs/api.md §2). */
+const ROUTE_HINTS: [RegExp, string][] = [
+  [/^GET \/objects\/?$/, 'objects are listed with POST /objects/search, a page at a time (body {"filter": {"type": "all", "all": {}}} for all of them)'],
+  [/^GET \/object-sets\/?$/, 'object sets are found with POST /object-sets/search (by creator and title), and read with GET /object-sets/{id}'],
+];
+
 export class NotFoundRoute extends DomainError {
   constructor(method: string, path: string) {
-    super('NOT_FOUND', 'NotFound', { method, path });
+    const hint = ROUTE_HINTS.find(([route]) => route.test(`${method} ${path.split('?')[0]}`))?.[1];
+    super('NOT_FOUND', 'NotFound', { method, path, ...(hint ? { hint } : {}) });
   }
 }
