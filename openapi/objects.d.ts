@@ -1576,7 +1576,7 @@ export interface operations {
     getObjectAtVersion: {
         parameters: {
             query?: {
-                /** @description RFC 3339 datetime with an offset */
+                /** @description RFC 3339 datetime with an offset, not in the future (400, as asOf) */
                 timestamp?: string;
                 /**
                  * @description Logical version, from 1

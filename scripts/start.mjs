@@ -20,7 +20,7 @@ import pg from 'pg';
 import { SignJWT } from 'jose';
 import { localAddress, spawnApps, stopChildren } from './lib/apps.mjs';
 import { build, staleBuild } from './lib/build.mjs';
-import { DEMO_ONTOLOGY, DEMO_SETS, demoBatches } from './lib/demo-data.mjs';
+import { DEMO_ONTOLOGY, DEMO_ROUND_GAP_MS, DEMO_SETS, demoBatches } from './lib/demo-data.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -134,7 +134,9 @@ async function loadDemo(objectsUrl, databaseUrl) {
   }
   await request('PUT', `${objectsUrl}/ontology`, DEMO_ONTOLOGY);
   let count = 0;
-  for (const batch of demoBatches()) {
+  for (const [round, batch] of demoBatches().entries()) {
+    // Rounds seconds apart: versions at visibly different instants (demo-data.mjs).
+    if (round > 0) await new Promise((r) => setTimeout(r, DEMO_ROUND_GAP_MS));
     await request('POST', `${objectsUrl}/objects/ingest`, { objects: batch });
     count += batch.length;
   }
