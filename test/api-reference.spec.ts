@@ -47,7 +47,7 @@ function sections(): Map<string, { method: string; path: string; text: string }>
   const out = new Map<string, { method: string; path: string; text: string }>();
   const headings = [...DOC.matchAll(/^### (\w+): `(GET|PUT|POST|DELETE|PATCH) (\S+)`$/gm)];
   for (const h of headings) {
-    const start = h.index! + h[0].length;
+    const start = h.index + h[0].length;
     const next = DOC.slice(start).search(/^#{2,3} /m);
     const text = next < 0 ? DOC.slice(start) : DOC.slice(start, start + next);
     if (out.has(h[1])) throw new Error(`docs/api.md has two sections for ${h[1]}`);

@@ -63,9 +63,9 @@ describe('authentication before the body, and body limits', () => {
       [t.setsHttp, 'post', '/object-sets'],
       [t.setsHttp, 'put', '/object-sets/ri.object-set.main.object-set.00000000-0000-4000-8000-000000000001'],
     ] as const) {
-      const res = await (http() as any)[method](path).set(bearer(admin)).send({ padding });
+      const res = await http()[method](path).set(bearer(admin)).send({ padding });
       expect({ path, status: res.status }).toEqual({ path, status: res.status === 404 ? 404 : 400 });
-      const over = await (http() as any)[method](path).set(bearer(admin)).send({ padding: 'x'.repeat(3_200_000) });
+      const over = await http()[method](path).set(bearer(admin)).send({ padding: 'x'.repeat(3_200_000) });
       expect({ path, status: over.status, limit: over.body.parameters?.limit }).toEqual({ path, status: 413, limit: String(3 * 1024 * 1024) });
     }
   });

@@ -29,7 +29,7 @@ function checkAgainst(api: ApiName, faults: string[]): Middleware {
       const text = await response.clone().text();
       const url = new URL(request.url);
       const res = { status: response.status, text, body: text ? JSON.parse(text) : {}, headers: { 'content-type': response.headers.get('content-type') ?? '' } };
-      const fault = responseFault(api, request.method, url.pathname, res as unknown as Parameters<typeof responseFault>[3]);
+      const fault = responseFault(api, request.method, url.pathname, res);
       if (fault) faults.push(fault);
       return undefined;
     },

@@ -1,7 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { freePort, startBothApps, TestBothApps } from './support/apps';
 import { createTestDatabase } from './support/database';
 import { WRITE_ONTOLOGY } from './support/ontologies';

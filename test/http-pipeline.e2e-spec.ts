@@ -1,5 +1,4 @@
-import type { Express } from 'express';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startObjectsApp, TestObjectsApp } from './support/apps';
 
 describe('the HTTP pipeline shared by both apps', () => {
@@ -48,8 +47,8 @@ describe('the HTTP pipeline shared by both apps', () => {
   });
 
   it("creates every request and response with Express's prototypes, so Express never re-parents them", async () => {
-    const express = t.app.getHttpAdapter().getInstance() as Express;
-    const server = t.app.getHttpServer() as Server;
+    const express = t.app.getHttpAdapter().getInstance();
+    const server = t.app.getHttpServer();
     const seen: boolean[] = [];
     // Runs before Express's handler: the prototypes are the ones Express would otherwise set.
     const probe = (req: IncomingMessage, res: ServerResponse) =>

@@ -41,7 +41,7 @@ async function holdingProxy(target: string, hold: (body: string) => boolean, ms:
       const body = Buffer.concat(chunks);
       if (hold(body.toString())) await new Promise((r) => setTimeout(r, ms));
       const headers: Record<string, string> = {};
-      for (const name of ['content-type', 'authorization']) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name] as string;
+      for (const name of ['content-type', 'authorization']) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
       const upstream = await fetch(`${target}${req.url}`, { method: req.method, headers, body: req.method === 'GET' ? undefined : body });
       res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
       res.end(Buffer.from(await upstream.arrayBuffer()));
@@ -63,7 +63,10 @@ async function versions(objectsUrl: string, env: string, id: string, bearerToken
   const { objects } = (await res.json()) as { objects: { version: number; object: { properties: { id: string; value: unknown }[] } }[] };
   return objects
     .sort((a, b) => a.version - b.version)
-    .map((v) => `${v.version}:${v.object.properties.find((p) => p.id === 'name')?.value}`);
+    .map((v) => {
+      const name = v.object.properties.find((p) => p.id === 'name')?.value;
+      return `${v.version}:${typeof name === 'string' ? name : JSON.stringify(name)}`;
+    });
 }
 
 /** How many objects the summary line on stdout says were sent (accepted by the service) in that run. */

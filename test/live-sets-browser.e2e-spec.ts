@@ -77,7 +77,7 @@ if (!hasChromium && process.env.REQUIRE_BROWSER === '1') {
       w.received = [];
       w.source = new EventSource(url);
       for (const type of ['ready', 'change', 'reset', 'deleted']) {
-        w.source.addEventListener(type, (e) => w.received.push({ type, id: (e as MessageEvent).lastEventId, data: JSON.parse((e as MessageEvent).data) }));
+        w.source.addEventListener(type, (e) => w.received.push({ type, id: e.lastEventId, data: JSON.parse(e.data) }));
       }
     }, `/object-sets/${setId}/events`);
     await until((e) => e.some((x) => x.type === 'ready'));

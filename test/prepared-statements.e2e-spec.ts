@@ -20,7 +20,7 @@ describe('prepared statements within bounds per connection', () => {
     const pool = t.app.get(SqlExecutor).pool;
     const clients: PoolClient[] = [];
     try {
-      while (clients.length < pool.options.max!) clients.push(await pool.connect());
+      while (clients.length < pool.options.max) clients.push(await pool.connect());
       const out = [];
       for (const c of clients) {
         const { rows: statements } = await c.query<{ name: string; statement: string }>(`SELECT name, statement FROM pg_prepared_statements ORDER BY name`);

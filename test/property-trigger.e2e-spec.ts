@@ -116,7 +116,7 @@ describe('OmitNullTrigger migration', () => {
     try {
       const before = OBJECTS_MIGRATIONS.indexOf(OmitNullTrigger1765000000000);
       expect(before).toBeGreaterThan(0);
-      const old = new DataSource({ ...objectsDataSourceOptions(database.url, 2), migrations: OBJECTS_MIGRATIONS.slice(0, before) } as never);
+      const old = new DataSource({ ...objectsDataSourceOptions(database.url, 2), migrations: OBJECTS_MIGRATIONS.slice(0, before) });
       await old.initialize();
       await runPendingMigrations(old, 'objects');
       await old.destroy();

@@ -224,7 +224,7 @@ describe('read replicas (docs/api.md §11)', () => {
         const feed = await objects(`/objects/changes?after=${encodeURIComponent(cursor)}`);
         expect((feed.body.changes as { id: string }[]).map((c) => c.id)).toEqual(['live-1']);
         // A read as of the event's instant, which the standby has not replayed, is answered by the primary.
-        const members = await sets(`/object-sets/${id}/members?asOf=${change.data.asOf}`);
+        const members = await sets(`/object-sets/${id}/members?asOf=${change.data.asOf as string}`);
         expect(members.body.members).toEqual({ prod: ['live-1'] });
       } finally {
         stream.close();

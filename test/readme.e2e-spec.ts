@@ -200,7 +200,7 @@ describe('the README, followed on a fresh npm start', () => {
       try {
         check(calls[i]);
       } catch (e) {
-        throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`);
+        throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
       }
     });
   });
@@ -240,7 +240,7 @@ describe('the README, followed on a fresh npm start', () => {
       try {
         check(calls[i]);
       } catch (e) {
-        throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`);
+        throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
       }
     });
   });

@@ -26,7 +26,7 @@ describe('search statements prepared per filter shape', () => {
     // a request's statements check one out themselves, so they can be cancelled): spy there.
     const pool = t.app.get(SqlExecutor).pool as unknown as { Client: { prototype: { query: (...args: unknown[]) => unknown } } };
     const spy = jest.spyOn(pool.Client.prototype, 'query');
-    calls = spy.mock.calls as unknown[][];
+    calls = spy.mock.calls;
   });
   afterAll(() => t?.close());
 

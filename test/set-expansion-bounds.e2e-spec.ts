@@ -29,7 +29,7 @@ describe('set expansion bounds', () => {
   });
   afterAll(() => t.close());
 
-  it("the issue's blow-up: three UNIONs of 1,000 copies of the previous set store each operand once and read in a moment", async () => {
+  it("three UNIONs of 1,000 copies of the previous set store each operand once and read in a moment", async () => {
     const started = Date.now();
     let previous = await mustCreate({ type: 'filter', filter: { filter: all } });
     for (let level = 1; level <= 3; level++) {

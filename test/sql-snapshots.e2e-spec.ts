@@ -236,7 +236,7 @@ describe('SQL snapshots of the hot statements of both apps', () => {
         mkdirSync(dirname(file), { recursive: true });
         writeFileSync(file, text);
       }
-      let committed = '';
+      let committed: string;
       try {
         committed = readFileSync(file, 'utf8');
       } catch {

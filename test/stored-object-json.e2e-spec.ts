@@ -169,7 +169,7 @@ describe('CompactObjectJson migration', () => {
       // The schema as it was before the migration.
       const before = OBJECTS_MIGRATIONS.indexOf(CompactObjectJson1764800000000);
       expect(before).toBeGreaterThan(0);
-      const old = new DataSource({ ...objectsDataSourceOptions(database.url, 2), migrations: OBJECTS_MIGRATIONS.slice(0, before) } as never);
+      const old = new DataSource({ ...objectsDataSourceOptions(database.url, 2), migrations: OBJECTS_MIGRATIONS.slice(0, before) });
       await old.initialize();
       await runPendingMigrations(old, 'objects');
       await old.destroy();

@@ -58,7 +58,7 @@ describe('request queries', () => {
   it('are each a query DTO, whole, through the query pipe', () => {
     const faults = queries
       .filter((q) => q.data !== undefined || !q.pipes.includes(QUERY_VALIDATION_PIPE) || typeof q.metatype !== 'function' || queryValuesOf(q.metatype as never).length === 0)
-      .map((q) => `${q.handler.name}: ${q.data !== undefined ? `@Query('${String(q.data)}')` : `${(q.metatype as { name?: string })?.name} through ${q.pipes.length} pipes`}`);
+      .map((q) => `${q.handler.name}: ${q.data !== undefined ? `@Query(${JSON.stringify(q.data)})` : `${(q.metatype as { name?: string })?.name} through ${q.pipes.length} pipes`}`);
     expect(faults).toEqual([]);
   });
 

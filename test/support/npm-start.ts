@@ -45,8 +45,8 @@ export async function startNpmStart(env: Record<string, string | undefined>, opt
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   // 'exit' can come before the last lines in the pipes have been read; 'close' comes after.
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));

@@ -86,7 +86,7 @@ export class SetChangesService {
     request: CheckedSetChangesRequest,
     types: TypesAround,
   ): Promise<StepResult[]> {
-    const results: StepResult[] = new Array(item.steps.length);
+    const results = new Array<StepResult>(item.steps.length);
     const filterAt = (i: number) => (i < 0 ? undefined : filters[i]);
     let i = 0;
     while (i < item.steps.length) {

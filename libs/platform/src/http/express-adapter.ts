@@ -83,7 +83,7 @@ export function createExpressServer(app: Express): Server {
       const observe = slot.observe;
       if (observe === undefined || this.writableEnded) return (super.end as (...a: unknown[]) => this)(...args);
       (super.end as (...a: unknown[]) => this)(...args);
-      observe(this as ServerResponse & { req: IncomingMessage }, (this.req as { startedAt?: number }).startedAt ?? 0);
+      observe(this, (this.req as { startedAt?: number }).startedAt ?? 0);
       return this;
     }
   }

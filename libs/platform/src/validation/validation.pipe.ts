@@ -65,7 +65,7 @@ export function CheckedBy(check: (value: unknown) => unknown, options: { optiona
           } catch (e) {
             if (!(e instanceof DomainError)) throw e;
             let faults = checkedByFaults.get(target);
-            if (!faults) checkedByFaults.set(target, (faults = new Map()));
+            if (!faults) checkedByFaults.set(target, (faults = new Map<string, DomainError>()));
             faults.set(args!.property, e);
             return false;
           }
