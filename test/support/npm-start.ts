@@ -2,6 +2,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { freePort } from './apps';
+import { ROOT } from './paths';
 
 /** `npm start` (scripts/start.mjs) running as a child process of the test. */
 export interface RunningNpmStart {
@@ -20,7 +21,7 @@ export interface RunningNpmStart {
   stop: () => Promise<void>;
 }
 
-export const ROOT = join(__dirname, '../..');
+export { ROOT };
 
 /**
  * Starts the product as a user does, on free ports, and waits until it says it is running (demo
