@@ -3,7 +3,7 @@
 // openapi/objects.json and openapi/object-sets.json, made from the built apps without a
 // database, then the typed client's types from them (openapi/objects.d.ts, openapi/object-sets.d.ts).
 // `node scripts/openapi.mjs --check` writes nothing: it exits 1 when the generated types are not
-// what the committed documents make (test/openapi-files.e2e-spec.ts runs it; the documents
+// what the committed documents make (test/docs/openapi-files.e2e-spec.ts runs it; the documents
 // themselves are compared there, with the apps compiled from their sources).
 import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';

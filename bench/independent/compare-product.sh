@@ -6,7 +6,7 @@
 # an embedded PostgreSQL, loads the floor (COPY into schema floor of database floor), starts the
 # product (`npm start`, built) on database product of the same server, ingests the data set through
 # the product's API, compares through the gateway and on the objects app itself (A B A B), and prints
-# each target of issue 13 with its ratio, then "N passed, N failed". The floor's design is in
+# each target of bench/independent/targets.mjs with its ratio, then "N passed, N failed". The floor's design is in
 # bench/independent/README.md.
 # Env: PERF_N, PERF_SEED (42), DURATION (8 s a slice), PERF_LOG_DIR (where the logs go; default a
 # temporary folder, removed unless KEEP=1). Only the processes this script starts are stopped.

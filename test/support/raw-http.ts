@@ -68,7 +68,7 @@ export function parseResponses(bytes: Buffer, methods: string[]): RawResponse[] 
       continue;
     }
     const method = methods[m++];
-    let body = '';
+    let body: string;
     if (method === 'HEAD' || status === 204 || status === 304) {
       body = '';
     } else if (headers['transfer-encoding'] === 'chunked') {

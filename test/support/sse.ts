@@ -50,7 +50,7 @@ export class SseClient {
     void (async () => {
       const decoder = new TextDecoder();
       try {
-        for await (const chunk of res.body!) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+        for await (const chunk of res.body!) parser.feed(decoder.decode(chunk, { stream: true }));
       } catch {
         // aborted
       }

@@ -16,7 +16,7 @@ import { LiveSetsModule } from './live-sets/live-sets.module';
  * does not decide which route takes a request: Nest registers the most specific routes first
  * (NEST_APPLICATION_OPTIONS), so ChangesModule's `GET /objects/changes` comes before
  * ObjectsModule's `GET /objects/:id` (which would take it as an object id) wherever either is
- * imported; test/routes.e2e-spec.ts boots the app with these imports reversed too and fails
+ * imported; test/platform/http/routes.e2e-spec.ts boots the app with these imports reversed too and fails
  * naming any route that another registered before it would take.
  */
 @Module({

@@ -135,10 +135,10 @@ export async function unwrap<T, E>(call: Promise<FetchResult<T, E>> | FetchResul
       errorCode: String(body.errorCode),
       errorName: body.errorName,
       errorInstanceId: String(body.errorInstanceId),
-      parameters: (body.parameters ?? {}) as Record<string, unknown>,
+      parameters: body.parameters ?? {},
     });
   }
-  throw new ConjureError(response.status, { errorCode: 'INTERNAL', errorName: 'Internal', errorInstanceId: '', parameters: { body: String(body ?? '') } });
+  throw new ConjureError(response.status, { errorCode: 'INTERNAL', errorName: 'Internal', errorInstanceId: '', parameters: { body: typeof body === 'string' ? body : body ? JSON.stringify(body) : '' } });
 }
 
 /**
@@ -313,13 +313,13 @@ export function subscribe(options: SubscribeOptions, setId: string, handlers: Se
       const parser = createParser({
         onEvent: (m) => {
           if (m.id) lastEventId = m.id;
-          const data = JSON.parse(m.data);
-          if (m.event === 'ready') handlers.ready?.(data);
-          else if (m.event === 'reset') handlers.reset?.(data);
-          else if (m.event === 'change') handlers.change?.({ id: m.id!, ...data });
+          const data: unknown = JSON.parse(m.data);
+          if (m.event === 'ready') handlers.ready?.(data as SetEventPosition);
+          else if (m.event === 'reset') handlers.reset?.(data as SetEventPosition);
+          else if (m.event === 'change') handlers.change?.({ id: m.id!, ...(data as Omit<SetChangeEvent, 'id'>) });
           else if (m.event === 'deleted') {
             ended = true;
-            handlers.deleted?.(data);
+            handlers.deleted?.(data as { asOf: string });
           }
         },
       });
@@ -363,7 +363,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 function conjureErrorOf(status: number, text: string): ConjureError {
   try {
-    const body = JSON.parse(text);
+    const body = JSON.parse(text) as SerializableError | null;
     if (body && typeof body.errorName === 'string') return new ConjureError(status, body);
   } catch {
     // not JSON

@@ -49,7 +49,7 @@ const RANGE_BOUNDS = ['gt', 'gte', 'lt', 'lte'];
  * (apps/objects/src/search/filter-compiler.ts), under ANY ontology: a property predicate takes
  * one for the property and one per column of the property's types its values fit (a geopoint
  * two, a list of strings two: keys and values), and a property may have every type.
- * test/bind-parameter-bound.spec.ts holds the compiler to it. A type the compiler does not
+ * test/platform/database/bind-parameter-bound.spec.ts holds the compiler to it. A type the compiler does not
  * know is counted as the costliest (the objects app refuses it anyway).
  */
 function nodeParameters(type: unknown, payload: Record<string, unknown>): number {

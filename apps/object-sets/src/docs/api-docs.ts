@@ -5,7 +5,7 @@ import { OperationErrors, RequestExamples } from '@app/platform';
  * libs/platform/src/http/api-docs.ts). The examples are requests on the demo data that `npm start`
  * loads (scripts/lib/demo-data.mjs, whose object sets have fixed ids and are created by
  * `anonymous`, the caller of AUTH_MODE=none without X-User-Id): each answers 2xx there, in any
- * order, the first time (test/openapi-examples.e2e-spec.ts runs them all).
+ * order, the first time (test/docs/openapi-examples.e2e-spec.ts runs them all).
  */
 
 const demoSet = (n: number) => `ri.object-set.main.object-set.00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;

@@ -66,14 +66,14 @@ export class EventStream {
   /** `reset`: reload the members as of `at`; the stream goes on after it. */
   reset(at: number): void {
     this.told = Math.max(this.told, at);
-    this.enqueue(async () => positionFrame('reset', at), 'reset');
+    this.enqueue(() => positionFrame('reset', at), 'reset');
   }
 
   /** An event of the set, when it is later than what the stream told. */
   send(event: SetEvent): void {
     if (event.at <= this.told || this.closed) return;
     this.told = event.at;
-    const frame = this.loadObjects ? () => event.frameWithObjects((e) => this.hooks.loadObjects(e, this.caller)) : async () => event.frame();
+    const frame = this.loadObjects ? () => event.frameWithObjects((e) => this.hooks.loadObjects(e, this.caller)) : () => event.frame();
     this.enqueue(frame, event.kind);
     if (event.kind === 'deleted') this.chain = this.chain.then(() => this.close());
   }
@@ -87,7 +87,7 @@ export class EventStream {
     this.hooks.closed(this);
   }
 
-  private enqueue(frame: () => Promise<string>, kind: string): void {
+  private enqueue(frame: () => string | Promise<string>, kind: string): void {
     this.chain = this.chain
       .then(async () => {
         if (this.closed) return;

@@ -34,7 +34,7 @@ export class LiveSetsController {
     @Param('id') id: string,
     @ValidatedQuery() query: ObjectSetEventsQuery,
     @Headers('last-event-id') lastEventId: string | undefined,
-    // The one route that writes its own response (test/response-owner.spec.ts lists it): an event
+    // The one route that writes its own response (test/architecture/response-owner.spec.ts lists it): an event
     // stream is written for as long as it lasts, event by event, by its EventStream; everything
     // that can fail does so before the stream starts, as the usual JSON error.
     @Res() res: Response,

@@ -19,6 +19,18 @@ export interface SetRow extends StoredSet {
   live: boolean;
 }
 
+/** The columns closure and lockForUpdate select of a set. */
+interface SetColumns {
+  id: string;
+  definition: ObjectSetDefinition;
+  scope: string[];
+  creator: string;
+  immutable: boolean;
+  live: boolean;
+}
+
+const setRowOf = (r: SetColumns): SetRow => ({ id: r.id, definition: r.definition, scopeEnvironmentIds: r.scope, creator: r.creator, immutable: r.immutable, live: r.live });
+
 export interface NewSet {
   id: string;
   title: string;
@@ -67,7 +79,7 @@ export class ObjectSetsRepository {
 
   /** ObjectSetMetadata JSON of a live set the caller may see, or undefined. Primary key. */
   async metadataJson(id: string, visible: string[] | null, now: Date, db: Db = this.sql): Promise<string | undefined> {
-    const [row] = await db.rows(
+    const [row] = await db.rows<{ json: string }>(
       `SELECT ${objectSetMetadataJsonSql('s', '$2')}::text AS json FROM object_sets.object_set s
         WHERE s.id = $1::text COLLATE "C" AND ${liveSetSql('s', '$3')} AND ${scopeVisibleSql('s', '$2')}`,
       [id, visible, now.toISOString()],
@@ -80,7 +92,7 @@ export class ObjectSetsRepository {
    * object_set_reference's primary key; UNION stops at cycles).
    */
   async closure(ids: string[], now: Date, db: Db = this.sql): Promise<Map<string, SetRow>> {
-    const rows: { id: string; definition: ObjectSetDefinition; scope: string[]; creator: string; immutable: boolean; live: boolean }[] = await db.rows(
+    const rows = await db.rows<SetColumns>(
       `WITH RECURSIVE closure(id) AS (
          SELECT unnest($1::text[]) COLLATE "C"
          UNION
@@ -90,16 +102,16 @@ export class ObjectSetsRepository {
          FROM closure c JOIN object_sets.object_set s ON s.id = c.id`,
       [ids, now.toISOString()],
     );
-    return new Map(rows.map((r) => [r.id, { id: r.id, definition: r.definition, scopeEnvironmentIds: r.scope, creator: r.creator, immutable: r.immutable, live: r.live }]));
+    return new Map(rows.map((r) => [r.id, setRowOf(r)]));
   }
 
   async lockForUpdate(m: SqlTransaction, id: string, now: Date): Promise<SetRow | undefined> {
-    const [r] = await m.rows(
+    const [r] = await m.rows<SetColumns>(
       `SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, ${liveSetSql('s', '$2')} AS live
          FROM object_sets.object_set s WHERE s.id = $1::text COLLATE "C" FOR UPDATE`,
       [id, now.toISOString()],
     );
-    return r ? { id: r.id, definition: r.definition, scopeEnvironmentIds: r.scope, creator: r.creator, immutable: r.immutable, live: r.live } : undefined;
+    return r ? setRowOf(r) : undefined;
   }
 
   async insert(m: SqlTransaction, s: NewSet, references: string[], now: Date): Promise<void> {
@@ -144,7 +156,7 @@ export class ObjectSetsRepository {
    * On the primary, as the closure below: no replica is known to have replayed up to `asOf`.
    */
   async metadataJsonAsOf(id: string, visible: string[] | null, asOf: Date): Promise<string | undefined> {
-    const [row] = await this.sql.primaryRows(
+    const [row] = await this.sql.primaryRows<{ json: string }>(
       `SELECT ${objectSetMetadataJsonSql('s', '$2')}::text AS json FROM object_sets.object_set_version s
         WHERE s.id = $1::text COLLATE "C" AND s.valid_from <= $3::timestamptz AND s.valid_to > $3::timestamptz AND ${liveSetSql('s', '$3')}
           AND ${scopeVisibleSql('s', '$2')}`,
@@ -159,7 +171,7 @@ export class ObjectSetsRepository {
    * key, following the references inside each definition valid at `asOf`.
    */
   async closureAsOf(ids: string[], asOf: Date): Promise<Map<string, SetRow>> {
-    const rows: { id: string; definition: ObjectSetDefinition; scope: string[]; creator: string; immutable: boolean; live: boolean }[] = await this.sql.primaryRows(
+    const rows = await this.sql.primaryRows<SetColumns>(
       `WITH RECURSIVE closure(id) AS (
          SELECT unnest($1::text[]) COLLATE "C"
          UNION
@@ -176,7 +188,7 @@ export class ObjectSetsRepository {
          FROM closure c JOIN object_sets.object_set_version s ON s.id = c.id AND s.valid_from <= $2::timestamptz AND s.valid_to > $2::timestamptz`,
       [ids, asOf.toISOString()],
     );
-    return new Map(rows.map((r) => [r.id, { id: r.id, definition: r.definition, scopeEnvironmentIds: r.scope, creator: r.creator, immutable: r.immutable, live: r.live }]));
+    return new Map(rows.map((r) => [r.id, setRowOf(r)]));
   }
 
   async replaceReferences(m: SqlTransaction, id: string, references: string[]): Promise<void> {
@@ -256,7 +268,7 @@ export class ObjectSetsRepository {
    * On the primary, with the cache it writes (docs/api.md §11).
    */
   async cachedMembers(id: string, visibilityKey: string, ttlSeconds: number, now: Date): Promise<{ live: boolean; result?: string }> {
-    const [row] = await this.sql.primaryRows(CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds, now.toISOString()], 'object_sets.cachedMembers');
+    const [row] = await this.sql.primaryRows<{ result: string | null }>(CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds, now.toISOString()], 'object_sets.cachedMembers');
     return { live: !!row, result: row?.result ?? undefined };
   }
 

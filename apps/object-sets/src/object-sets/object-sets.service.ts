@@ -111,7 +111,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       if (references.length) {
         await this.repository.lockGraph(m);
         // Checked again under the lock: a referenced set may have been deleted meanwhile.
-        await this.checkReferencesExist(definition, await this.repository.closure(references, now, m));
+        this.checkReferencesExist(definition, await this.repository.closure(references, now, m));
       }
       await this.repository.insert(
         m,
@@ -137,19 +137,19 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const definition = input.definition;
     const scope = input.scope ? [...new Set(input.scope.environmentIds)].sort() : undefined;
     const checkedAt = this.clock.now();
-    const current = await this.mustBeChangeable(caller, id, await this.repository.closure([id], checkedAt).then((c) => c.get(id)));
+    const current = this.mustBeChangeable(caller, id, await this.repository.closure([id], checkedAt).then((c) => c.get(id)));
     if (definition || scope) {
       await this.checkDefinition(caller, { id, definition: definition ?? current.definition, scopeEnvironmentIds: scope ?? current.scopeEnvironmentIds }, checkedAt);
     }
     return this.repository.transaction(async (m) => {
       const now = await this.repository.writeInstant(m, this.clock.now());
       if (definition) await this.repository.lockGraph(m);
-      const locked = await this.mustBeChangeable(caller, id, await this.repository.lockForUpdate(m, id, now));
+      const locked = this.mustBeChangeable(caller, id, await this.repository.lockForUpdate(m, id, now));
       if (definition) {
         // Under the graph lock: the references must still exist and the new graph must be acyclic.
         const references = referencedSetIds(definition);
         const closure = await this.repository.closure(references, now, m);
-        await this.checkReferencesExist(definition, closure);
+        this.checkReferencesExist(definition, closure);
         const self: StoredSet = { id, definition, scopeEnvironmentIds: scope ?? locked.scopeEnvironmentIds };
         compileObjectSet(self, (ref) => (ref === id ? self : liveOnly(closure.get(ref))));
         await this.repository.replaceReferences(m, id, references);
@@ -279,7 +279,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     return new JsonText(result.json);
   }
 
-  private async mustBeChangeable(caller: CallerContext, id: string, row: SetRow | undefined): Promise<SetRow> {
+  private mustBeChangeable(caller: CallerContext, id: string, row: SetRow | undefined): SetRow {
     if (!row || !row.live || !readable(row, visibleEnvironmentsParam(caller))) throw new ObjectSetNotFound(id);
     if (row.creator !== caller.userId) throw new PermissionDenied(`only the creator of object set ${id} may change it`, { objectSetId: id });
     if (row.immutable) throw new ObjectSetImmutable(id);
@@ -301,7 +301,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const references = referencedSetIds(definition);
     const closure = references.length ? await this.repository.closure(references, now) : new Map<string, SetRow>();
     for (const ref of references) if (closure.has(ref) && !readable(closure.get(ref)!, visible)) closure.delete(ref);
-    await this.checkReferencesExist(definition, closure);
+    this.checkReferencesExist(definition, closure);
     const compiled = compileObjectSet(set, (ref) => (ref === set.id ? set : liveOnly(closure.get(ref))));
     if (definition.type === 'filter') {
       await this.objects.validateFilter(caller, definition.filter.filter, 'definition.filter.filter');
@@ -339,7 +339,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private async checkReferencesExist(definition: ObjectSetDefinition, closure: Map<string, SetRow>): Promise<void> {
+  private checkReferencesExist(definition: ObjectSetDefinition, closure: Map<string, SetRow>): void {
     for (const ref of referencedSetIds(definition)) {
       if (!liveOnly(closure.get(ref))) {
         throw new InvalidObjectSetDefinition(referencePath(definition, ref), `referenced object set ${ref} does not exist`);
@@ -349,7 +349,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
 }
 
 /** A filter nothing matches: what the `empty` definition compiles to. */
-const NO_MEMBERS: ObjectSearchFilter = { type: 'not', not: { filter: { type: 'all', all: {} } } } as ObjectSearchFilter;
+const NO_MEMBERS: ObjectSearchFilter = { type: 'not', not: { filter: { type: 'all', all: {} } } };
 
 /** `,"asOf":"…"` added to a response object read as of an instant. */
 function withAsOf(json: string, asOf: Date | undefined): string {

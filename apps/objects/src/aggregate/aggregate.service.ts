@@ -52,14 +52,14 @@ export class AggregateService {
   /** An object set's members, as the object set service compiled them (STRONG). */
   aggregateCompiled(caller: CallerContext, body: Omit<AggregateRequest, 'startingSet'>): Promise<JsonText<AggregateResponseDto>> {
     if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
-    return this.run(caller, body, parseAsOf(body.asOf, 'asOf', NO_LATER_BOUND), async (ontology) => validateFilter(body.filter, ontology, 'filter', COMPILED_SET_FILTER_LIMITS));
+    return this.run(caller, body, parseAsOf(body.asOf, 'asOf', NO_LATER_BOUND), (ontology) => validateFilter(body.filter, ontology, 'filter', COMPILED_SET_FILTER_LIMITS));
   }
 
   private async run(
     caller: CallerContext,
     body: { groupBy?: unknown; metrics?: unknown },
     asOf: Date | undefined,
-    filterFor: (ontology: Parameters<Parameters<OntologyService['readWithActive']>[0]>[0]) => Promise<ObjectSearchFilter>,
+    filterFor: (ontology: Parameters<Parameters<OntologyService['readWithActive']>[0]>[0]) => ObjectSearchFilter | Promise<ObjectSearchFilter>,
   ): Promise<JsonText<AggregateResponseDto>> {
     // As of an instant: only a replica that replayed every commit up to it (docs/api.md §11).
     if (asOf) requireReplayedUpTo(caller, asOf);

@@ -4,7 +4,7 @@ import { OperationErrors, RequestExamples } from '@app/platform';
  * The objects API's OpenAPI document: its request examples and schema names (see
  * libs/platform/src/http/api-docs.ts). The examples are requests on the demo data that `npm start`
  * loads (scripts/lib/demo-data.mjs): each answers 2xx there, in any order, the first time
- * (test/openapi-examples.e2e-spec.ts runs them all).
+ * (test/docs/openapi-examples.e2e-spec.ts runs them all).
  */
 
 /** Property definitions from property id → type; `[type]` for a multi-valued property. */

@@ -110,7 +110,7 @@ export class SetChangesService {
     types: TypesAround,
     memory?: { round: RoundRows; linked: boolean },
   ): Promise<StepResult[]> {
-    const results: StepResult[] = new Array(item.steps.length);
+    const results = new Array<StepResult>(item.steps.length);
     const filterAt = (i: number) => (i < 0 ? undefined : filters[i]);
     let i = 0;
     while (i < item.steps.length) {

@@ -137,7 +137,7 @@ export class ObjectsRepository {
 
   /** Whether any version of (env, id) was ever written (OBJECT_READ_SQL.everExisted). */
   async everExisted(env: string, id: string): Promise<boolean> {
-    const [row] = await this.read('everExisted', [env, id]);
+    const [row] = await this.read<{ known: boolean }>('everExisted', [env, id]);
     return row.known;
   }
 

@@ -4,7 +4,6 @@ import {
   ObjectIdAmbiguous,
   ObjectNotFound,
   ObjectVersionNotFound,
-  PAGE_LIMITS,
   isRecord,
   isInstantText,
   isInt32Count,

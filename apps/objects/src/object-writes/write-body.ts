@@ -45,7 +45,7 @@ export function checkIngestBody(body: unknown): ObjectWriteInput[] {
   if (objects.length > MAX_INGEST_OBJECTS) throw new InvalidArgument('objects', `must hold at most ${MAX_INGEST_OBJECTS} objects, not ${objects.length}`);
   const out = new Array<ObjectWriteInput>(objects.length);
   for (let i = 0; i < objects.length; i++) {
-    const o = objects[i];
+    const o: unknown = objects[i];
     if (!isPlainObject(o)) throw new InvalidArgument(`objects[${i}]`, `must be an object, not ${kindOf(o)}`);
     out[i] = checkObject(o, `objects[${i}]`, true);
   }
@@ -154,7 +154,7 @@ function checkProperties(properties: unknown, path: string): ObjectWriteInput['p
   }
   if (properties.length > MAX_PROPERTY_VALUES) throw new InvalidArgument(path, `must hold at most ${MAX_PROPERTY_VALUES} property values, not ${properties.length}`);
   for (let i = 0; i < properties.length; i++) {
-    const p = properties[i];
+    const p: unknown = properties[i];
     if (!isPlainObject(p)) throw new InvalidArgument(`${path}[${i}]`, `must be an object {"id", "value", "origin", "trigger"?}, not ${kindOf(p)}`);
     for (const key in p) {
       if (key === 'id' || key === 'value' || key === 'origin' || key === 'trigger') continue;

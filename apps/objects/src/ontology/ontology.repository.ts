@@ -16,13 +16,13 @@ export class OntologyRepository {
 
   /** The active (highest) version number, 0 when none. */
   async activeVersion(): Promise<number> {
-    const [row] = await this.sql.rows(`SELECT ${ACTIVE_ONTOLOGY_VERSION_SQL} AS version`);
+    const [row] = await this.sql.rows<{ version: number }>(`SELECT ${ACTIVE_ONTOLOGY_VERSION_SQL} AS version`);
     return row.version;
   }
 
   /** One version by number (PK lookup). */
   async findVersion(version: number): Promise<OntologyVersion | undefined> {
-    const rows = await this.sql.rows(`SELECT version, definition FROM objects.ontology_version WHERE version = $1`, [version]);
+    const rows = await this.sql.rows<{ version: number; definition: OntologyDefinition }>(`SELECT version, definition FROM objects.ontology_version WHERE version = $1`, [version]);
     return rows.length ? { version: rows[0].version, ...rows[0].definition } : undefined;
   }
 
@@ -33,7 +33,7 @@ export class OntologyRepository {
   async publish(definition: OntologyDefinition): Promise<OntologyVersion> {
     return this.sql.transaction(async (tx) => {
       await tx.rows(`SELECT pg_advisory_xact_lock(hashtext('objects.ontology_version'))`);
-      const rows = await tx.rows(
+      const rows = await tx.rows<{ version: number }>(
         `INSERT INTO objects.ontology_version (version, definition)
          SELECT coalesce(max(version), 0) + 1, $1::jsonb FROM objects.ontology_version
          RETURNING version`,

@@ -1,4 +1,4 @@
-import { filterOf, OntologyIndex } from '@app/domain';
+import { filterOf } from '@app/domain';
 import { validateFilter } from '../validation/filter.validator';
 import { validateOrderBy } from '../validation/analytics.validator';
 import { buildOrderedSearchSql, OrderedPosition } from './ordered-search';

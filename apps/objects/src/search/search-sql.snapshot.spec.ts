@@ -1,4 +1,4 @@
-import { filterOf, ObjectSearchFilter, OntologyIndex } from '@app/domain';
+import { filterOf, ObjectSearchFilter } from '@app/domain';
 import { validateFilter } from '../validation/filter.validator';
 import { SEARCH_INDEX_DDL } from './filter-compiler';
 import { ObjectTypeKeyIndex1764500000000 } from '../database/migrations/1764500000000-ObjectTypeKeyIndex';

@@ -95,7 +95,7 @@ export class SearchService {
                 if (after && typeof code === 'string' && code.startsWith('22')) throw new InvalidPagingToken('token is malformed');
                 throw e;
               })
-          : await this.repository.page(filter, ontology, { visible, after: after as SearchPosition | undefined, limit: pageSize + 1, loadLinks, asOf });
+          : await this.repository.page(filter, ontology, { visible, after, limit: pageSize + 1, loadLinks, asOf });
       };
       const expensive = body.startingSet != null || followsLinks(unrestricted);
       const value = expensive ? await this.expensiveReads.run(caller, read) : await read();

@@ -19,5 +19,5 @@ export async function withStartingSet(
 ): Promise<ObjectSearchFilter> {
   if (startingSet == null) return filter;
   const setFilter = await objectSets.compiledFilter(caller, startingSet, asOf);
-  return filterOf('and', { filters: [filter, validateFilter(setFilter, ontology, 'startingSet', COMPILED_SET_FILTER_LIMITS)] }) as ObjectSearchFilter;
+  return filterOf('and', { filters: [filter, validateFilter(setFilter, ontology, 'startingSet', COMPILED_SET_FILTER_LIMITS)] });
 }

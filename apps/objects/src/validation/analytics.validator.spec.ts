@@ -1,4 +1,3 @@
-import { InvalidArgument } from '@app/domain';
 import { validateAggregation, validateOrderBy } from './analytics.validator';
 import { invalidArgumentOf as fault } from '../../../../test/support/faults';
 import { ontologyIndexOf } from '../../../../test/support/ontologies';

@@ -75,7 +75,7 @@ export class PagingTokenCodec {
     }
     let parsed: { b?: unknown; p?: unknown };
     try {
-      parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+      parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { b?: unknown; p?: unknown };
     } catch {
       throw new InvalidPagingToken('token is malformed');
     }

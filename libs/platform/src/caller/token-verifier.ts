@@ -76,7 +76,7 @@ export class TokenVerifier {
       userId: sub,
       environments: environments.includes(ALL_ENVIRONMENTS) ? ALL_ENVIRONMENTS : [...new Set(environments as string[])],
       authorization,
-      roles: (roles as string[] | undefined) ?? [],
+      roles: roles ?? [],
       expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : undefined,
     };
   }

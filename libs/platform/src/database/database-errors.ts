@@ -72,7 +72,7 @@ function anyCause(error: unknown, test: (e: ErrorLike) => boolean): boolean {
     const like = e as ErrorLike;
     if (test(like)) return true;
     queue.push(like.driverError, like.cause);
-    if (Array.isArray(like.errors)) queue.push(...like.errors);
+    if (Array.isArray(like.errors)) queue.push(...(like.errors as unknown[]));
   }
   return false;
 }

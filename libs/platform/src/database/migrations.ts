@@ -87,8 +87,8 @@ export async function runPendingMigrations(dataSource: DataSource, schema: strin
  * keeps two instances starting together from racing (SqlExecutor.withAdvisoryLock).
  */
 export async function migrateSchema(options: DataSourceOptions, schema: string): Promise<string[]> {
-  const extra = { ...(options as { extra?: Record<string, unknown> }).extra, max: 2 };
-  const dataSource = new DataSource({ ...options, extra } as DataSourceOptions);
+  const extra = { ...(options.extra as Record<string, unknown> | undefined), max: 2 };
+  const dataSource = new DataSource({ ...options, extra });
   await dataSource.initialize();
   try {
     return await runPendingMigrations(dataSource, schema);
@@ -104,8 +104,8 @@ export async function migrateSchema(options: DataSourceOptions, schema: string):
  * statement timeout (a migration may rewrite a large table).
  */
 export function migrationCliDataSource(options: DataSourceOptions & { schema?: string }): DataSource {
-  const extra = { ...(options as { extra?: Record<string, unknown> }).extra, statement_timeout: 0 };
-  return new MigrationCliDataSource({ ...options, extra } as DataSourceOptions, options.schema);
+  const extra = { ...(options.extra as Record<string, unknown> | undefined), statement_timeout: 0 };
+  return new MigrationCliDataSource({ ...options, extra }, options.schema);
 }
 
 class MigrationCliDataSource extends DataSource {

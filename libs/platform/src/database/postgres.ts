@@ -299,7 +299,7 @@ export async function runOnPool(pool: Pool, query: Statement, scope: RequestScop
   if (!scope && query.name === undefined) {
     const { rows } = await pool.query(query);
     if (observe) observe(label!, (performance.now() - started) / 1000);
-    return rows;
+    return rows as unknown[];
   }
   if (scope?.abandoned) throw new Error('the request was abandoned by its client');
   const statement = new RunningStatement(pool, await pool.connect());

@@ -7,7 +7,7 @@ import { SqlExecutor } from './sql-executor';
 /**
  * SqlExecutor.transaction on a fake pool: the statements it sends, in order, and what becomes of
  * the connection (reused, or closed). The real statements of every write are in the SQL
- * snapshots (test/sql-snapshots.e2e-spec.ts).
+ * snapshots (test/sql-snapshots/sql-snapshots.e2e-spec.ts).
  */
 class FakeClient extends EventEmitter {
   readonly sent: string[] = [];

@@ -55,7 +55,7 @@ const ROLLBACK: Statement = { text: 'ROLLBACK', values: [] };
  * It owns the primary's pg Pool, made from the app's connection settings (TypeORM is given the
  * same settings only to run migrations, migrations.ts: TypeORM 1.x cannot be handed a pool, its
  * PostgresDriver always makes its own from `url` and `extra`). Statements go straight to the pool,
- * without the QueryRunner TypeORM makes (and logs) for every statement. test/sql-executor-rule.spec.ts
+ * without the QueryRunner TypeORM makes (and logs) for every statement. test/architecture/sql-executor-rule.spec.ts
  * fails when code elsewhere calls pg or TypeORM itself.
  */
 export class SqlExecutor implements SqlRows, OnApplicationShutdown {

@@ -25,7 +25,9 @@ export function toDomainError(exception: unknown, method = '', path = ''): Domai
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     const response = exception.getResponse() as { message?: unknown } | string;
-    const message = typeof response === 'string' ? response : String(response?.message ?? exception.message);
+    const given = typeof response === 'string' ? response : (response?.message ?? exception.message);
+    // Nest's own exceptions say a string, its validation a list of them.
+    const message = typeof given === 'string' ? given : Array.isArray(given) ? given.join(',') : JSON.stringify(given);
     if (status === 404) return new NotFoundRoute(method, path);
     if (status === 413) return new PayloadTooLarge(message);
     if (status === 503) return new DependencyUnavailable('database');

@@ -10,7 +10,7 @@ import { API_SCHEMAS, ERROR_CODES, ErrorName } from './api-schemas';
 /**
  * The example request of one operation: a value for each path parameter and for the query
  * parameters worth filling in, and the JSON body. Swagger UI's "Try it out" starts from these, so
- * each must succeed (2xx) against the demo data of `npm start`; test/openapi-examples.e2e-spec.ts
+ * each must succeed (2xx) against the demo data of `npm start`; test/docs/openapi-examples.e2e-spec.ts
  * runs them all.
  */
 export interface RequestExample {

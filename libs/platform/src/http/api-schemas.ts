@@ -24,7 +24,7 @@ export function apiSchemaRef(name: keyof typeof API_SCHEMAS): { oneOf: { $ref: s
   return { oneOf: [{ $ref: SCHEMA_PATH + name }] };
 }
 
-const ref = (name: string): SchemaObject => ({ $ref: SCHEMA_PATH + name }) as SchemaObject;
+const ref = (name: string): SchemaObject => ({ $ref: SCHEMA_PATH + name });
 const string = (description?: string, extra: SchemaObject = {}): SchemaObject => ({ type: 'string', ...(description ? { description } : {}), ...extra });
 const strings = (description: string, minItems = 0): SchemaObject => ({ type: 'array', items: { type: 'string' }, description, ...(minItems ? { minItems } : {}), maxItems: 10000 });
 const object = (properties: Record<string, SchemaObject>, required: string[] = [], description?: string): SchemaObject => ({
@@ -46,7 +46,7 @@ function union(variants: Record<string, string>, description: string): SchemaObj
     description,
     oneOf: Object.values(variants).map(ref),
     discriminator: { propertyName: 'type', mapping: Object.fromEntries(Object.entries(variants).map(([t, name]) => [t, SCHEMA_PATH + name])) },
-  } as SchemaObject;
+  };
 }
 
 const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
@@ -158,7 +158,7 @@ export const API_SCHEMAS: Record<string, SchemaObject> = {
       { type: 'boolean', description: 'boolean' },
       ref('GeoPoint'),
     ],
-  } as SchemaObject,
+  },
   GeoPoint: object({ lat: { type: 'number', minimum: -90, maximum: 90 }, lon: { type: 'number', minimum: -180, maximum: 180 } }, ['lat', 'lon'], 'geopoint'),
   SerializableError: {
     type: 'object',
@@ -174,5 +174,5 @@ export const API_SCHEMAS: Record<string, SchemaObject> = {
       },
     },
     required: ['errorCode', 'errorName', 'errorInstanceId', 'parameters'],
-  } as SchemaObject,
+  },
 };

@@ -201,11 +201,11 @@ export async function openApiDocumentOf(module: Type<unknown>, docs: ApiDocsOpti
 /** How an app is set up: its pipeline on an app its caller created, the app as main.ts runs it, and its OpenAPI document. */
 export interface AppSetup {
   /** The production set-up of an app created from the app's module (the e2e tests apply it to their testing module's app, so both run the same pipeline). */
-  configure(app: NestExpressApplication): NestExpressApplication;
+  readonly configure: (app: NestExpressApplication) => NestExpressApplication;
   /** The app as main.ts runs it. */
-  create(): Promise<NestExpressApplication>;
+  readonly create: () => Promise<NestExpressApplication>;
   /** The API's OpenAPI document, made without a database (`npm run openapi` writes it to openapi/). */
-  openApiDocument(): Promise<OpenAPIObject>;
+  readonly openApiDocument: () => Promise<OpenAPIObject>;
 }
 
 /** The set-up of the app of `module`, with its API docs and HTTP options. */

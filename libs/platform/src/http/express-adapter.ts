@@ -83,7 +83,7 @@ export function createExpressServer(app: Express): Server {
       const observe = slot.observe;
       if (observe === undefined || this.writableEnded) return (super.end as (...a: unknown[]) => this)(...args);
       (super.end as (...a: unknown[]) => this)(...args);
-      observe(this as ServerResponse & { req: IncomingMessage }, (this.req as { startedAt?: number }).startedAt ?? 0);
+      observe(this, (this.req as { startedAt?: number }).startedAt ?? 0);
       return this;
     }
   }
@@ -137,7 +137,7 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
  * they were registered, so Nest registers the most specific first (a literal segment before a
  * parameter at the first position where they differ): `GET /objects/changes` before
  * `GET /objects/:id`, whatever the order of the modules or controllers that declare them
- * (test/routes.e2e-spec.ts boots both apps with their modules in reverse order too, and fails
+ * (test/platform/http/routes.e2e-spec.ts boots both apps with their modules in reverse order too, and fails
  * naming any route that one registered before it would take). It costs the routes that come last,
  * those with a parameter early in the path such as `GET /objects/:id`, the path match of the
  * literal routes before them: about 1 µs of CPU per `GET /objects/{id}`, 18 routes tried before

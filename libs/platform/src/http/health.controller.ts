@@ -33,7 +33,7 @@ export class HealthController {
     const checks: HealthIndicatorFunction[] = [() => this.indicator.check('database').attempt(ping).withTimeout(2000)];
     // Replicas are reported, never failed on: their reads go to the primary meanwhile (docs/api.md §11).
     const router = this.router;
-    if (router?.replicas.length) checks.push(async () => ({ replicas: { status: 'up', replicas: router.status() } }));
+    if (router?.replicas.length) checks.push(() => ({ replicas: { status: 'up', replicas: router.status() } }));
     return this.health.check(checks);
   }
 }

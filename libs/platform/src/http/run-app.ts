@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
 import { acceptGatewayConnections } from './gateway-handoff';
@@ -39,5 +40,5 @@ async function start(create: () => Promise<INestApplication>, port: (config: App
   // Loopback unless HOST says otherwise (the container images set HOST=0.0.0.0).
   await app.listen(port(config), process.env.HOST || '127.0.0.1');
   // Under `npm start`, the gateway may hand client connections straight to this process.
-  acceptGatewayConnections(app.getHttpServer());
+  acceptGatewayConnections(app.getHttpServer() as Server);
 }

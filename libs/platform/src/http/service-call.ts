@@ -72,7 +72,7 @@ export async function callService(call: ServiceCall): Promise<string> {
   }
   let error: { errorCode?: ErrorCode; errorName?: string; parameters?: ErrorParameters } | undefined;
   try {
-    error = JSON.parse(text);
+    error = JSON.parse(text) as typeof error;
   } catch {
     error = undefined;
   }

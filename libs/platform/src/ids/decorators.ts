@@ -18,11 +18,11 @@ function ruleDecorator(name: string, fault: (v: unknown) => string | undefined, 
 }
 
 /** The Swagger schema of an identifier (docs/api.md §1), for a body checked by its own checkBody (CheckedBodyClass) rather than by class-validator rules. */
-export const ApiIdentifier = (api: ApiPropertyOptions = {}) => ApiProperty({ minLength: 1, maxLength: MAX_IDENTIFIER_LENGTH, ...api } as ApiPropertyOptions);
+export const ApiIdentifier = (api: ApiPropertyOptions = {}) => ApiProperty({ minLength: 1, maxLength: MAX_IDENTIFIER_LENGTH, ...api });
 
 /** The Swagger schema of an environment id. */
 export const ApiEnvironmentId = (api: ApiPropertyOptions = {}, options: { each?: boolean } = {}) =>
-  ApiIdentifier({ example: options.each ? ['prod'] : 'prod', ...api } as ApiPropertyOptions);
+  ApiIdentifier({ example: options.each ? ['prod'] : 'prod', ...api });
 
 /** An identifier (docs/api.md §1), validated and documented in one decorator. */
 export function IsIdentifier(api: ApiPropertyOptions = {}, options: { each?: boolean } = {}) {

@@ -146,7 +146,7 @@ export class AppMetrics implements OnModuleInit {
 
   private readonly onRequest = (req: Request, res: Response): void => {
     const started = performance.now();
-    res.once('finish', () => this.observeResponse(res as unknown as ServerResponse & { req: IncomingMessage }, started));
+    res.once('finish', () => this.observeResponse(res, started));
   };
 
   membersCacheRead(hit: boolean): void {

@@ -33,7 +33,7 @@ export class KeyedHistogram<L extends string> {
    */
   observe<S>(outer: unknown, inner: unknown, value: number, labelsOf: (subject: S) => Record<L, string>, subject: S): void {
     let byInner = this.byOuter.get(outer);
-    if (!byInner) this.byOuter.set(outer, (byInner = new Map()));
+    if (!byInner) this.byOuter.set(outer, (byInner = new Map<unknown, Series<L>>()));
     let s = byInner.get(inner);
     if (!s) {
       s = { labels: labelsOf(subject), buckets: new Array<number>(this.bounds.length + 1).fill(0), sum: 0, count: 0 };

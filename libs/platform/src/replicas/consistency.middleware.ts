@@ -129,7 +129,7 @@ export function learnConsistencyToken(ctx: ReadContext | undefined, token: strin
   if (!ctx || !token) return;
   try {
     const answered = decodeConsistencyToken(token);
-    ctx.learned = mergePositions(ctx.learned ?? new Map(), answered);
+    ctx.learned = mergePositions(ctx.learned ?? new Map<string, bigint>(), answered);
     // An answer whose own position is 0 names only what we sent: never let ours replace a foreign peer.
     const named = answered.size === 1 ? answered.keys().next().value : undefined;
     if (named !== undefined && (named !== ctx.clusterId || ctx.peer.id === undefined)) ctx.peer.id = named;

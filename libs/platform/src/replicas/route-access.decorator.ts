@@ -5,7 +5,7 @@ import { SetMetadata } from '@nestjs/common';
  * primary and its answer carries the position of its commit; a read's statements may run on a
  * replica and its answer carries the position it read at. Every route handler of both apps
  * declares which, with @Reads() or @Writes(), never from its method or path
- * (test/routes.e2e-spec.ts names any handler that declares neither); RouteAccessGuard sets the
+ * (test/platform/http/routes.e2e-spec.ts names any handler that declares neither); RouteAccessGuard sets the
  * request's ReadContext.write from it.
  */
 export type RouteAccess = 'read' | 'write';

@@ -8,7 +8,7 @@ import { ROUTE_ACCESS_KEY, RouteAccess } from './route-access.decorator';
  * @Writes(). The ReadContext is made before routing (attachReadContext), as a read; this guard is
  * the first thing to run once Nest has matched the route (each app's first global guard), so the
  * flag is set before any other guard, pipe or the handler runs a statement or calls the other
- * app. A handler that declares neither (test/routes.e2e-spec.ts allows none) is taken as a write:
+ * app. A handler that declares neither (test/platform/http/routes.e2e-spec.ts allows none) is taken as a write:
  * its statements on the primary and its answer after its commit, never a stale read.
  */
 @Injectable()

@@ -24,7 +24,7 @@ const QUERY_VALUES = Symbol('queryValues');
  *
  * Documentation: the operation's `ApiQuery` decorators (route-decorators.ts) say what the
  * OpenAPI document shows; query DTOs live in `*.query.ts` files, which the Swagger plugin does not
- * read, so they add nothing to it. test/validated-bodies.spec.ts checks that each DTO's values
+ * read, so they add nothing to it. test/architecture/validated-bodies.spec.ts checks that each DTO's values
  * are the ones its operation documents, and that every `@Query()` is a ValidatedQuery.
  */
 export function QueryValue<T>(parse: (raw: unknown, query: Record<string, unknown>) => T): PropertyDecorator {
@@ -82,7 +82,7 @@ export const QUERY_VALIDATION_PIPE = new QueryValidationPipe();
 
 /**
  * A handler's query, parsed and checked into its query DTO: `@ValidatedQuery()` is `@Query()`
- * through QUERY_VALIDATION_PIPE. Every query is declared with it (test/validated-bodies.spec.ts).
+ * through QUERY_VALIDATION_PIPE. Every query is declared with it (test/architecture/validated-bodies.spec.ts).
  * One parameter for the whole query: Nest runs each pipeable parameter through its own chain of
  * promises, so one per value would cost the hot reads that much more.
  */

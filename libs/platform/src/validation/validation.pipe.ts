@@ -65,7 +65,7 @@ export function CheckedBy(check: (value: unknown) => unknown, options: { optiona
           } catch (e) {
             if (!(e instanceof DomainError)) throw e;
             let faults = checkedByFaults.get(target);
-            if (!faults) checkedByFaults.set(target, (faults = new Map()));
+            if (!faults) checkedByFaults.set(target, (faults = new Map<string, DomainError>()));
             faults.set(args!.property, e);
             return false;
           }
@@ -125,7 +125,7 @@ export const VALIDATION_PIPE = createValidationPipe();
 
 /**
  * A handler's request body, validated: `@ValidatedBody()` is `@Body()` through VALIDATION_PIPE.
- * Every body parameter is declared with it (test/validated-bodies.spec.ts walks both apps'
+ * Every body parameter is declared with it (test/architecture/validated-bodies.spec.ts walks both apps'
  * routes to hold that). The pipe is on the body alone rather than global: Nest runs a global
  * pipe on every pipeable parameter of every request (path values, the query, `@Caller()`), each
  * through a chain of promises, and for none of those does validation do anything (no handler

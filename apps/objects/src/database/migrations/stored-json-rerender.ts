@@ -79,13 +79,13 @@ export async function rerenderStoredJson(q: QueryRunner, table: string, key: str
   let after: unknown[] | undefined;
   for (;;) {
     const from = after ? `WHERE (${key.map((k) => `p.${k}`).join(', ')}) > (${key.map((_, i) => `$${i + 1}::${types[i]}`).join(', ')})` : '';
-    const rows: StoredObjectRow[] = await q.query(
+    const rows = (await q.query(
       `SELECT ${key.map((k) => `t.${k}`).join(', ')}, t.type, t.first_sighting, t.last_sighting, t.properties, t.links, t.tags
          FROM (SELECT ${key.map((k) => `p.${k}`).join(', ')} FROM ${pending} p ${from} ORDER BY ${keyList} LIMIT ${BATCH}) p
          JOIN objects.${table} t USING (${keyList})
         ORDER BY ${key.map((k) => `t.${k}`).join(', ')}`,
       after,
-    );
+    )) as StoredObjectRow[];
     if (!rows.length) break;
     const json = rows.map(renderStoredRow);
     await q.query(

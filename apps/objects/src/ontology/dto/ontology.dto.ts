@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { IsIdentifier } from '@app/platform';
@@ -11,7 +11,7 @@ import { PROPERTY_TYPES, PropertyType } from '@app/domain';
  * IsArray and ArrayMaxSize, which stay on the property (the Swagger plugin reads maxItems from
  * them); applied in the order a stack of the four would be.
  */
-function NestedObjects(type: () => Function): PropertyDecorator {
+function NestedObjects(type: () => new (...args: never[]) => object): PropertyDecorator {
   return applyDecorators(Type(type), ValidateNested({ each: true }), IsObject({ each: true }));
 }
 
@@ -20,7 +20,7 @@ export class PropertyDefinitionDto {
   id: string;
 
   @ApiProperty({ type: 'string', enum: PROPERTY_TYPES, example: 'string' })
-  @IsIn(PROPERTY_TYPES as unknown as string[], { message: `type must be one of ${PROPERTY_TYPES.join(', ')}` })
+  @IsIn(PROPERTY_TYPES, { message: `type must be one of ${PROPERTY_TYPES.join(', ')}` })
   type: PropertyType;
 
   /** Several values (each with its own origin) allowed. */

@@ -1,0 +1,247 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createTestDatabase } from '../support/database';
+import { ROOT, RunningNpmStart, startNpmStart } from '../support/npm-start';
+
+/**
+ * The README as a newcomer follows it, on a fresh `npm start` with the demo data: every URL of
+ * its table answers, and its curl session, run as written (only `B=` points at the test's
+ * gateway), answers at every step what the README says it does.
+ */
+
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+/** The text of the README section that starts with `heading`, up to the next heading of its level. */
+function section(heading: string): string {
+  const start = README.indexOf(`${heading}\n`);
+  if (start < 0) throw new Error(`README has no section "${heading}"`);
+  const level = heading.split(' ')[0];
+  const next = README.slice(start + heading.length).search(new RegExp(`\\n${level} `));
+  return next < 0 ? README.slice(start) : README.slice(start, start + heading.length + next);
+}
+
+/** One curl call of the session: its arguments, status and body. */
+interface Call {
+  args: string;
+  status: number;
+  body: string;
+  json: any;
+}
+
+/**
+ * Runs `script` with bash, with `curl` wrapped (a shell function; the script's text is
+ * unchanged) so that each call's arguments, status and body are recorded, in order.
+ */
+async function runSession(script: string): Promise<{ calls: Call[]; stdout: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'readme-session-'));
+  try {
+    writeFileSync(join(dir, 'n'), '0');
+    // Numbered when each call completes (under a lock: the calls of a pipeline run side by side),
+    // which is their order in the session: a curl reading another's output finishes after it.
+    const wrapper = `
+curl() {
+  local tmp="$CURL_LOG/call.$BASHPID.$RANDOM"
+  command curl -w '%{stderr}%{http_code}' "$@" 2> "$tmp.status" | tee "$tmp.body"
+  local rc=\${PIPESTATUS[0]}
+  until mkdir "$CURL_LOG/lock" 2> /dev/null; do sleep 0.01; done
+  local i=$(( $(cat "$CURL_LOG/n") + 1 )); echo "$i" > "$CURL_LOG/n"
+  mv "$tmp.status" "$CURL_LOG/$i.status"; mv "$tmp.body" "$CURL_LOG/$i.body"; printf '%s\\n' "$*" > "$CURL_LOG/$i.args"
+  rmdir "$CURL_LOG/lock"
+  return $rc
+}
+set -e -o pipefail
+`;
+    const { stdout } = await promisify(execFile)('bash', ['-c', wrapper + script], { env: { ...process.env, CURL_LOG: dir }, cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+    const n = Number(readFileSync(join(dir, 'n'), 'utf8'));
+    const calls: Call[] = [];
+    for (let i = 1; i <= n; i++) {
+      const body = readFileSync(join(dir, `${i}.body`), 'utf8');
+      let json: unknown;
+      try {
+        json = body ? JSON.parse(body) : undefined;
+      } catch {
+        json = undefined;
+      }
+      calls.push({ args: readFileSync(join(dir, `${i}.args`), 'utf8').trim(), status: Number(readFileSync(join(dir, `${i}.status`), 'utf8')), body, json });
+    }
+    return { calls, stdout };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('the README, followed on a fresh npm start', () => {
+  let app: RunningNpmStart;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    const database = await createTestDatabase();
+    drop = database.drop;
+    app = await startNpmStart({ DATABASE_URL: database.url });
+  }, 240_000);
+  afterAll(async () => {
+    await app?.stop();
+    await drop?.();
+  });
+
+  /** A URL of the README with its default ports replaced by the test's. */
+  const local = (url: string) =>
+    url
+      .replace('localhost:8080', `localhost:${app.ports.gateway}`)
+      .replace('localhost:3001', `localhost:${app.ports.objects}`)
+      .replace('localhost:3002', `localhost:${app.ports.objectSets}`);
+
+  it('answers 200 at every URL of the table under "Run it", as shown', async () => {
+    const rows = section('## Run it')
+      .split('\n')
+      .filter((line) => /^\| (POST )?http/.test(line))
+      .map((line) => line.split(' | ')[0].slice(2));
+    expect(rows.length).toBeGreaterThanOrEqual(8);
+    const answers: string[] = [];
+    for (const row of rows) {
+      const post = /^POST (\S+) with `(.*)`$/.exec(row);
+      const requests = post ? [{ url: post[1], body: post[2] }] : row.split(', ').map((url) => ({ url, body: undefined }));
+      for (const { url, body } of requests) {
+        const res = await fetch(local(url), body ? { method: 'POST', headers: { 'content-type': 'application/json' }, body } : {});
+        const text = await res.text();
+        answers.push(`${body ? 'POST ' : ''}${url}: ${res.status}`);
+        if (url.endsWith('/object-sets/search')) expect(JSON.parse(text).objectSets).toHaveLength(8);
+        if (url.endsWith('/members')) expect(Object.values(JSON.parse(text).members as Record<string, string[]>).flat().length).toBeGreaterThan(0);
+      }
+    }
+    expect(answers.filter((a) => !a.endsWith(': 200'))).toEqual([]);
+  });
+
+  it('runs the curl session as written, each step answering what its comment says', async () => {
+    const block = /```sh\n([\s\S]*?)```/.exec(section('## A session with curl'))![1];
+    expect(block.startsWith('B=http://localhost:8080\n')).toBe(true);
+    const { calls } = await runSession(local(block));
+    const expectations: [string, (c: Call) => void][] = [
+      ['GET /ontology', (c) => expect(c.status).toBe(200)],
+      [
+        'PUT /ontology: the demo ontology and ships and ports',
+        (c) => {
+          expect(c.status).toBe(200);
+          expect(c.json.version).toBe(2);
+          expect(c.json.objectTypes.map((t: { id: string }) => t.id)).toEqual(['person', 'company', 'project', 'ship', 'port']);
+          expect(c.json.linkTypes.map((t: { id: string }) => t.id)).toContain('dockedAt');
+        },
+      ],
+      ['PUT ship-1: 201, version 1', (c) => expect([c.status, c.json.version]).toEqual([201, 1])],
+      [
+        'PUT ship-1 again: 200, version 2, tonnage and link kept',
+        (c) => {
+          expect([c.status, c.json.version]).toEqual([200, 2]);
+          expect(c.json.object.properties).toEqual([
+            { id: 'name', value: 'HMS Endeavour', origin: 'registry', trigger: 'rename-1768' },
+            { id: 'tonnage', value: 366, origin: 'registry' },
+          ]);
+          expect(c.json.object.links).toEqual({ dockedAt: ['port-7'] });
+        },
+      ],
+      ['GET ship-1', (c) => expect([c.status, c.json.id, c.json.properties[0].value, c.json.links]).toEqual([200, 'ship-1', 'HMS Endeavour', { dockedAt: ['port-7'] }])],
+      ['bulk: in request order', (c) => expect([c.status, c.json.objects.map((o: { id: string }) => o.id)]).toEqual([200, ['ship-1', 'person-001']])],
+      [
+        'history: versions 1 and 2',
+        (c) => {
+          expect(c.status).toBe(200);
+          expect(c.json.objects.map((v: { version: number }) => v.version)).toEqual([1, 2]);
+        },
+      ],
+      ['at version 1', (c) => expect([c.status, c.json.version, c.json.object.properties[0].value]).toEqual([200, 1, 'Endeavour'])],
+      ['at a timestamp: version 2', (c) => expect([c.status, c.json.version]).toEqual([200, 2])],
+      ['ingest port-7', (c) => expect([c.status, c.json.results]).toEqual([200, [{ environmentId: 'prod', id: 'port-7', version: 1, changed: true }]])],
+      ['search: ship-1 with its link', (c) => expect([c.status, c.json.objects]).toEqual([200, [{ id: 'ship-1', environmentId: 'prod', links: { dockedAt: ['port-7'] } }]])],
+      ['ordered search: the one ship', (c) => expect([c.status, c.json.objects]).toEqual([200, [{ id: 'ship-1', environmentId: 'prod' }]])],
+      [
+        'count by type and environment: one ship in prod among the demo objects',
+        (c) => {
+          expect(c.status).toBe(200);
+          expect(c.json.groups).toContainEqual({ key: { type: 'ship', environmentId: 'prod' }, metrics: { count: 1 } });
+          expect(c.json.groups.length).toBeGreaterThan(1);
+        },
+      ],
+      [
+        'ships per month of their last sighting',
+        (c) => {
+          expect(c.status).toBe(200);
+          expect(c.json.groups).toHaveLength(1);
+          expect(c.json.groups[0].metrics).toEqual({ count: 1, 'exactDistinct.environmentId': 1 });
+          expect(Object.keys(c.json.groups[0].key)).toEqual(['month']);
+        },
+      ],
+      ['create "Historic ships"', (c) => expect([c.status, c.json.title]).toEqual([201, 'Historic ships'])],
+      ['its members: ship-1', (c) => expect([c.status, c.json.members]).toEqual([200, { prod: ['ship-1'] }])],
+      ['its metadata', (c) => expect([c.status, c.json.title, c.json.creator]).toEqual([200, 'Historic ships', 'anonymous'])],
+      ['create "Ports of historic ships"', (c) => expect([c.status, c.json.definition.type]).toEqual([201, 'linkOperation'])],
+      ['the ports: port-7', (c) => expect([c.status, c.json.members]).toEqual([200, { prod: ['port-7'] }])],
+      [
+        'fuzzy title search: both sets, despite the typo (an equal match, so the newer first)',
+        (c) => {
+          expect(c.status).toBe(200);
+          expect(c.json.objectSets.map((s: { title: string }) => s.title)).toEqual(['Ports of historic ships', 'Historic ships']);
+        },
+      ],
+      ['DELETE ship-1: 204', (c) => expect([c.status, c.body]).toEqual([204, ''])],
+      ['GET ship-1: 404 ObjectNotFound', (c) => expect([c.status, c.json.errorName]).toEqual([404, 'ObjectNotFound'])],
+      [
+        'its history: both versions, the last one closed',
+        (c) => {
+          expect(c.status).toBe(200);
+          expect(c.json.objects.map((v: { version: number }) => v.version)).toEqual([1, 2]);
+          expect(c.json.objects[1].validTo).toBeDefined();
+        },
+      ],
+    ];
+    expect(calls.map((c) => c.args.slice(0, 100))).toHaveLength(expectations.length);
+    expectations.forEach(([what, check], i) => {
+      try {
+        check(calls[i]);
+      } catch (e) {
+        throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
+      }
+    });
+  });
+
+  it('runs the time travel session as written, each step answering what its comment says', async () => {
+    const block = /```sh\n([\s\S]*?)```/.exec(section('### Time travel'))![1];
+    expect(block.startsWith('B=http://localhost:8080\n')).toBe(true);
+    const { calls } = await runSession(local(block));
+    const ids = (c: Call) => c.json.objects.map((o: { id: string }) => o.id);
+    const expectations: [string, (c: Call) => void][] = [
+      ['PUT tt-1 (a vip)', (c) => expect(c.status).toBe(201)],
+      ['PUT tt-2', (c) => expect(c.status).toBe(201)],
+      ['rename tt-1, untag', (c) => expect([c.status, c.json.version]).toEqual([200, 2])],
+      ['tag tt-2', (c) => expect([c.status, c.json.version]).toEqual([200, 2])],
+      [
+        'tt-1 as of T: Grace, vip, with asOf',
+        (c) => expect([c.status, c.json.properties[0].value, c.json.tags, typeof c.json.asOf]).toEqual([200, 'Grace', ['vip'], 'string']),
+      ],
+      ['search as of T: tt-1', (c) => expect([c.status, ids(c), typeof c.json.asOf]).toEqual([200, ['tt-1'], 'string'])],
+      [
+        'the VIP set as of T: Grace, not Alan',
+        (c) => {
+          expect(c.status).toBe(200);
+          expect(c.json.members.prod).toContain('tt-1');
+          expect(c.json.members.prod).not.toContain('tt-2');
+          expect(typeof c.json.asOf).toBe('string');
+        },
+      ],
+      ['the diff since T', (c) => expect([c.status, c.json]).toEqual([200, { added: { prod: ['tt-2'] }, removed: { prod: ['tt-1'] } }])],
+      [
+        'a snapshot walk: first page, its instant, a token',
+        (c) => expect([c.status, ids(c), typeof c.json.asOf, typeof c.json.pagingToken]).toEqual([200, ['tt-1'], 'string', 'string']),
+      ],
+    ];
+    expect(calls).toHaveLength(expectations.length);
+    expectations.forEach(([what, check], i) => {
+      try {
+        check(calls[i]);
+      } catch (e) {
+        throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
+      }
+    });
+  });
+});
