@@ -268,7 +268,7 @@ function compareColumn(v: ValueRow, column: Column, value: PropertyValue): numbe
     case 'number':
       return v.number === null ? undefined : order(v.number, value as number);
     case 'boolean':
-      return v.boolean === null ? undefined : Number(v.boolean) - Number(value as boolean);
+      return v.boolean === null ? undefined : Number(v.boolean) - Number(value);
     case 'date':
       // Both `YYYY-MM-DD` (the validator's and PostgreSQL's ISO output): text order is date order.
       return v.date === null ? undefined : order(v.date, value as string);

@@ -129,7 +129,7 @@ export class SetChangesService {
         ? await Promise.all(
             item.steps
               .slice(i, j)
-              .map((s) => inMemoryStep(s, predicates!, visible, memory, request.candidateLimit) ?? this.fullStep(ontology, s, before, after, visible, request, types)),
+              .map(async (s) => inMemoryStep(s, predicates!, visible, memory, request.candidateLimit) ?? (await this.fullStep(ontology, s, before, after, visible, request, types))),
           )
         : await this.incrementalRun(ontology, item.steps.slice(i, j).map((s) => relevant(s, before, after, types)), before, after, visible, request, types);
       evaluated.forEach((r, k) => (results[i + k] = r));
@@ -275,7 +275,7 @@ export class SetChangesService {
         if (step.full || step.before !== step.after) continue;
         const at = step.at.getTime();
         let changed = changedAt.get(at);
-        if (!changed) changedAt.set(at, (changed = new Map()));
+        if (!changed) changedAt.set(at, (changed = new Map<string, [string, string]>()));
         for (const [env, id] of step.changed) changed.set(objectKey(env, id), [env, id]);
         if (linked) linkedAt.add(at);
       }
@@ -312,7 +312,7 @@ export class SetChangesService {
       for (const r of rows) {
         const [env, id, at] = wanted[r.n];
         let atInstant = byInstant.get(at);
-        if (!atInstant) byInstant.set(at, (atInstant = new Map()));
+        if (!atInstant) byInstant.set(at, (atInstant = new Map<string, ObjectRows>()));
         atInstant.set(objectKey(env, id), objectRows(env, id, r));
       }
     }
@@ -341,7 +341,7 @@ export class SetChangesService {
     for (const r of rows) {
       const [at, env] = keys[r.n];
       let atInstant = found.get(at);
-      if (!atInstant) found.set(at, (atInstant = new Map()));
+      if (!atInstant) found.set(at, (atInstant = new Map<string, [string, string]>()));
       atInstant.set(objectKey(env, r.other), [env, r.other]);
     }
     return found;

@@ -1,16 +1,14 @@
 import { spawn } from 'node:child_process';
 import { createServer, Server } from 'node:net';
-import { join } from 'node:path';
-import { startObjectSetsApp, startObjectsApp, TestObjectsApp } from './support/apps';
-import { createTestDatabase } from './support/database';
+import { startObjectSetsApp, startObjectsApp, TestObjectsApp } from '../support/apps';
+import { createTestDatabase } from '../support/database';
+import { ROOT } from '../support/paths';
 
 /**
  * What a newcomer meets first says what to do: a port already taken names the variable that
  * sets it (npm start and each app), and the routes people try first that do not exist
  * (GET /objects, GET /object-sets) answer 404 with a hint naming the search that lists them.
  */
-
-const ROOT = join(__dirname, '..');
 
 function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { ObjectSearchFilter } from '@app/domain';
-import { compareCodePoints, evaluableInMemory, evaluableWithNeighbours, evaluate, Neighbours, ObjectRows } from '../apps/objects/src/live-sets/filter-evaluator';
-import { OBJECT_ROWS_AT_SQL } from '../apps/objects/src/live-sets/set-changes.sql';
-import { startObjectsApp, TestObjectsApp } from './support/apps';
-import { testOntologyIndex, WRITE_ONTOLOGY } from './support/ontologies';
+import { compareCodePoints, evaluableInMemory, evaluableWithNeighbours, evaluate, Neighbours, ObjectRows } from '../../apps/objects/src/live-sets/filter-evaluator';
+import { OBJECT_ROWS_AT_SQL } from '../../apps/objects/src/live-sets/set-changes.sql';
+import { startObjectsApp, TestObjectsApp } from '../support/apps';
+import { testOntologyIndex, WRITE_ONTOLOGY } from '../support/ontologies';
 
 /**
  * Live sets decide filters that read only the object itself in memory, on the object's rows
@@ -155,7 +155,7 @@ describe('live sets: filters decided in memory agree with the compiled SQL', () 
           geo: x[7] === null ? null : [x[7], x[8]],
         })),
         links: (r.links ?? []).map(([linkId, targetId]: [string, string]) => ({ linkId, targetId })),
-      } as ObjectRows);
+      });
     }
     expect(rows.size).toBe(body.length);
   });
