@@ -3108,6 +3108,7 @@ export interface operations {
     deleteOntologyObject: {
         parameters: {
             query?: {
+                /** @description Current version expected (0: must not exist); else 409 VersionConflict */
                 expectedVersion?: number;
             };
             header?: {

@@ -219,7 +219,48 @@ export function refineApiDocument(document: OpenAPIObject, errors: OperationErro
   document.servers = [{ url: '/', description: 'Where this document is served (behind the gateway: its base URL)' }];
   applyErrorResponses(document, errors);
   addApiSchemas(document);
+  closeRequestSchemas(document);
   dropUnusedSchemas(document);
+}
+
+/**
+ * Every object schema a request body reaches says `additionalProperties: false`: the apps refuse
+ * unknown fields in every body (docs/api.md §2: InvalidArgument, InvalidFilter inside a filter).
+ * Only schemas that no response reaches are closed (a response may name the same schema, and
+ * answers keep the right to grow); the others say so in the operation's description.
+ */
+function closeRequestSchemas(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Record<string, unknown>>;
+  const reached = (roots: unknown[]): Set<string> => {
+    const names = new Set<string>();
+    const visit = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(visit);
+      if (!node || typeof node !== 'object') return;
+      for (const [k, v] of Object.entries(node)) {
+        if (k === '$ref' && typeof v === 'string' && v.startsWith(SCHEMA_REF)) {
+          const name = v.slice(SCHEMA_REF.length);
+          if (!names.has(name)) {
+            names.add(name);
+            visit(schemas[name]);
+          }
+        } else visit(v);
+      }
+    };
+    roots.forEach(visit);
+    return names;
+  };
+  const operations = Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, { requestBody?: unknown; responses?: unknown }>));
+  const inRequests = reached(operations.map((o) => o.requestBody));
+  const inResponses = reached(operations.map((o) => o.responses));
+  const close = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(close);
+    if (!node || typeof node !== 'object') return;
+    const schema = node as Record<string, unknown>;
+    if (schema.type === 'object' && schema.properties && schema.additionalProperties === undefined) schema.additionalProperties = false;
+    for (const [k, v] of Object.entries(schema)) if (k !== 'example' && k !== 'examples') close(v);
+  };
+  for (const name of inRequests) if (!inResponses.has(name)) close(schemas[name]);
+  for (const o of operations) close((o.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content);
 }
 
 /** Removes the schemas nothing in the paths references (directly or through other schemas). */
