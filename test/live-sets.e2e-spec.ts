@@ -348,9 +348,11 @@ describe('live object sets when a set can no longer be evaluated', () => {
     try {
       expect((await doomed.next()).event).toBe('ready');
       expect((await fine.next()).event).toBe('ready');
-      // A new ontology without `age`: the set's filter names a property it no longer has.
+      // A new ontology without `age`: the set's filter names a property it no longer has (so it is refused unless forced, docs/api.md §6).
       const withoutAge = { ...WRITE_ONTOLOGY, objectTypes: WRITE_ONTOLOGY.objectTypes.map((o) => ({ ...o, properties: o.properties.filter((p) => p.id !== 'age') })) };
-      await t.objectsHttp().put('/ontology').send(withoutAge).expect(200);
+      const refused = await t.objectsHttp().put('/ontology').send(withoutAge).expect(409);
+      expect(refused.body.parameters.objectSets).toEqual([expect.objectContaining({ objectSetId: byAge })]);
+      await t.objectsHttp().put('/ontology').query({ force: true }).send(withoutAge).expect(200);
       await t.objectsHttp().put('/objects/prod/ok-1').send(person('Ok', ['ok'])).expect(201);
       expect((await fine.next()).data.added).toEqual({ prod: ['ok-1'] });
       await doomed.closed();

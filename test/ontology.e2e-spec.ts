@@ -35,9 +35,12 @@ describe('ontology: GET /ontology, GET /ontology/versions/{n}, PUT /ontology', (
   it('takes an optional field sent as null (displayName, multi) as absent: stored and answered without it', async () => {
     const withNulls = {
       ...ONTOLOGY,
-      objectTypes: [{ id: 'person', displayName: null, properties: [{ id: 'name', type: 'string', multi: null }] }, ONTOLOGY.objectTypes[1]],
+      objectTypes: [{ id: 'person', displayName: null, properties: [{ id: 'name', type: 'string', multi: null }, ONTOLOGY.objectTypes[0].properties[1]] }, ONTOLOGY.objectTypes[1]],
     };
-    const expected = { objectTypes: [{ id: 'person', properties: [{ id: 'name', type: 'string' }] }, ONTOLOGY.objectTypes[1]], linkTypes: ONTOLOGY.linkTypes };
+    const expected = {
+      objectTypes: [{ id: 'person', properties: [{ id: 'name', type: 'string' }, ONTOLOGY.objectTypes[0].properties[1]] }, ONTOLOGY.objectTypes[1]],
+      linkTypes: ONTOLOGY.linkTypes,
+    };
     const res = await t.http().put('/ontology').send(withNulls).expect(200);
     expect(res.body).toEqual({ version: res.body.version, ...expected });
     await t.http().get('/ontology').expect(200, { version: res.body.version, ...expected });

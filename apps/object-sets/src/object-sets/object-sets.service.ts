@@ -26,6 +26,8 @@ import {
   ObjectSetInUse,
   ObjectSetNotFound,
   ObjectSetTooLarge,
+  OntologyReferencesRequest,
+  OntologyReferencesResponse,
   parseAsOf,
   PermissionDenied,
 } from '@app/domain';
@@ -277,6 +279,16 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     });
     if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
     return new JsonText(result.json);
+  }
+
+  /**
+   * The objects app's publishOntology check (docs/api.md §6): a page of the stored sets whose own
+   * definitions name any of `names`, read on the primary (the check must see every set written
+   * before the publish), with whether the caller may see each.
+   */
+  async ontologyReferences(caller: CallerContext, request: OntologyReferencesRequest): Promise<OntologyReferencesResponse> {
+    const sets = await this.repository.ontologyReferences(request.names, request.after, request.limit, visibleEnvironmentsParam(caller), this.clock.now());
+    return sets.length === request.limit ? { sets, next: sets[sets.length - 1].id } : { sets };
   }
 
   private async mustBeChangeable(caller: CallerContext, id: string, row: SetRow | undefined): Promise<SetRow> {
