@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase } from '../support/database';
-import { ROOT, RunningNpmStart, startNpmStart } from '../support/npm-start';
+import { esmExports, ROOT, RunningNpmStart, startNpmStart } from '../support/npm-start';
 import { Call, runSession } from '../support/shell-session';
 
 /**
  * The README as a newcomer follows it, on a fresh `npm start` with the demo data: every URL of
  * its table answers, and its curl session, run as written (only `B=` points at the test's
- * gateway), answers at every step what the README says it does.
+ * gateway), answers at every step what the README says it does. Then docs/api.md §6's examples
+ * (the ontology, where a change can break the demo), run the same way, break none of it.
  */
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -68,6 +69,17 @@ describe('the README, followed on a fresh npm start', () => {
     const { calls } = await runSession(local(block));
     const expectations: [string, (c: Call) => void][] = [
       ['GET /ontology', (c) => expect(c.status).toBe(200)],
+      [
+        'PUT /ontology?dryRun=true without person.active: a breaking report, nothing published',
+        (c) => {
+          expect(c.status).toBe(200);
+          expect(c.json).toMatchObject({ activeVersion: 1, breaking: true, changeCount: 1, objectSetCount: 1 });
+          expect(c.json.changes).toEqual([expect.objectContaining({ kind: 'PROPERTY_REMOVED', objectTypeId: 'person', propertyId: 'active', objectCount: expect.any(Number) })]);
+          expect(c.json.changes[0].objectCount).toBeGreaterThan(0);
+          expect(c.json.objectSets).toEqual([expect.objectContaining({ title: 'Active people in prod', usedBy: 2 })]);
+        },
+      ],
+      ['GET /ontology', (c) => expect([c.status, c.json.version]).toEqual([200, 1])],
       [
         'PUT /ontology: the demo ontology and ships and ports',
         (c) => {
@@ -151,6 +163,52 @@ describe('the README, followed on a fresh npm start', () => {
         throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
       }
     });
+  });
+
+  it("runs docs/api.md §6's examples as written: the breaking change only reported and refused, the addition published, every demo set still readable", async () => {
+    const api = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
+    const ontologySection = api.slice(api.indexOf('\n## 6. Ontology\n'), api.indexOf('\n## 7. Filters\n'));
+    const blocks = [...ontologySection.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    const before = (await (await fetch(local('http://localhost:8080/ontology'))).json()) as { version: number };
+    const { calls } = await runSession(local(`B=http://localhost:8080\n${blocks.join('\n')}`));
+    const expectations: [string, (c: Call) => void][] = [
+      ['GET /ontology', (c) => expect([c.status, c.json.version]).toEqual([200, before.version])],
+      ['GET /ontology/versions/1', (c) => expect([c.status, c.json.version]).toEqual([200, 1])],
+      ['GET /ontology (to remove active)', (c) => expect(c.status).toBe(200)],
+      [
+        'the dry run: breaking, naming "Active people in prod"',
+        (c) => {
+          expect(c.status).toBe(200);
+          expect(c.json).toMatchObject({ activeVersion: before.version, breaking: true, changes: [{ kind: 'PROPERTY_REMOVED', objectTypeId: 'person', propertyId: 'active' }] });
+          expect(c.json.objectSets).toEqual([
+            {
+              objectSetId: 'ri.object-set.main.object-set.00000000-0000-4000-8000-000000000003',
+              title: 'Active people in prod',
+              path: 'definition.filter.filter.propertyEquals.propertyId',
+              reason: `unknown property 'active' in ontology version ${before.version + 1}`,
+              usedBy: 2,
+            },
+          ]);
+        },
+      ],
+      ['the publish: 409 OntologyChangeBreaks', (c) => expect([c.status, c.json.errorName, c.json.parameters.breaking]).toEqual([409, 'OntologyChangeBreaks', true])],
+      ['GET /ontology (to add nickname)', (c) => expect([c.status, c.json.version]).toEqual([200, before.version])],
+      ['the addition: published', (c) => expect([c.status, c.json.version]).toEqual([200, before.version + 1])],
+    ];
+    expect(calls).toHaveLength(expectations.length);
+    expectations.forEach(([what, check], i) => {
+      try {
+        check(calls[i]);
+      } catch (e) {
+        throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
+      }
+    });
+    const { DEMO_SET_IDS } = esmExports<{ DEMO_SET_IDS: Record<string, string> }>('scripts/lib/demo-data.mjs', ['DEMO_SET_IDS']);
+    for (const [role, id] of Object.entries(DEMO_SET_IDS)) {
+      const res = await fetch(local(`http://localhost:8080/object-sets/${encodeURIComponent(id)}/members`));
+      expect({ role, status: res.status }).toEqual({ role, status: 200 });
+    }
   });
 
   it('runs the time travel session as written, each step answering what its comment says', async () => {

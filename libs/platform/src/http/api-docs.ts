@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ERROR_CODE_STATUS } from '@app/domain';
-import { API_SCHEMAS, ERROR_CODES, ErrorName } from './api-schemas';
+import { API_SCHEMAS, ERROR_CODES, ERROR_PARAMETER_SCHEMAS, ErrorName } from './api-schemas';
 
 /**
  * What the OpenAPI documents add to what Nest generates from the controllers and DTOs: the
@@ -92,6 +92,23 @@ const SAMPLE_PARAMETERS: Record<string, Record<string, unknown>> = {
   VersionConflict: { expectedVersion: 2, currentVersion: 3 },
   ObjectSetImmutable: { objectSetId: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6' },
   ObjectSetInUse: { objectSetId: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6' },
+  OntologyChangeBreaks: {
+    reason: 'ontology version 2 would no longer fit 142 objects (counted per change) and 1 saved object set definition (and 2 sets built on them); change or delete them first, or publish anyway with ?force=true (?dryRun=true answers this report without publishing)',
+    activeVersion: 1,
+    breaking: true,
+    changes: [{ kind: 'PROPERTY_REMOVED', objectTypeId: 'person', propertyId: 'active', compatible: false, objectCount: 142, sample: [{ environmentId: 'prod', id: 'person-001' }] }],
+    changeCount: 1,
+    objectSets: [
+      {
+        objectSetId: 'ri.object-set.main.object-set.00000000-0000-4000-8000-000000000003',
+        title: 'Active people in prod',
+        path: 'definition.filter.filter.propertyEquals.propertyId',
+        reason: "unknown property 'active' in ontology version 2",
+        usedBy: 2,
+      },
+    ],
+    objectSetCount: 1,
+  },
   ObjectSetTooLarge: { objectSetId: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6', limit: 100000 },
   PayloadTooLarge: { limit: '64mb' },
   RequestHeadersTooLarge: { limit: '16384 bytes', reason: 'the request line and headers are too large' },
@@ -143,7 +160,14 @@ export function applyErrorResponses(document: OpenAPIObject, errors: OperationEr
               schema: {
                 allOf: [
                   { $ref: `${SCHEMA_REF}SerializableError` },
-                  { type: 'object', properties: { errorCode: { type: 'string', enum: codes }, errorName: { type: 'string', enum: list } } },
+                  {
+                    type: 'object',
+                    properties: {
+                      errorCode: { type: 'string', enum: codes },
+                      errorName: { type: 'string', enum: list },
+                      ...(list.length === 1 && ERROR_PARAMETER_SCHEMAS[list[0]] ? { parameters: ERROR_PARAMETER_SCHEMAS[list[0]] } : {}),
+                    },
+                  },
                 ],
               },
               example: { errorCode: ERROR_CODES[list[0]], errorName: list[0], errorInstanceId: '3fa85f64-5717-4562-b3fc-2c963f66afa6', parameters: SAMPLE_PARAMETERS[list[0]] ?? {} },
