@@ -5,7 +5,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bench/**', 'scripts/**', 'coverage/**', '**/*.mjs', '**/*.cjs', '**/*.js'] },
+  { ignores: ['dist/**', 'libs/*/dist/**', 'node_modules/**', 'bench/**', 'scripts/**', 'coverage/**', '**/*.mjs', '**/*.cjs', '**/*.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
