@@ -360,6 +360,8 @@ await sub.ended;
       await attempt(() => sdk.person.pivotTo('ownedBy'));
       await attempt(() => sdk.person.union(sdk.company));
       await attempt(() => sdk.person.asOf('2999-01-01T00:00:00Z').fetchPage());
+      // A read's bad option rejects its promise (it does not throw where the read is called).
+      errors.push(await sdk.person.fetchPage({ orderBy: { home: 'asc' } }).then(() => 'none', (e) => 'rejects: ' + e.message));
       await attempt(() => sdk.$objectSet('person', 'ri.object-set.main.object-set.00000000-0000-4000-8000-00000000dead').fetchPage());
       console.log(JSON.stringify(errors));`);
     expect(out).toEqual([
@@ -367,6 +369,7 @@ await sub.ended;
       "TypeError: pivotTo: person has no link 'ownedBy'",
       'TypeError: union: a set of company with a set of person',
       'ConjureError: InvalidArgument',
+      'rejects: orderBy.home: geopoints have no order',
       'ConjureError: ObjectSetNotFound',
     ]);
   });

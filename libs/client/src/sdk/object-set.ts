@@ -246,8 +246,8 @@ export class ObjectSet<O extends OntologyShape, K extends TypeOf<O>> {
     return new ObjectSet<O, K>(this.ctx, this.node, instantOf(instant));
   }
 
-  /** One page of members, in (environmentId, id) order or by `orderBy`; pass its `nextPageToken` on for the next. */
-  fetchPage(options: FetchPageOptions<O, K> = {}): Promise<Page<O[K]['object']>> {
+  /** One page of members, in (environmentId, id) order or by `orderBy`; pass its `nextPageToken` on for the next. A bad `orderBy` rejects. */
+  async fetchPage(options: FetchPageOptions<O, K> = {}): Promise<Page<O[K]['object']>> {
     const orderBy = options.orderBy === undefined ? [] : this.ctx.compiler.orderBy(this.node.type, options.orderBy);
     return this.ctx.retrying(async () => {
       const q = await this.query();
@@ -310,7 +310,7 @@ export class ObjectSet<O extends OntologyShape, K extends TypeOf<O>> {
    * Groups the members (`groupBy`: property id or attribute → bucket) and computes `metrics`
    * (name → metric) per group, in one request; the answer's keys are the ones given.
    */
-  aggregate<
+  async aggregate<
     const G extends GroupBy<O, K> = Record<never, never>,
     const M extends AggregateSpec<O, K>['metrics'] = Record<never, never>,
   >(spec: {
