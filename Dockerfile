@@ -11,7 +11,9 @@ ARG NODE_IMAGE=node:26-trixie-slim
 # Compiles both apps with the dev dependencies.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
+# libs/client is an npm workspace (the client package, docs/sdk.md): npm ci needs its package.json.
 COPY package.json package-lock.json ./
+COPY libs/client/package.json ./libs/client/
 RUN npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
@@ -29,6 +31,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS production-dependencies
 WORKDIR /src
 COPY package.json package-lock.json ./
+COPY libs/client/package.json ./libs/client/
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime

@@ -47,6 +47,9 @@ const common = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   moduleNameMapper: {
+    // libs/client is also an ES module package (libs/client/build.mjs): its relative imports name
+    // the .js files the build emits, which are the .ts sources here.
+    '^(\\.{1,2}/.*)\\.js$': '$1',
     '^@app/domain(|/.*)$': '<rootDir>/libs/domain/src$1',
     '^@app/platform(|/.*)$': '<rootDir>/libs/platform/src$1',
     '^@app/client$': '<rootDir>/libs/client/src',

@@ -737,7 +737,7 @@ export interface components {
             /** @enum {string} */
             errorCode: "INVALID_ARGUMENT" | "UNAUTHORIZED" | "PERMISSION_DENIED" | "NOT_FOUND" | "CONFLICT" | "REQUEST_ENTITY_TOO_LARGE" | "TOO_MANY_REQUESTS" | "UNAVAILABLE" | "INTERNAL";
             /** @enum {string} */
-            errorName: "InvalidArgument" | "InvalidFilter" | "InvalidPagingToken" | "InvalidObject" | "InvalidObjectSetDefinition" | "Unauthorized" | "PermissionDenied" | "NotFound" | "ObjectNotFound" | "ObjectVersionNotFound" | "OntologyVersionNotFound" | "ObjectSetNotFound" | "ObjectIdAmbiguous" | "VersionConflict" | "ObjectSetImmutable" | "ObjectSetInUse" | "ObjectSetTooLarge" | "PayloadTooLarge" | "RequestHeadersTooLarge" | "TooManyStreams" | "TooManyRequests" | "DependencyUnavailable" | "Internal";
+            errorName: "InvalidArgument" | "InvalidFilter" | "InvalidPagingToken" | "InvalidObject" | "InvalidObjectSetDefinition" | "Unauthorized" | "PermissionDenied" | "NotFound" | "ObjectNotFound" | "ObjectVersionNotFound" | "OntologyVersionNotFound" | "ObjectSetNotFound" | "ObjectIdAmbiguous" | "VersionConflict" | "ObjectSetImmutable" | "ObjectSetInUse" | "OntologyChangeBreaks" | "ObjectSetTooLarge" | "PayloadTooLarge" | "RequestHeadersTooLarge" | "TooManyStreams" | "TooManyRequests" | "DependencyUnavailable" | "Internal";
             /**
              * Format: uuid
              * @description Also in the server log with the error
@@ -745,7 +745,7 @@ export interface components {
             errorInstanceId: string;
             /** @description What the error is about, e.g. objectId, path and reason */
             parameters: {
-                [key: string]: string | number | boolean | string[];
+                [key: string]: string | number | boolean | string[] | Record<string, never>[];
             };
         };
         /** @description ObjectSetDefinition (docs/api.md §5), a union in the encoding {"type": "<variant>", "<variant>": {...}} */

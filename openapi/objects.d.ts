@@ -95,7 +95,7 @@ export interface paths {
         };
         /** The active ontology version (version 0 and empty lists before any publish) */
         get: operations["getOntology"];
-        /** Publishes a new ontology version (n+1) and makes it active; with AUTH_MODE=jwt the token needs the role ontology-admin (AUTH_ONTOLOGY_ADMIN_ROLE) */
+        /** Publishes a new ontology version (n+1) and makes it active, unless current objects or saved object set definitions would no longer fit it (409 OntologyChangeBreaks with the report); with AUTH_MODE=jwt the token needs the role ontology-admin (AUTH_ONTOLOGY_ADMIN_ROLE) */
         put: operations["publishOntology"];
         post?: never;
         delete?: never;
@@ -396,6 +396,113 @@ export interface components {
             version: number;
             objectTypes: components["schemas"]["ObjectTypeDefinition"][];
             linkTypes: components["schemas"]["LinkTypeDefinition"][];
+        };
+        ObjectLocator: {
+            /** @example prod */
+            environmentId: string;
+            /** @example person-001 */
+            id: string;
+        };
+        OntologyChange: {
+            /**
+             * @example PROPERTY_REMOVED
+             * @enum {string}
+             */
+            kind: "OBJECT_TYPE_REMOVED" | "PROPERTY_REMOVED" | "PROPERTY_RETYPED" | "PROPERTY_MADE_SINGLE" | "LINK_TYPE_REMOVED" | "LINK_TYPE_SOURCE_CHANGED" | "LINK_TYPE_TARGET_CHANGED";
+            /** @example person */
+            objectTypeId?: string;
+            /** @example active */
+            propertyId?: string;
+            /** @example worksFor */
+            linkTypeId?: string;
+            /**
+             * @description PROPERTY_RETYPED: the property type before; LINK_TYPE_*_CHANGED: the object type before
+             * @example long
+             */
+            from?: string;
+            /**
+             * @description PROPERTY_RETYPED: the property type after; LINK_TYPE_*_CHANGED: the object type after
+             * @example double
+             */
+            to?: string;
+            /** @description No object and no set definition can stop fitting because of it, whatever the data (long → double, a link type's target type) */
+            compatible: boolean;
+            /**
+             * @description Current objects, in every environment, whose values would no longer fit
+             * @example 142
+             */
+            objectCount: number;
+            /** @description Up to 5 of them, in environments the caller can see, by (environmentId, id) */
+            sample: components["schemas"]["ObjectLocator"][];
+        };
+        BrokenObjectSet: {
+            /** @example ri.object-set.main.object-set.00000000-0000-4000-8000-000000000003 */
+            objectSetId: string;
+            /** @example Active people in prod */
+            title: string;
+            /**
+             * @description Where in its definition it no longer fits
+             * @example definition.filter.filter.propertyEquals.propertyId
+             */
+            path: string;
+            /**
+             * @description Why: what its reads would answer
+             * @example unknown property 'active' in ontology version 2
+             */
+            reason: string;
+            /**
+             * @description Live sets built on it (directly or through others), whose reads fail too
+             * @example 2
+             */
+            usedBy: number;
+        };
+        OntologyChangeReport: {
+            /**
+             * @description The active version the new one was compared with; publishing makes activeVersion + 1
+             * @example 1
+             */
+            activeVersion: number;
+            /** @description Whether a publish without force=true is refused (409 OntologyChangeBreaks): some object or saved set would no longer fit */
+            breaking: boolean;
+            /** @description What the new version removes or changes, those that break objects first (at most 100) */
+            changes: components["schemas"]["OntologyChange"][];
+            /**
+             * @description How many changes there are (changes lists at most 100)
+             * @example 1
+             */
+            changeCount: number;
+            /** @description Saved sets the caller can see whose definitions would no longer fit, by id (at most 100) */
+            objectSets: components["schemas"]["BrokenObjectSet"][];
+            /**
+             * @description Every saved set whose definition would no longer fit, also those not listed
+             * @example 1
+             */
+            objectSetCount: number;
+        };
+        OntologyChangeBreaksParameters: {
+            /**
+             * @description The active version the new one was compared with; publishing makes activeVersion + 1
+             * @example 1
+             */
+            activeVersion: number;
+            /** @description Whether a publish without force=true is refused (409 OntologyChangeBreaks): some object or saved set would no longer fit */
+            breaking: boolean;
+            /** @description What the new version removes or changes, those that break objects first (at most 100) */
+            changes: components["schemas"]["OntologyChange"][];
+            /**
+             * @description How many changes there are (changes lists at most 100)
+             * @example 1
+             */
+            changeCount: number;
+            /** @description Saved sets the caller can see whose definitions would no longer fit, by id (at most 100) */
+            objectSets: components["schemas"]["BrokenObjectSet"][];
+            /**
+             * @description Every saved set whose definition would no longer fit, also those not listed
+             * @example 1
+             */
+            objectSetCount: number;
+            /** @description What breaks, and how to go on (change or delete it first, or force=true) */
+            reason: string;
         };
         PublishOntologyRequest: {
             objectTypes: components["schemas"]["ObjectTypeDefinition"][];
@@ -897,7 +1004,7 @@ export interface components {
             /** @enum {string} */
             errorCode: "INVALID_ARGUMENT" | "UNAUTHORIZED" | "PERMISSION_DENIED" | "NOT_FOUND" | "CONFLICT" | "REQUEST_ENTITY_TOO_LARGE" | "TOO_MANY_REQUESTS" | "UNAVAILABLE" | "INTERNAL";
             /** @enum {string} */
-            errorName: "InvalidArgument" | "InvalidFilter" | "InvalidPagingToken" | "InvalidObject" | "InvalidObjectSetDefinition" | "Unauthorized" | "PermissionDenied" | "NotFound" | "ObjectNotFound" | "ObjectVersionNotFound" | "OntologyVersionNotFound" | "ObjectSetNotFound" | "ObjectIdAmbiguous" | "VersionConflict" | "ObjectSetImmutable" | "ObjectSetInUse" | "ObjectSetTooLarge" | "PayloadTooLarge" | "RequestHeadersTooLarge" | "TooManyStreams" | "TooManyRequests" | "DependencyUnavailable" | "Internal";
+            errorName: "InvalidArgument" | "InvalidFilter" | "InvalidPagingToken" | "InvalidObject" | "InvalidObjectSetDefinition" | "Unauthorized" | "PermissionDenied" | "NotFound" | "ObjectNotFound" | "ObjectVersionNotFound" | "OntologyVersionNotFound" | "ObjectSetNotFound" | "ObjectIdAmbiguous" | "VersionConflict" | "ObjectSetImmutable" | "ObjectSetInUse" | "OntologyChangeBreaks" | "ObjectSetTooLarge" | "PayloadTooLarge" | "RequestHeadersTooLarge" | "TooManyStreams" | "TooManyRequests" | "DependencyUnavailable" | "Internal";
             /**
              * Format: uuid
              * @description Also in the server log with the error
@@ -905,7 +1012,7 @@ export interface components {
             errorInstanceId: string;
             /** @description What the error is about, e.g. objectId, path and reason */
             parameters: {
-                [key: string]: string | number | boolean | string[];
+                [key: string]: string | number | boolean | string[] | Record<string, never>[];
             };
         };
         /** @description ObjectSearchFilter (docs/api.md §7), a union in the encoding {"type": "<variant>", "<variant>": {...}}; at most 32 levels, 1,000 nodes, 10,000 entries per list and 8 link hops (linkedFrom / linksTo nested in one another) */
@@ -1576,7 +1683,7 @@ export interface operations {
     getObjectAtVersion: {
         parameters: {
             query?: {
-                /** @description RFC 3339 datetime with an offset */
+                /** @description RFC 3339 datetime with an offset, not in the future (400, as asOf) */
                 timestamp?: string;
                 /**
                  * @description Logical version, from 1
@@ -2317,7 +2424,12 @@ export interface operations {
     };
     publishOntology: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: answer the report of what the change would break (OntologyChangeReport), publish nothing */
+                dryRun?: boolean;
+                /** @description true: publish without checking what the change breaks (not with dryRun) */
+                force?: boolean;
+            };
             header?: {
                 /** @description docs/api.md §11. Opaque; give back, unchanged, the X-Consistency-Token of an earlier response (of a write: read your own write; of a read: read nothing older). The answer is then read from data at least that new: on a replica that has replayed it, after waiting up to REPLICA_WAIT_MS for one, else on the primary. Unparsable: 400 InvalidArgument (field X-Consistency-Token). */
                 "X-Consistency-Token"?: string;
@@ -2442,6 +2554,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The published version (OntologyVersion); with dryRun=true, the report (OntologyChangeReport) */
             200: {
                 headers: {
                     /** @description docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new */
@@ -2449,7 +2562,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OntologyVersion"];
+                    "application/json": components["schemas"]["OntologyVersion"] | components["schemas"]["OntologyChangeReport"];
                 };
             };
             /** @description InvalidArgument */
@@ -2525,6 +2638,59 @@ export interface operations {
                         errorCode?: "PERMISSION_DENIED";
                         /** @enum {string} */
                         errorName?: "PermissionDenied";
+                    };
+                };
+            };
+            /** @description OntologyChangeBreaks */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "errorCode": "CONFLICT",
+                     *       "errorName": "OntologyChangeBreaks",
+                     *       "errorInstanceId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+                     *       "parameters": {
+                     *         "reason": "ontology version 2 would no longer fit 142 objects (counted per change) and 1 saved object set definition (and 2 sets built on them); change or delete them first, or publish anyway with ?force=true (?dryRun=true answers this report without publishing)",
+                     *         "activeVersion": 1,
+                     *         "breaking": true,
+                     *         "changes": [
+                     *           {
+                     *             "kind": "PROPERTY_REMOVED",
+                     *             "objectTypeId": "person",
+                     *             "propertyId": "active",
+                     *             "compatible": false,
+                     *             "objectCount": 142,
+                     *             "sample": [
+                     *               {
+                     *                 "environmentId": "prod",
+                     *                 "id": "person-001"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "changeCount": 1,
+                     *         "objectSets": [
+                     *           {
+                     *             "objectSetId": "ri.object-set.main.object-set.00000000-0000-4000-8000-000000000003",
+                     *             "title": "Active people in prod",
+                     *             "path": "definition.filter.filter.propertyEquals.propertyId",
+                     *             "reason": "unknown property 'active' in ontology version 2",
+                     *             "usedBy": 2
+                     *           }
+                     *         ],
+                     *         "objectSetCount": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SerializableError"] & {
+                        /** @enum {string} */
+                        errorCode?: "CONFLICT";
+                        /** @enum {string} */
+                        errorName?: "OntologyChangeBreaks";
+                        parameters?: components["schemas"]["OntologyChangeBreaksParameters"];
                     };
                 };
             };
@@ -3108,6 +3274,7 @@ export interface operations {
     deleteOntologyObject: {
         parameters: {
             query?: {
+                /** @description Current version expected (0: must not exist); else 409 VersionConflict */
                 expectedVersion?: number;
             };
             header?: {

@@ -13,13 +13,14 @@
 // dies, it stops the rest. Should it be killed outright, the apps stop when their IPC channel to
 // it closes, and a watchdog process (scripts/lib/watchdog.mjs) stops the embedded database.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SignJWT } from 'jose';
 import { localAddress, spawnApps, stopChildren } from './lib/apps.mjs';
 import { build, staleBuild } from './lib/build.mjs';
-import { DEMO_ONTOLOGY, DEMO_SETS, demoBatches } from './lib/demo-data.mjs';
+import { DEMO_ONTOLOGY, DEMO_ROUND_GAP_MS, DEMO_SETS, demoBatches } from './lib/demo-data.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -133,7 +134,9 @@ async function loadDemo(objectsUrl, databaseUrl) {
   }
   await request('PUT', `${objectsUrl}/ontology`, DEMO_ONTOLOGY);
   let count = 0;
-  for (const batch of demoBatches()) {
+  for (const [round, batch] of demoBatches().entries()) {
+    // Rounds seconds apart: versions at visibly different instants (demo-data.mjs).
+    if (round > 0) await new Promise((r) => setTimeout(r, DEMO_ROUND_GAP_MS));
     await request('POST', `${objectsUrl}/objects/ingest`, { objects: batch });
     count += batch.length;
   }
@@ -180,7 +183,21 @@ async function insertDemoSets(databaseUrl) {
   }
 }
 
+/** Fails (naming the variable that sets it) when one of the three ports is taken on HOST. */
+async function checkPortsFree() {
+  for (const [name, p] of [['GATEWAY_PORT', gatewayPort], ['OBJECTS_PORT', objectsPort], ['OBJECT_SETS_PORT', objectSetsPort]]) {
+    const problem = await new Promise((done) => {
+      const probe = createServer();
+      probe.once('error', (e) => done(e.code));
+      probe.listen(p, host, () => probe.close(() => done(undefined)));
+    });
+    if (problem === 'EADDRINUSE') fail(`port ${p} (${name}) on ${host} is already in use: stop what uses it, or set ${name} to a free port`);
+    if (problem) fail(`cannot listen on port ${p} (${name}) on ${host}: ${problem}; set ${name} to another port`);
+  }
+}
+
 async function main() {
+  await checkPortsFree();
   await buildIfStale();
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl && !stopping) {

@@ -31,10 +31,15 @@ function clientTypes(root) {
   return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.d.ts')).map((f) => join(dir, f)) : [];
 }
 
+/** What a package under libs/ builds or installs (libs/client/dist: see libs/client/build.mjs), which no app reads. */
+const BUILT_DIR = /^(dist|dist\..*|node_modules)$/;
+
 function walk(dir, out) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) walk(path, out);
+    if (entry.isDirectory()) {
+      if (!BUILT_DIR.test(entry.name)) walk(path, out);
+    }
     else if (entry.isFile() && !NOT_BUILT.test(entry.name)) out.push(path);
   }
   return out;
@@ -121,6 +126,15 @@ export async function build(root, { onChild, ifStale = false } = {}) {
       });
       if (code !== 0) throw new Error(`nest build ${app.name} failed (${signal ?? `exit code ${code}`})`);
     }
+    // The client package (libs/client: the typed client, the SDK runtime and its generator) into
+    // libs/client/dist, which the SDK tests and `npm run sdk` use; it skips itself when up to date.
+    const client = spawn(process.execPath, [join(root, 'libs/client/build.mjs')], { cwd: root, stdio: 'inherit' });
+    onChild?.(client);
+    const [code, signal] = await new Promise((resolve, reject) => {
+      client.once('error', reject);
+      client.once('exit', (c, s) => resolve([c, s]));
+    });
+    if (code !== 0) throw new Error(`the build of libs/client failed (${signal ?? `exit code ${code}`})`);
     writeFileSync(join(root, STAMP), `${hash}\n`);
     return true;
   } finally {

@@ -86,6 +86,16 @@ describe('npm start builds only when the sources changed', () => {
     expect(stale()).toBeNull();
   });
 
+  it('does not build again for what a package under libs/ builds or installs (libs/client/dist)', () => {
+    built();
+    write('libs/client/dist/index.js', 'export {};');
+    write('libs/client/dist.tmp-123/index.js', 'export {};');
+    write('libs/client/node_modules/x/index.js', '');
+    expect(stale()).toBeNull();
+    write('libs/client/src/sdk/index.ts', 'the runtime');
+    expect(stale()).toBe('sources changed since the last build');
+  });
+
   it('builds again when an entry point is gone', () => {
     built();
     rmSync(join(root, 'dist/apps/object-sets/apps/object-sets/src/main.js'));

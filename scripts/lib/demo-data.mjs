@@ -78,6 +78,11 @@ export function ageOn(born, at) {
  * Two batches: the initial objects, then a second round that changes some of them (so they
  * have several versions). Objects in `prod` and a smaller copy of some in `staging`.
  */
+/**
+ * The demo's writes, in rounds: everything, then two rounds of changes to some people. npm start
+ * writes them DEMO_ROUND_GAP_MS apart at first start, so the demo's history has versions at
+ * visibly different instants that time-travel examples can read (docs/api.md §10).
+ */
 export function demoBatches() {
   const r = rng(42);
   const pick = (xs) => xs[Math.floor(r() * xs.length)];
@@ -167,8 +172,29 @@ export function demoBatches() {
       tags: [...new Set([...o.tags, 'audited'])].sort(),
       metadata: { firstSighting: o.metadata.firstSighting, lastSighting: '2026-07-01T00:00:00Z' },
     }));
-  return [first, second];
+  // The third round, seen on 2026-08-01: a review of every seventh person from person-001 on
+  // (person-001, -008, -015, …): new rating, active flipped (a new version each).
+  const third = first
+    .filter((o) => o.type === 'person' && Number(o.id.split('-')[1]) % 7 === 1)
+    .map((o) => {
+      const earlier = second.find((x) => x.environmentId === o.environmentId && x.id === o.id) ?? o;
+      return {
+        ...earlier,
+        properties: earlier.properties.map((p) => {
+          if (p.id === 'rating') return { ...p, value: Math.round((5 - p.value) * 100) / 100, trigger: 'review' };
+          if (p.id === 'active') return { ...p, value: !p.value, trigger: 'review' };
+          // Still their age on the day they were last seen.
+          if (p.id === 'age') return { ...p, value: ageOn(earlier.properties.find((b) => b.id === 'born').value, '2026-08-01') };
+          return p;
+        }),
+        metadata: { firstSighting: o.metadata.firstSighting, lastSighting: '2026-08-01T00:00:00Z' },
+      };
+    });
+  return [first, second, third];
 }
+
+/** The pause between the demo's rounds of writes (ms). */
+export const DEMO_ROUND_GAP_MS = 2000;
 
 /** The id of demo object set `n`: fixed, so that documentation can name demo sets. */
 const demoSetId = (n) => `ri.object-set.main.object-set.00000000-0000-4000-8000-${pad(n, 12)}`;

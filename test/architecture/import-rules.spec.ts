@@ -28,7 +28,10 @@ const ALIASES: Record<string, string> = { '@app/domain': 'libs/domain/src', '@ap
 function tsFiles(dir: string, out: string[] = []): string[] {
   for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) tsFiles(path, out);
+    // A package's build output (libs/client/dist) is not source.
+    if (entry.isDirectory()) {
+      if (entry.name !== 'dist' && entry.name !== 'node_modules') tsFiles(path, out);
+    }
     else if (entry.name.endsWith('.ts')) out.push(path.split(sep).join('/'));
   }
   return out;
@@ -70,9 +73,9 @@ export function importViolations(files: string[], read: (file: string) => string
   return out;
 }
 
-/** The file a repository path names (`x` as `x.ts` or `x/index.ts`), or undefined. */
+/** The file a repository path names (`x` as `x.ts` or `x/index.ts`; `x.js`, as ES modules name it, as `x.ts`), or undefined. */
 function fileOf(path: string, known: ReadonlySet<string>): string | undefined {
-  return [`${path}.ts`, `${path}/index.ts`, path].find((f) => known.has(f));
+  return [`${path}.ts`, `${path}/index.ts`, path, path.replace(/\.js$/, '.ts')].find((f) => known.has(f));
 }
 
 /** Every import circle among `files`, each as `a -> b -> a`, found by a depth-first walk. */
@@ -122,6 +125,9 @@ describe('import rules', () => {
       'libs/platform/src/c.ts': ['./a/a'],
     };
     expect(importCircles(Object.keys(imports), (f) => imports[f])).toEqual(['libs/platform/src/a/a.ts -> libs/platform/src/b/b.ts -> libs/platform/src/index.ts -> libs/platform/src/a/a.ts']);
+    // ES module specifiers name the emitted .js file (libs/client).
+    const esm: Record<string, string[]> = { 'libs/client/src/sdk/a.ts': ['./b.js'], 'libs/client/src/sdk/b.ts': ['../index.js'], 'libs/client/src/index.ts': ['./sdk/a.js'] };
+    expect(importCircles(Object.keys(esm), (f) => esm[f])).toEqual(['libs/client/src/sdk/a.ts -> libs/client/src/sdk/b.ts -> libs/client/src/index.ts -> libs/client/src/sdk/a.ts']);
   });
 
   it('sees each kind of break', () => {

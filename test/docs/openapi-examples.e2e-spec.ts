@@ -13,6 +13,7 @@ interface Parameter {
   in: 'path' | 'query' | 'header';
   required?: boolean;
   example?: unknown;
+  schema?: { type?: string; minimum?: number; maximum?: number };
 }
 interface Operation {
   operationId: string;
@@ -243,5 +244,69 @@ describe('OpenAPI documents and the demo data of npm start', () => {
     }
     expect(operations).toBeGreaterThanOrEqual(17);
     expect(results.filter((r) => !/: 2\d\d$/.test(r))).toEqual([]);
+  });
+
+  it('refuses exactly what the documents refuse: unknown body fields where closed, query integers outside their bounds', async () => {
+    const results: string[] = [];
+    let checked = 0;
+    for (const doc of Object.values(docs)) {
+      for (const [template, item] of Object.entries(doc.paths)) {
+        for (const [method, op] of Object.entries(item)) {
+          // The path and the required query values from the examples; the value under test added.
+          let path = template;
+          const required = new URLSearchParams();
+          for (const p of op.parameters ?? []) {
+            if (p.example === undefined) continue;
+            const example = typeof p.example === 'string' ? p.example : JSON.stringify(p.example);
+            if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(example));
+            else if (p.in === 'query' && p.required) required.set(p.name, example);
+          }
+          const json = op.requestBody?.content['application/json'];
+          const send = async (query: URLSearchParams, body: unknown) => {
+            // A refusal is immediate; a request still waiting after 2 s (a long poll) was taken.
+            const res = await fetch(`${app.base}${path}${query.size ? `?${query}` : ''}`, {
+              method: method.toUpperCase(),
+              headers: body === undefined ? {} : { 'content-type': 'application/json' },
+              body: body === undefined ? undefined : JSON.stringify(body),
+              signal: AbortSignal.timeout(2000),
+            }).catch((e: Error) => {
+              if (e.name === 'TimeoutError') return new Response('{}', { status: 299 });
+              throw e;
+            });
+            const text = await res.text();
+            return { status: res.status, errorName: res.status === 400 ? (JSON.parse(text) as { errorName: string }).errorName : undefined };
+          };
+          const schemaOf = (schema: Schema | undefined): Schema | undefined => (schema?.$ref ? (doc.components.schemas[schema.$ref.split('/').pop()!] as Schema) : schema);
+          if (json?.example !== undefined && schemaOf(json.schema)?.additionalProperties === false) {
+            checked++;
+            const res = await send(required, { ...(json.example as object), notAField: 1 });
+            if (res.status !== 400 || res.errorName !== 'InvalidArgument') results.push(`${op.operationId}: an unknown body field gave ${res.status} ${res.errorName ?? ''}`);
+          }
+          for (const p of op.parameters ?? []) {
+            if (p.in !== 'query' || p.schema?.type !== 'integer') continue;
+            const body = json?.example;
+            const query = (value: number) => {
+              const q = new URLSearchParams(required);
+              q.set(p.name, String(value));
+              return q;
+            };
+            const refused = [1.5, ...(p.schema.minimum !== undefined ? [p.schema.minimum - 1] : []), ...(p.schema.maximum !== undefined ? [p.schema.maximum + 1] : [])];
+            for (const value of refused) {
+              checked++;
+              const res = await send(query(value), body);
+              if (res.status !== 400) results.push(`${op.operationId}: ${p.name}=${value} gave ${res.status}, not 400`);
+            }
+            // The bounds themselves, and (where no maximum is documented: the value is clamped) a large value, are taken.
+            for (const value of [p.schema.minimum ?? 1, p.schema.maximum ?? 1_000_000_000]) {
+              checked++;
+              const res = await send(query(value), body);
+              if (res.status === 400) results.push(`${op.operationId}: ${p.name}=${value} gave 400 ${res.errorName}`);
+            }
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(30);
+    expect(results).toEqual([]);
   });
 });

@@ -1,15 +1,14 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { createTestDatabase } from '../support/database';
-import { ROOT, RunningNpmStart, startNpmStart } from '../support/npm-start';
+import { esmExports, ROOT, RunningNpmStart, startNpmStart } from '../support/npm-start';
+import { Call, runSession } from '../support/shell-session';
 
 /**
  * The README as a newcomer follows it, on a fresh `npm start` with the demo data: every URL of
  * its table answers, and its curl session, run as written (only `B=` points at the test's
- * gateway), answers at every step what the README says it does.
+ * gateway), answers at every step what the README says it does. Then docs/api.md §6's examples
+ * (the ontology, where a change can break the demo), run the same way, break none of it.
  */
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -21,56 +20,6 @@ function section(heading: string): string {
   const level = heading.split(' ')[0];
   const next = README.slice(start + heading.length).search(new RegExp(`\\n${level} `));
   return next < 0 ? README.slice(start) : README.slice(start, start + heading.length + next);
-}
-
-/** One curl call of the session: its arguments, status and body. */
-interface Call {
-  args: string;
-  status: number;
-  body: string;
-  json: any;
-}
-
-/**
- * Runs `script` with bash, with `curl` wrapped (a shell function; the script's text is
- * unchanged) so that each call's arguments, status and body are recorded, in order.
- */
-async function runSession(script: string): Promise<{ calls: Call[]; stdout: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'readme-session-'));
-  try {
-    writeFileSync(join(dir, 'n'), '0');
-    // Numbered when each call completes (under a lock: the calls of a pipeline run side by side),
-    // which is their order in the session: a curl reading another's output finishes after it.
-    const wrapper = `
-curl() {
-  local tmp="$CURL_LOG/call.$BASHPID.$RANDOM"
-  command curl -w '%{stderr}%{http_code}' "$@" 2> "$tmp.status" | tee "$tmp.body"
-  local rc=\${PIPESTATUS[0]}
-  until mkdir "$CURL_LOG/lock" 2> /dev/null; do sleep 0.01; done
-  local i=$(( $(cat "$CURL_LOG/n") + 1 )); echo "$i" > "$CURL_LOG/n"
-  mv "$tmp.status" "$CURL_LOG/$i.status"; mv "$tmp.body" "$CURL_LOG/$i.body"; printf '%s\\n' "$*" > "$CURL_LOG/$i.args"
-  rmdir "$CURL_LOG/lock"
-  return $rc
-}
-set -e -o pipefail
-`;
-    const { stdout } = await promisify(execFile)('bash', ['-c', wrapper + script], { env: { ...process.env, CURL_LOG: dir }, cwd: dir, maxBuffer: 64 * 1024 * 1024 });
-    const n = Number(readFileSync(join(dir, 'n'), 'utf8'));
-    const calls: Call[] = [];
-    for (let i = 1; i <= n; i++) {
-      const body = readFileSync(join(dir, `${i}.body`), 'utf8');
-      let json: unknown;
-      try {
-        json = body ? JSON.parse(body) : undefined;
-      } catch {
-        json = undefined;
-      }
-      calls.push({ args: readFileSync(join(dir, `${i}.args`), 'utf8').trim(), status: Number(readFileSync(join(dir, `${i}.status`), 'utf8')), body, json });
-    }
-    return { calls, stdout };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 describe('the README, followed on a fresh npm start', () => {
@@ -120,6 +69,17 @@ describe('the README, followed on a fresh npm start', () => {
     const { calls } = await runSession(local(block));
     const expectations: [string, (c: Call) => void][] = [
       ['GET /ontology', (c) => expect(c.status).toBe(200)],
+      [
+        'PUT /ontology?dryRun=true without person.active: a breaking report, nothing published',
+        (c) => {
+          expect(c.status).toBe(200);
+          expect(c.json).toMatchObject({ activeVersion: 1, breaking: true, changeCount: 1, objectSetCount: 1 });
+          expect(c.json.changes).toEqual([expect.objectContaining({ kind: 'PROPERTY_REMOVED', objectTypeId: 'person', propertyId: 'active', objectCount: expect.any(Number) })]);
+          expect(c.json.changes[0].objectCount).toBeGreaterThan(0);
+          expect(c.json.objectSets).toEqual([expect.objectContaining({ title: 'Active people in prod', usedBy: 2 })]);
+        },
+      ],
+      ['GET /ontology', (c) => expect([c.status, c.json.version]).toEqual([200, 1])],
       [
         'PUT /ontology: the demo ontology and ships and ports',
         (c) => {
@@ -203,6 +163,52 @@ describe('the README, followed on a fresh npm start', () => {
         throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
       }
     });
+  });
+
+  it("runs docs/api.md §6's examples as written: the breaking change only reported and refused, the addition published, every demo set still readable", async () => {
+    const api = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
+    const ontologySection = api.slice(api.indexOf('\n## 6. Ontology\n'), api.indexOf('\n## 7. Filters\n'));
+    const blocks = [...ontologySection.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    const before = (await (await fetch(local('http://localhost:8080/ontology'))).json()) as { version: number };
+    const { calls } = await runSession(local(`B=http://localhost:8080\n${blocks.join('\n')}`));
+    const expectations: [string, (c: Call) => void][] = [
+      ['GET /ontology', (c) => expect([c.status, c.json.version]).toEqual([200, before.version])],
+      ['GET /ontology/versions/1', (c) => expect([c.status, c.json.version]).toEqual([200, 1])],
+      ['GET /ontology (to remove active)', (c) => expect(c.status).toBe(200)],
+      [
+        'the dry run: breaking, naming "Active people in prod"',
+        (c) => {
+          expect(c.status).toBe(200);
+          expect(c.json).toMatchObject({ activeVersion: before.version, breaking: true, changes: [{ kind: 'PROPERTY_REMOVED', objectTypeId: 'person', propertyId: 'active' }] });
+          expect(c.json.objectSets).toEqual([
+            {
+              objectSetId: 'ri.object-set.main.object-set.00000000-0000-4000-8000-000000000003',
+              title: 'Active people in prod',
+              path: 'definition.filter.filter.propertyEquals.propertyId',
+              reason: `unknown property 'active' in ontology version ${before.version + 1}`,
+              usedBy: 2,
+            },
+          ]);
+        },
+      ],
+      ['the publish: 409 OntologyChangeBreaks', (c) => expect([c.status, c.json.errorName, c.json.parameters.breaking]).toEqual([409, 'OntologyChangeBreaks', true])],
+      ['GET /ontology (to add nickname)', (c) => expect([c.status, c.json.version]).toEqual([200, before.version])],
+      ['the addition: published', (c) => expect([c.status, c.json.version]).toEqual([200, before.version + 1])],
+    ];
+    expect(calls).toHaveLength(expectations.length);
+    expectations.forEach(([what, check], i) => {
+      try {
+        check(calls[i]);
+      } catch (e) {
+        throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
+      }
+    });
+    const { DEMO_SET_IDS } = esmExports<{ DEMO_SET_IDS: Record<string, string> }>('scripts/lib/demo-data.mjs', ['DEMO_SET_IDS']);
+    for (const [role, id] of Object.entries(DEMO_SET_IDS)) {
+      const res = await fetch(local(`http://localhost:8080/object-sets/${encodeURIComponent(id)}/members`));
+      expect({ role, status: res.status }).toEqual({ role, status: 200 });
+    }
   });
 
   it('runs the time travel session as written, each step answering what its comment says', async () => {

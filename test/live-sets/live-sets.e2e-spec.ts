@@ -340,7 +340,7 @@ describe('live object sets when a set can no longer be evaluated', () => {
   });
   afterAll(() => t.close());
 
-  it("ends the streams of a set whose filter the ontology no longer allows, keeps the others going, and answers the reconnect with the error", async () => {
+  it("ends the streams of a set whose filter the ontology no longer allows, keeps the others going, and answers the reconnect with the error naming the set", async () => {
     const byAge = (await t.setsHttp().post('/object-sets').send({ title: 'aged', definition: { type: 'filter', filter: { filter: { type: 'propertyRange', propertyRange: { propertyId: 'age', gte: 18 } } } } }).expect(201)).body.id;
     const tagged = (await t.setsHttp().post('/object-sets').send({ title: 'tagged', definition: { type: 'filter', filter: { filter: f.tag('ok') } } }).expect(201)).body.id;
     const doomed = await SseClient.open(`${t.objectSetsUrl}/object-sets/${byAge}/events`);
@@ -348,15 +348,17 @@ describe('live object sets when a set can no longer be evaluated', () => {
     try {
       expect((await doomed.next()).event).toBe('ready');
       expect((await fine.next()).event).toBe('ready');
-      // A new ontology without `age`: the set's filter names a property it no longer has.
+      // A new ontology without `age`: the set's filter names a property it no longer has (so it is refused unless forced, docs/api.md §6).
       const withoutAge = { ...WRITE_ONTOLOGY, objectTypes: WRITE_ONTOLOGY.objectTypes.map((o) => ({ ...o, properties: o.properties.filter((p) => p.id !== 'age') })) };
-      await t.objectsHttp().put('/ontology').send(withoutAge).expect(200);
+      const refused = await t.objectsHttp().put('/ontology').send(withoutAge).expect(409);
+      expect(refused.body.parameters.objectSets).toEqual([expect.objectContaining({ objectSetId: byAge })]);
+      await t.objectsHttp().put('/ontology').query({ force: true }).send(withoutAge).expect(200);
       await t.objectsHttp().put('/objects/prod/ok-1').send(person('Ok', ['ok'])).expect(201);
       expect((await fine.next()).data.added).toEqual({ prod: ['ok-1'] });
       await doomed.closed();
       const again = await SseClient.open(`${t.objectSetsUrl}/object-sets/${byAge}/events`, { 'Last-Event-ID': doomed.events[0].id! });
       expect(again.status).toBe(400);
-      expect(again.errorBody).toMatchObject({ errorName: 'InvalidFilter' });
+      expect(again.errorBody).toMatchObject({ errorName: 'InvalidObjectSetDefinition', parameters: { objectSetId: byAge, path: 'definition.filter.filter.propertyRange.propertyId' } });
       // The other set goes on.
       await t.objectsHttp().put('/objects/prod/ok-2').send(person('Ok', ['ok'])).expect(201);
       expect((await fine.next()).data.added).toEqual({ prod: ['ok-2'] });

@@ -56,6 +56,10 @@ const leaf = fc.oneof(
   fc.constantFrom('x', 'y').map((v) => ({ type: 'propertyEquals', propertyEquals: { propertyId: 'name', value: v } })),
   fc.constantFrom('worksFor', 'knows').map((l) => ({ type: 'hasLink', hasLink: { linkId: l } })),
   fc.constantFrom(...ENVS).map((e) => ({ type: 'environment', environment: { environmentIds: [e] } })),
+  fc.constantFrom(...IDS).map((id) => ({ type: 'objectId', objectId: { ids: [id] } })),
+  fc.constantFrom('gt', 'lte').map((op) => ({ type: 'propertyRange', propertyRange: { propertyId: 'name', [op]: 'x' } })),
+  fc.constant({ type: 'tag', tag: { tags: TAGS, match: 'ALL' } }),
+  fc.constant({ type: 'propertyIn', propertyIn: { propertyId: 'name', values: ['y', 'z'] } }),
 );
 const filter = fc.oneof(
   leaf,

@@ -220,6 +220,16 @@ describe('SQL snapshots of the hot statements of both apps', () => {
     await op('setSearch', 'searchObjectSets by fuzzy title', () => s().post('/object-sets/search').set(json).send({ filter: { type: 'title', title: { title: 'vip', fuzzy: true } } }), 200);
     await op('setSearch', 'searchObjectSets by creator', () => s().post('/object-sets/search').set(json).send({ filter: { type: 'userId', userId: { userId: 'ada' } } }), 200);
 
+    const narrower = {
+      objectTypes: WRITE_ONTOLOGY.objectTypes.map((t) => (t.id === 'person' ? { ...t, properties: t.properties.filter((p) => p.id !== 'seenAt') } : t)),
+      linkTypes: WRITE_ONTOLOGY.linkTypes.filter((l) => l.id !== 'worksFor'),
+    };
+    await op(
+      'ontology',
+      'publishOntology dryRun, without a property and a link type (the objects and saved sets it breaks)',
+      () => o().put('/ontology?dryRun=true').set(json).send(narrower),
+      200,
+    );
     await op('sets', 'deleteObjectSet', () => s().delete(`/object-sets/${union.body.id}`).set('x-user-id', 'ada'), 204);
     await op('writes', 'deleteOntologyObject', () => o().delete('/objects/staging/p-1'), 204);
 

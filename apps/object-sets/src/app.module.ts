@@ -8,7 +8,7 @@ import { LiveSetsModule } from './live-sets/live-sets.module';
 
 /** The object-sets app: /object-sets, owning schema `object_sets`. */
 @Module({
-  imports: [AppConfigModule, MetricsModule, ClockModule, LoggingModule, DatabaseModule, TerminusModule, ObjectSetsModule, LiveSetsModule, ExpensiveReadsModule],
+  imports: [AppConfigModule, MetricsModule, ClockModule, LoggingModule.forApp('object-sets'), DatabaseModule, TerminusModule, ObjectSetsModule, LiveSetsModule, ExpensiveReadsModule],
   controllers: [HealthController],
   // Global guards run in this order: the route's read or write first (RouteAccessGuard), then the caller.
   providers: [

@@ -3,4 +3,4 @@ import './tracing';
 import { runApp } from '@app/platform';
 import { createObjectSetsApp } from './create-app';
 
-runApp('object-sets', createObjectSetsApp, (config) => config.objectSetsPort);
+runApp('object-sets', createObjectSetsApp, (config) => config.objectSetsPort, 'OBJECT_SETS_PORT');

@@ -20,7 +20,7 @@ import { LiveSetsModule } from './live-sets/live-sets.module';
  * naming any route that another registered before it would take.
  */
 @Module({
-  imports: [AppConfigModule, MetricsModule, LoggingModule, DatabaseModule, TerminusModule, ChangesModule, ObjectsModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule, LiveSetsModule, ExpensiveReadsModule],
+  imports: [AppConfigModule, MetricsModule, LoggingModule.forApp('objects'), DatabaseModule, TerminusModule, ChangesModule, ObjectsModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule, LiveSetsModule, ExpensiveReadsModule],
   controllers: [HealthController],
   // Global guards run in this order: the route's read or write first (RouteAccessGuard), then the caller.
   providers: [

@@ -3,4 +3,4 @@ import './tracing';
 import { runApp } from '@app/platform';
 import { createObjectsApp } from './create-app';
 
-runApp('objects', createObjectsApp, (config) => config.objectsPort);
+runApp('objects', createObjectsApp, (config) => config.objectsPort, 'OBJECTS_PORT');

@@ -248,7 +248,8 @@ describe('object reads: load, bulk, history, versioned', () => {
     it('distinguishes ObjectVersionNotFound from ObjectNotFound and rejects bad queries', async () => {
       expectError((await t.http().get('/objects/versioned/hist/h-1?version=9').expect(404)).body, 'ObjectVersionNotFound');
       expectError((await t.http().get('/objects/versioned/hist/h-1?timestamp=2000-01-01T00:00:00Z').expect(404)).body, 'ObjectVersionNotFound');
-      expectError((await t.http().get('/objects/versioned/hist/h-1?timestamp=2099-01-01T00:00:00Z').expect(404)).body, 'ObjectVersionNotFound');
+      // A timestamp in the future is refused as an asOf there is (docs/api.md §4, §10).
+      expectError((await t.http().get('/objects/versioned/hist/h-1?timestamp=2099-01-01T00:00:00Z').expect(400)).body, 'InvalidArgument', { field: 'timestamp' });
       expectError((await t.http().get('/objects/versioned/hist/never?version=1').expect(404)).body, 'ObjectNotFound', { objectId: 'never' });
       expectError((await t.http().get('/objects/versioned/hist/h-1').expect(400)).body, 'InvalidArgument');
       expectError((await t.http().get('/objects/versioned/hist/h-1?version=1&timestamp=2026-01-01T00:00:00Z').expect(400)).body, 'InvalidArgument');

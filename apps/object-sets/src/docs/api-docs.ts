@@ -63,7 +63,8 @@ export const OBJECT_SETS_ERRORS: OperationErrors = {
   searchObjectSets: ['InvalidFilter', 'InvalidPagingToken'],
   getObjectSetMetadata: ['ObjectSetNotFound'],
   // InvalidObjectSetDefinition on reads: a set whose referenced sets grew past the expansion bound since it was written,
-  // or one written before the bound on link hops.
+  // one written before the bound on link hops, or one whose stored definition (or that of a set it builds on) no longer
+  // fits the active ontology (a publish with force=true, docs/api.md §6).
   getObjectSetMembers: ['InvalidObjectSetDefinition', 'ObjectSetNotFound', 'ObjectSetTooLarge', 'TooManyRequests'],
   getObjectSetDiff: ['InvalidObjectSetDefinition', 'ObjectSetNotFound', 'ObjectSetTooLarge', 'TooManyRequests'],
   aggregateObjectSet: ['InvalidFilter', 'InvalidObjectSetDefinition', 'ObjectSetNotFound', 'TooManyRequests'],

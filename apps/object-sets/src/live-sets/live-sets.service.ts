@@ -94,7 +94,9 @@ export class LiveSetsService implements OnModuleInit, BeforeApplicationShutdown 
       const hub = this.hubFor(caller);
       await unlessGone(hub.start(caller));
       if (gone) return;
-      let tracker = request.after ? await unlessGone(hub.tracker(setId)) : undefined;
+      // A set whose stored definition no longer fits the ontology is refused naming that definition, as its members read is.
+      const trackerOf = () => this.sets.namingStaleDefinition(caller, setId, undefined, () => hub.tracker(setId));
+      let tracker = request.after ? await unlessGone(trackerOf()) : undefined;
       if (!tracker) {
         // Up to now, so that `ready` is an instant every write the caller saw is at or before;
         // again while the set's creation is not reached yet (the apps' and the database's clocks).
@@ -102,7 +104,7 @@ export class LiveSetsService implements OnModuleInit, BeforeApplicationShutdown 
         for (;;) {
           await unlessGone(hub.sync());
           if (gone) break;
-          tracker = await unlessGone(hub.tracker(setId));
+          tracker = await unlessGone(trackerOf());
           if (tracker || Date.now() > deadline) break;
           await new Promise((r) => setTimeout(r, 50));
         }

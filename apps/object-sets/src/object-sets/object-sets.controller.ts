@@ -1,10 +1,11 @@
 import { Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
 import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, JsonText, ReadingGet, ReadingPost, Reads, ValidatedBody, ValidatedQuery, Writes } from '@app/platform';
-import { checkSetIdParam, CompiledFilterResponse, OBJECT_SET_FILTER_ROUTE } from '@app/domain';
+import { checkSetIdParam, CompiledFilterResponse, OBJECT_SET_FILTER_ROUTE, ONTOLOGY_REFERENCES_ROUTE, OntologyReferencesResponse } from '@app/domain';
 import { AggregateObjectSetRequestDto, CreateObjectSetDto, GetObjectSetMembersResultDto, ObjectSetDiffDto, ObjectSetMetadataDto,
   ObjectSetMetadataReadDto, UpdateObjectSetDto } from './dto/object-set.dto';
 import { CompiledFilterQuery, ObjectSetDiffQuery, ObjectSetMembersQuery, ObjectSetReadQuery } from './dto/object-set.query';
+import { OntologyReferencesRequestDto } from './dto/ontology-references.dto';
 import { ObjectSetsService } from './object-sets.service';
 import { OBJECT_SET_FILTER_MODELS, SearchObjectSetsRequestDto, SearchObjectSetsResponseDto } from '../set-search/dto/search-object-sets.dto';
 import { SetSearchService } from '../set-search/set-search.service';
@@ -127,5 +128,14 @@ export class ObjectSetsController {
   async compiledFilter(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedQuery() query: CompiledFilterQuery): Promise<CompiledFilterResponse> {
     checkSetIdParam(id);
     return { filter: await this.sets.compiledFilter(caller, id, undefined, query.asOf) };
+  }
+
+  /** Internal (the objects app, for publishOntology's check, docs/api.md §6): stored definitions that name given ids. Not part of the public API. */
+  @Reads()
+  @Post(ONTOLOGY_REFERENCES_ROUTE)
+  @HttpCode(200)
+  @ApiExcludeEndpoint()
+  ontologyReferences(@Caller() caller: CallerContext, @ValidatedBody() body: OntologyReferencesRequestDto): Promise<OntologyReferencesResponse> {
+    return this.sets.ontologyReferences(caller, body);
   }
 }

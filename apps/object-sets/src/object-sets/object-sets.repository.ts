@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ObjectSetDefinition } from '@app/domain';
+import { ObjectSetDefinition, OntologyReference } from '@app/domain';
 import { SqlExecutor, SqlRows, SqlTransaction } from '@app/platform';
 import { StoredSet } from '../definitions/evaluator';
 import { liveSetSql, objectSetMetadataJsonSql, scopeVisibleSql } from './object-set-json.sql';
@@ -260,6 +260,34 @@ export class ObjectSetsRepository {
       );
       return n;
     });
+  }
+
+  /**
+   * A page of the stored sets whose own definition (a filter or a link operation: the kinds that
+   * name anything of the ontology) holds one of `names` anywhere as a string, by id after `after`
+   * (primary key; every definition of the page is read, as publishOntology's check is rare), with
+   * whether the caller may see each (live, scope) and how many live sets build on each
+   * (object_set_reference_referenced_idx, transitively; UNION stops at cycles). Expired sets
+   * that still serve others are included: their users' reads would break too (docs/api.md §6).
+   */
+  async ontologyReferences(names: string[], after: string | undefined, limit: number, visible: string[] | null, now: Date): Promise<OntologyReference[]> {
+    const rows: { id: string; definition: unknown; title: string; visible: boolean; used_by: number }[] = await this.sql.primaryRows(
+      `SELECT s.id, s.definition, s.title, ${liveSetSql('s', '$4')} AND ${scopeVisibleSql('s', '$5')} AS visible,
+              (WITH RECURSIVE users(id) AS (
+                 SELECT r.set_id FROM object_sets.object_set_reference r WHERE r.referenced_id = s.id
+                 UNION
+                 SELECT r.set_id FROM object_sets.object_set_reference r JOIN users u ON r.referenced_id = u.id
+               )
+               SELECT count(*)::int FROM users u JOIN object_sets.object_set x ON x.id = u.id WHERE ${liveSetSql('x', '$4')}) AS used_by
+         FROM object_sets.object_set s
+        WHERE ($2::text IS NULL OR s.id > $2::text COLLATE "C")
+          AND s.definition->>'type' IN ('filter', 'linkOperation')
+          AND jsonb_path_exists(s.definition, 'strict $.** ? (@ == $names[*])', jsonb_build_object('names', $1::jsonb))
+        ORDER BY s.id
+        LIMIT $3`,
+      [JSON.stringify(names), after ?? null, limit, now.toISOString(), visible],
+    );
+    return rows.map((r) => ({ id: r.id, definition: r.definition, visible: r.visible, ...(r.visible ? { title: r.title } : {}), usedBy: r.used_by }));
   }
 
   /**

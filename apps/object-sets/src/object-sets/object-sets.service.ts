@@ -13,22 +13,7 @@ import {
   requireStrongReads,
   visibleEnvironmentsParam,
 } from '@app/platform';
-import {
-  asOfJson,
-  DomainError,
-  InvalidArgument,
-  InvalidObjectSetDefinition,
-  MAX_BIND_PARAMETERS,
-  OBJECT_SET_RID_PREFIX,
-  ObjectSearchFilter,
-  ObjectSetDefinition,
-  ObjectSetImmutable,
-  ObjectSetInUse,
-  ObjectSetNotFound,
-  ObjectSetTooLarge,
-  parseAsOf,
-  PermissionDenied,
-} from '@app/domain';
+import { asOfJson, DomainError, InvalidArgument, InvalidObjectSetDefinition, MAX_BIND_PARAMETERS, OBJECT_SET_RID_PREFIX, ObjectSearchFilter, ObjectSetDefinition, ObjectSetImmutable, ObjectSetInUse, ObjectSetNotFound, ObjectSetTooLarge, OntologyReferencesRequest, OntologyReferencesResponse, parameterText, parseAsOf, PermissionDenied } from '@app/domain';
 import { bindParameterBound, compileObjectSet, referencedSetIds, StoredSet } from '../definitions/evaluator';
 import { ObjectsClient } from '../clients/objects.client';
 import { ObjectSetsRepository, SetRow } from './object-sets.repository';
@@ -214,7 +199,9 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const limit = this.config.objectSetMemberLimit;
     if (asOf) {
       // As of an instant: the definitions then, the objects then; never cached (it cannot change).
-      const result = await this.expensiveReads.run(caller, async () => this.objects.members(caller, await this.compiledFilter(caller, id, undefined, asOf), limit, asOf));
+      const result = await this.namingStaleDefinition(caller, id, asOf, () =>
+        this.expensiveReads.run(caller, async () => this.objects.members(caller, await this.compiledFilter(caller, id, undefined, asOf), limit, asOf)),
+      );
       if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
       return new JsonText(withAsOf(result.json, asOf));
     }
@@ -231,7 +218,9 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       this.metrics.membersCacheRead(!!result);
       if (result) return new JsonText(result);
     }
-    const result = await this.expensiveReads.run(caller, async () => this.objects.members(caller, await this.compiledFilter(caller, id, startedAt), limit));
+    const result = await this.namingStaleDefinition(caller, id, undefined, () =>
+      this.expensiveReads.run(caller, async () => this.objects.members(caller, await this.compiledFilter(caller, id, startedAt), limit)),
+    );
     if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
     await this.repository.storeMembers(id, key, result.json, startedAt).catch((e) => this.logger.warn(`members cache not stored: ${(e as Error).message}`));
     return new JsonText(result.json);
@@ -246,10 +235,12 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     // STRONG, or as of an instant: every commit up to it (docs/api.md §11).
     requireStrongReads(caller);
     if (asOf) requireReplayedUpTo(caller, asOf);
-    return this.expensiveReads.run(caller, async () => {
-      const filter = await this.compiledFilter(caller, id, undefined, asOf);
-      return new JsonText(await this.objects.aggregate(caller, { filter, groupBy: body.groupBy, metrics: body.metrics, ...(asOf ? { asOf: asOf.toISOString() } : {}) }));
-    });
+    return this.namingStaleDefinition(caller, id, asOf, () =>
+      this.expensiveReads.run(caller, async () => {
+        const filter = await this.compiledFilter(caller, id, undefined, asOf);
+        return new JsonText(await this.objects.aggregate(caller, { filter, groupBy: body.groupBy, metrics: body.metrics, ...(asOf ? { asOf: asOf.toISOString() } : {}) }));
+      }),
+    );
   }
 
   /**
@@ -264,7 +255,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     requireStrongReads(caller);
     if (to) requireReplayedUpTo(caller, to);
     const limit = this.config.objectSetMemberLimit;
-    const result = await this.expensiveReads.run(caller, async () => {
+    const result = await this.namingStaleDefinition(caller, id, to, () => this.expensiveReads.run(caller, async () => {
       const toFilter = await this.compiledFilter(caller, id, undefined, to);
       let fromFilter: ObjectSearchFilter;
       try {
@@ -274,9 +265,83 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
         fromFilter = NO_MEMBERS;
       }
       return this.objects.diff(caller, { filter: fromFilter, asOf: from }, { filter: toFilter, asOf: to }, limit);
-    });
+    }));
     if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
     return new JsonText(result.json);
+  }
+
+  /**
+   * `read`, whose compiled filter the objects app may refuse (InvalidFilter) because a stored
+   * definition no longer fits the active ontology (a publish with force=true, docs/api.md §6):
+   * then the set to change is found and named (staleDefinition), so the answer says which stored
+   * definition is at fault and how to recover instead of a path into a filter the caller never
+   * wrote. Any other refusal, or one no single definition explains, is answered as it is.
+   */
+  async namingStaleDefinition<T>(caller: CallerContext, id: string, asOf: Date | undefined, read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (e) {
+      if (!(e instanceof DomainError && e.errorName === 'InvalidFilter')) throw e;
+      const named = await this.staleDefinition(caller, id, asOf).catch((fault: unknown) => {
+        this.logger.warn(`could not tell which definition of set ${id} no longer fits: ${(fault as Error).message}`);
+        return undefined;
+      });
+      throw named ?? e;
+    }
+  }
+
+  /**
+   * The first set, breadth-first from `id` (itself first, then the sets it builds on), whose own
+   * definition the objects app refuses against the active ontology (its filter through
+   * validate-filter, a link operation's link type against the ontology's), as
+   * InvalidObjectSetDefinition naming that set; undefined when none of the first
+   * MAX_DIAGNOSED_SETS is. Only asked after a refusal, so it costs nothing on a read that works.
+   */
+  private async staleDefinition(caller: CallerContext, id: string, asOf: Date | undefined): Promise<InvalidObjectSetDefinition | undefined> {
+    const closure = asOf ? await this.repository.closureAsOf([id], asOf) : await this.repository.closure([id], this.clock.now());
+    const order: string[] = [];
+    const queue = [id];
+    const seen = new Set(queue);
+    while (queue.length && order.length < MAX_DIAGNOSED_SETS) {
+      const setId = queue.shift()!;
+      const row = closure.get(setId);
+      if (!row) continue;
+      order.push(setId);
+      for (const ref of referencedSetIds(row.definition)) {
+        if (seen.has(ref)) continue;
+        seen.add(ref);
+        queue.push(ref);
+      }
+    }
+    let linkIds: Set<string> | undefined;
+    for (const setId of order) {
+      const definition = closure.get(setId)!.definition;
+      let fault: { path: string; reason: string } | undefined;
+      if (definition.type === 'filter') {
+        try {
+          await this.objects.validateFilter(caller, definition.filter.filter, 'definition.filter.filter');
+        } catch (e) {
+          if (!(e instanceof DomainError && e.errorName === 'InvalidFilter')) throw e;
+          fault = { path: parameterText(e.parameters.path), reason: parameterText(e.parameters.reason) };
+        }
+      } else if (definition.type === 'linkOperation') {
+        linkIds ??= await this.objects.linkTypeIds(caller);
+        const { linkId } = definition.linkOperation;
+        if (!linkIds.has(linkId)) fault = { path: 'definition.linkOperation.linkId', reason: `unknown link type '${linkId}' in the active ontology` };
+      }
+      if (fault) return new InvalidObjectSetDefinition(fault.path, staleReason(id, setId, fault.reason, asOf), setId);
+    }
+    return undefined;
+  }
+
+  /**
+   * The objects app's publishOntology check (docs/api.md §6): a page of the stored sets whose own
+   * definitions name any of `names`, read on the primary (the check must see every set written
+   * before the publish), with whether the caller may see each.
+   */
+  async ontologyReferences(caller: CallerContext, request: OntologyReferencesRequest): Promise<OntologyReferencesResponse> {
+    const sets = await this.repository.ontologyReferences(request.names, request.after, request.limit, visibleEnvironmentsParam(caller), this.clock.now());
+    return sets.length === request.limit ? { sets, next: sets[sets.length - 1].id } : { sets };
   }
 
   private mustBeChangeable(caller: CallerContext, id: string, row: SetRow | undefined): SetRow {
@@ -333,8 +398,8 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       throw new InvalidObjectSetDefinition(
         'definition',
         path === 'filter'
-          ? `compiled into one filter (every use of a referenced set counted), the definition ${String(reason)}`
-          : `compiled into one filter (every use of a referenced set counted), the definition is refused at ${String(path)}: ${String(reason)}`,
+          ? `compiled into one filter (every use of a referenced set counted), the definition ${parameterText(reason)}`
+          : `compiled into one filter (every use of a referenced set counted), the definition is refused at ${parameterText(path)}: ${parameterText(reason)}`,
       );
     }
   }
@@ -346,6 +411,17 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       }
     }
   }
+}
+
+/** Most sets of a refused read's closure whose definitions are checked one by one to find the one at fault. */
+const MAX_DIAGNOSED_SETS = 100;
+
+/** The reason of a read refused because the stored definition of `culprit` (the set read, or one it builds on) no longer fits the ontology. */
+function staleReason(id: string, culprit: string, reason: string, asOf: Date | undefined): string {
+  const whose = culprit === id ? 'the stored definition of this object set' : `the stored definition of object set ${culprit}, which this set builds on,`;
+  const when = asOf ? ` (as it was at ${asOf.toISOString()})` : '';
+  const change = culprit === id ? `change it (PUT /object-sets/${id}) or delete the set` : `change that set's definition (PUT /object-sets/${culprit}) or this one's`;
+  return `${whose}${when} no longer fits the active ontology: ${reason}. To recover, ${change}, or publish an ontology version that has what it names again`;
 }
 
 /** A filter nothing matches: what the `empty` definition compiles to. */

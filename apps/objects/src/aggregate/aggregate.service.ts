@@ -14,7 +14,7 @@ import { validateAggregation } from '../validation/analytics.validator';
 import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
 import { ObjectSetsClient } from '../clients/object-sets.client';
-import { withStartingSet } from '../search/starting-set';
+import { namingStartingSet, withStartingSet } from '../search/starting-set';
 import { AggregateRepository } from './aggregate.repository';
 import { AggregateRow } from './aggregate-sql';
 
@@ -46,7 +46,7 @@ export class AggregateService {
     const asOf = parseAsOf(body.asOf);
     return this.run(caller, body, asOf, async (ontology) => {
       return withStartingSet(this.objectSets, caller, validateFilter(body.filter, ontology, 'filter'), body.startingSet, ontology, asOf);
-    });
+    }).catch(namingStartingSet(body.startingSet));
   }
 
   /** An object set's members, as the object set service compiled them (STRONG). */

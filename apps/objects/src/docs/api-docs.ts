@@ -126,7 +126,7 @@ export const OBJECTS_SCHEMA_NAMES: Record<string, string> = {
  */
 export const OBJECTS_ERRORS: OperationErrors = {
   getOntology: [],
-  publishOntology: ['PermissionDenied'],
+  publishOntology: ['PermissionDenied', 'OntologyChangeBreaks'],
   getOntologyVersion: ['OntologyVersionNotFound'],
   putOntologyObject: ['InvalidObject', 'PermissionDenied', 'VersionConflict'],
   deleteOntologyObject: ['PermissionDenied', 'ObjectNotFound', 'VersionConflict'],

@@ -4,8 +4,10 @@ import { COMPILED_SET_FILTER_LIMITS, DependencyUnavailable, DomainError, filterO
 import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
 import { buildDiffSql } from '../search/search.repository';
-import { buildCandidateSql, CandidateRow, FilterBounds, filterBounds, linkReach, OBJECTS_AT_SQL, TYPES_AROUND_SQL } from './set-changes.sql';
-import { CheckedSetChangesItem, CheckedSetChangesRequest, CheckedStep } from './set-changes.request';
+import { buildCandidateSql, CandidateRow, FilterBounds, filterBounds, linkReach, NEIGHBOURS_SQL, OBJECT_ROWS_AT_SQL, OBJECTS_AT_SQL, TYPES_AROUND_SQL } from './set-changes.sql';
+import { compareCodePoints, compileInMemory, evaluableWithNeighbours, InMemoryPredicate, ObjectRows } from './filter-evaluator';
+import { objectKey, RoundRows } from './round-rows';
+import { CheckedSetChangesItem, CheckedSetChangesRequest, CheckedStep, SET_CHANGES_LIMITS } from './set-changes.request';
 
 type Ids = Record<string, string[]>;
 interface StepResult {
@@ -24,6 +26,8 @@ const SET_CONCURRENCY = 4;
 
 /** The types of changed objects just before and at their instants (TYPES_AROUND_SQL), by `env\0id\0ms`. */
 type TypesAround = Map<string, { before: string | null; after: string | null }>;
+/** A level of neighbours of a round may hold this many times the candidate limit (as the candidate statement's levels). */
+const NEIGHBOURHOOD_FACTOR = 4;
 const changeKey = (env: string, id: string, at: Date) => `${env}\u0000${id}\u0000${at.getTime()}`;
 
 /**
@@ -57,11 +61,30 @@ export class SetChangesService {
     const request = { ...body, limit: Math.min(body.limit, this.config.objectSetMemberLimit) };
     const ontology = await this.ontology.getActiveIndex();
     const visible = visibleEnvironmentsParam(caller);
-    const types = await this.typesAround(request);
+    // Each set's filters, validated once; a set's fault is its own answer.
+    const checked = request.sets.map((item, s) => {
+      try {
+        return { filters: item.filters.map((f, i) => validateFilter(f, ontology, `sets[${s}].filters[${i}]`, COMPILED_SET_FILTER_LIMITS)) };
+      } catch (e) {
+        return { fault: e };
+      }
+    });
+    // Sets decided in memory: their filters read only the object itself, or objects one link away.
+    const inMemory = checked.map((c) => c.filters !== undefined && c.filters.every(evaluableWithNeighbours));
+    const linked = checked.map((c, s) => inMemory[s] && c.filters!.some((f) => linkReach(f).hops > 0));
+    const linkIds = new Set<string>();
+    checked.forEach((c, s) => linked[s] && c.filters!.forEach((f) => linkReach(f).linkIds.forEach((l) => linkIds.add(l))));
+    const memorySets = request.sets.flatMap((item, s) => (inMemory[s] ? [{ item, linked: linked[s] }] : []));
+    const [types, round] = await Promise.all([this.typesAround(request.sets.filter((_, s) => !inMemory[s])), this.roundRows(memorySets, [...linkIds], request.candidateLimit)]);
+    // Past the neighbourhood's bound, the sets that follow links are evaluated by SQL (with its own
+    // bounds); past the bound of objects read, all of them are (a hub far behind).
+    if (!round.linksKept) linked.forEach((l, s) => l && (inMemory[s] = false));
+    if (!round.read) inMemory.fill(false);
     const answers = await mapLimit(request.sets, SET_CONCURRENCY, async (item, s) => {
       try {
-        const filters = item.filters.map((f, i) => validateFilter(f, ontology, `sets[${s}].filters[${i}]`, COMPILED_SET_FILTER_LIMITS));
-        const results = await this.evaluate(ontology, item, filters, visible, request, types);
+        const { filters, fault } = checked[s];
+        if (!filters) throw fault;
+        const results = await this.evaluate(ontology, item, filters, visible, request, types, inMemory[s] ? { round: round.rows, linked: linked[s] } : undefined);
         if (item.loadObjects) await this.loadObjects(item.steps, results);
         return `{"steps":[${results.map(stepJson).join(',')}]}`;
       } catch (e) {
@@ -85,6 +108,7 @@ export class SetChangesService {
     visible: string[] | null,
     request: CheckedSetChangesRequest,
     types: TypesAround,
+    memory?: { round: RoundRows; linked: boolean },
   ): Promise<StepResult[]> {
     const results = new Array<StepResult>(item.steps.length);
     const filterAt = (i: number) => (i < 0 ? undefined : filters[i]);
@@ -100,8 +124,14 @@ export class SetChangesService {
       }
       let j = i + 1;
       while (j < item.steps.length && !item.steps[j].full && item.steps[j].before === step.before && item.steps[j].after === step.after) j++;
-      const run = item.steps.slice(i, j).map((s) => relevant(s, before, after, types));
-      const evaluated = await this.incrementalRun(ontology, run, before, after, visible, request, types);
+      const predicates = memory && { before: before && compileInMemory(before, ontology), after: after && compileInMemory(after, ontology) };
+      const evaluated = memory
+        ? await Promise.all(
+            item.steps
+              .slice(i, j)
+              .map(async (s) => inMemoryStep(s, predicates!, visible, memory, request.candidateLimit) ?? (await this.fullStep(ontology, s, before, after, visible, request, types))),
+          )
+        : await this.incrementalRun(ontology, item.steps.slice(i, j).map((s) => relevant(s, before, after, types)), before, after, visible, request, types);
       evaluated.forEach((r, k) => (results[i + k] = r));
       i = j;
     }
@@ -200,13 +230,13 @@ export class SetChangesService {
   }
 
   /**
-   * The types of every changed object of the request just before and at its instant, in one
+   * The types of every changed object of `sets` just before and at its instant, in one
    * statement; only asked for when a set's filter bounds the type (without links) at all.
    */
-  private async typesAround(request: CheckedSetChangesRequest): Promise<TypesAround> {
+  private async typesAround(sets: CheckedSetChangesItem[]): Promise<TypesAround> {
     const types: TypesAround = new Map();
     const wanted = new Map<string, [string, string, Date]>();
-    for (const item of request.sets) {
+    for (const item of sets) {
       if (!item.filters.some((f) => mayBoundTypes(f))) continue;
       for (const step of item.steps) for (const [env, id] of step.changed) wanted.set(changeKey(env, id, step.at), [env, id, step.at]);
     }
@@ -222,6 +252,99 @@ export class SetChangesService {
       types.set(changeKey(env, id, at), { before: r.before, after: r.after });
     }
     return types;
+  }
+
+  /**
+   * What the sets decided in memory need for their incremental steps, in two to four statements
+   * whatever the number of sets: the objects one and two links away from the changed objects (by
+   * the link types the sets follow, for the instants of sets that follow links), then the rows of
+   * all of them just before and at each instant. `linksKept` false: a level of neighbours passed
+   * NEIGHBOURHOOD_FACTOR × candidateLimit objects, and only the changed objects were read (the
+   * sets that follow links go to SQL); `read` false: the objects to read passed that bound too,
+   * and none were (every set goes to SQL, which evaluates a set's instants in parts that fit).
+   */
+  private async roundRows(
+    sets: { item: CheckedSetChangesItem; linked: boolean }[],
+    linkIds: string[],
+    candidateLimit: number,
+  ): Promise<{ rows: RoundRows; linksKept: boolean; read: boolean }> {
+    const changedAt = new Map<number, Map<string, [string, string]>>();
+    const linkedAt = new Set<number>();
+    for (const { item, linked } of sets) {
+      for (const step of item.steps) {
+        if (step.full || step.before !== step.after) continue;
+        const at = step.at.getTime();
+        let changed = changedAt.get(at);
+        if (!changed) changedAt.set(at, (changed = new Map<string, [string, string]>()));
+        for (const [env, id] of step.changed) changed.set(objectKey(env, id), [env, id]);
+        if (linked) linkedAt.add(at);
+      }
+    }
+    const around = new Map<number, Map<string, [string, string]>>();
+    const candidates = new Map<number, Map<string, [string, string]>>();
+    let linksKept = true;
+    if (linkIds.length && linkedAt.size) {
+      const bound = Math.min(NEIGHBOURHOOD_FACTOR * candidateLimit, SET_CHANGES_LIMITS.changed);
+      const first = await this.neighbours([...linkedAt].map((at) => [at, changedAt.get(at)!] as const), linkIds, bound);
+      const second = first && (await this.neighbours([...first], linkIds, bound));
+      if (!first || !second) linksKept = false;
+      else {
+        for (const at of linkedAt) {
+          candidates.set(at, new Map([...changedAt.get(at)!, ...(first.get(at) ?? [])]));
+          around.set(at, new Map([...(first.get(at) ?? []), ...(second.get(at) ?? [])]));
+        }
+      }
+    }
+    const wanted: [string, string, number][] = [];
+    for (const [at, changed] of changedAt) {
+      const objects = new Map([...changed, ...(around.get(at) ?? [])]);
+      for (const [env, id] of objects.values()) wanted.push([env, id, at - 1], [env, id, at]);
+    }
+    const byInstant = new Map<number, Map<string, ObjectRows>>();
+    if (wanted.length > 2 * NEIGHBOURHOOD_FACTOR * candidateLimit) return { rows: new RoundRows(byInstant, candidates), linksKept, read: false };
+    if (wanted.length) {
+      type Row = { n: number; type: string; tags: string[]; first_us: string; last_us: string; vals: unknown[][] | null; links: [string, string][] | null };
+      const rows = await this.sql.primaryRows<Row>(
+        OBJECT_ROWS_AT_SQL,
+        [wanted.map((_, n) => n), wanted.map((k) => k[0]), wanted.map((k) => k[1]), wanted.map((k) => new Date(k[2]).toISOString())],
+        'liveSets.objectRows',
+      );
+      for (const r of rows) {
+        const [env, id, at] = wanted[r.n];
+        let atInstant = byInstant.get(at);
+        if (!atInstant) byInstant.set(at, (atInstant = new Map<string, ObjectRows>()));
+        atInstant.set(objectKey(env, id), objectRows(env, id, r));
+      }
+    }
+    return { rows: new RoundRows(byInstant, candidates), linksKept, read: true };
+  }
+
+  /**
+   * The objects linked to or from the given ones (NEIGHBOURS_SQL), per instant, in one statement;
+   * undefined past `bound` links.
+   */
+  private async neighbours(
+    of: (readonly [number, ReadonlyMap<string, [string, string]>])[],
+    linkIds: string[],
+    bound: number,
+  ): Promise<Map<number, Map<string, [string, string]>> | undefined> {
+    const keys: [number, string, string][] = [];
+    for (const [at, objects] of of) for (const [env, id] of objects.values()) keys.push([at, env, id]);
+    const found = new Map<number, Map<string, [string, string]>>();
+    if (!keys.length) return found;
+    const rows = await this.sql.primaryRows<{ n: number; other: string }>(
+      NEIGHBOURS_SQL,
+      [keys.map((_, n) => n), keys.map((k) => k[1]), keys.map((k) => k[2]), keys.map((k) => new Date(k[0]).toISOString()), linkIds, bound],
+      'liveSets.neighbours',
+    );
+    if (rows.length > bound) return undefined;
+    for (const r of rows) {
+      const [at, env] = keys[r.n];
+      let atInstant = found.get(at);
+      if (!atInstant) found.set(at, (atInstant = new Map<string, [string, string]>()));
+      atInstant.set(objectKey(env, r.other), [env, r.other]);
+    }
+    return found;
   }
 
   /** The added and updated objects of every step, as of its instant, in one statement. */
@@ -244,6 +367,67 @@ export class SetChangesService {
     const rows = await this.sql.primaryRows<{ n: number; json: string }>(OBJECTS_AT_SQL, [keys.n, keys.at, keys.env, keys.id], 'liveSets.objects');
     for (const r of rows) results[r.n].objects!.push(r.json);
   }
+}
+
+/**
+ * One incremental step decided in memory (evaluableWithNeighbours): each candidate's membership
+ * just before and at the instant, from the round's rows then, with the same answer the candidate
+ * statement gives: a candidate that only was a member is `removed`, one that only is `added`,
+ * and a changed object that was and is one `updated`; ids in code-point order. The candidates:
+ * the changed objects, and for a set that follows links the objects one link away from them too.
+ * Undefined past `candidateLimit` candidates (the step is then compared whole).
+ */
+function inMemoryStep(
+  step: CheckedStep,
+  { before, after }: { before?: InMemoryPredicate; after?: InMemoryPredicate },
+  visible: string[] | null,
+  memory: { round: RoundRows; linked: boolean },
+  candidateLimit: number,
+): StepResult | undefined {
+  const { round, linked } = memory;
+  const at = step.at.getTime();
+  const changed = new Map(step.changed.map(([env, id]) => [objectKey(env, id), [env, id] as [string, string]]));
+  const candidates = linked ? round.candidates(at) : [...changed.values()];
+  if (candidates.length > candidateLimit) return undefined;
+  candidates.sort((a, b) => compareCodePoints(a[0], b[0]) || compareCodePoints(a[1], b[1]));
+  const result: StepResult = { added: {}, removed: {}, updated: {} };
+  for (const [env, id] of candidates) {
+    if (visible && !visible.includes(env)) continue;
+    const was = before !== undefined && before(round.rows(at - 1, env, id), round.around(at - 1));
+    const is = after !== undefined && after(round.rows(at, env, id), round.around(at));
+    if (was && is) {
+      if (changed.has(objectKey(env, id))) add(result.updated, env, id);
+    } else if (was) add(result.removed, env, id);
+    else if (is) add(result.added, env, id);
+  }
+  return result;
+}
+
+/** An object's rows as OBJECT_ROWS_AT_SQL returns them. */
+function objectRows(
+  env: string,
+  id: string,
+  r: { type: string; tags: string[]; first_us: string; last_us: string; vals: unknown[][] | null; links: [string, string][] | null },
+): ObjectRows {
+  return {
+    environmentId: env,
+    id,
+    type: r.type,
+    tags: r.tags,
+    firstSightingUs: Number(r.first_us),
+    lastSightingUs: Number(r.last_us),
+    values: (r.vals ?? []).map((v) => ({
+      propertyId: v[0] as string,
+      origin: v[1] as string,
+      string: v[2] as string | null,
+      number: v[3] as number | null,
+      boolean: v[4] as boolean | null,
+      date: v[5] as string | null,
+      timestampUs: v[6] as number | null,
+      geo: v[7] === null ? null : [v[7] as number, v[8] as number],
+    })),
+    links: (r.links ?? []).map(([linkId, targetId]) => ({ linkId, targetId })),
+  };
 }
 
 /**

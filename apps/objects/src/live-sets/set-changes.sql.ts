@@ -205,3 +205,42 @@ export const OBJECTS_AT_SQL = `SELECT k.n, v.json
   JOIN objects.object_version v ON v.environment_id = k.environment_id COLLATE "C" AND v.id = k.id COLLATE "C"
                                AND v.valid_from <= k.at AND (v.valid_to IS NULL OR v.valid_to > k.at)
  ORDER BY k.n`;
+
+/**
+ * Each object ($2 environment, $3 id) as of its instant ($4), by position ($1), as the filter
+ * compiler's rowsAt reads it: its version's type, tags and sightings (microseconds), its value
+ * rows (property, origin, the typed columns, timestamps in microseconds, geopoints as lon, lat)
+ * and its outgoing links, valid then. No row: no version then. The primary keys of the version
+ * and history tables start with (environment, object).
+ */
+export const OBJECT_ROWS_AT_SQL = `SELECT k.n, v.type, v.tags,
+       (extract(epoch FROM v.first_sighting) * 1000000)::int8 AS first_us,
+       (extract(epoch FROM v.last_sighting) * 1000000)::int8 AS last_us,
+       (SELECT json_agg(json_build_array(pv.property_id, pv.origin, pv.value_string, pv.value_number, pv.value_boolean, pv.value_date,
+                                         (extract(epoch FROM pv.value_timestamp) * 1000000)::int8, pv.value_geo[0], pv.value_geo[1]))
+          FROM objects.property_value_history pv
+         WHERE pv.environment_id = k.environment_id COLLATE "C" AND pv.object_id = k.id COLLATE "C" AND pv.valid_from <= k.t AND pv.valid_to > k.t) AS vals,
+       (SELECT json_agg(json_build_array(l.link_id, l.target_id))
+          FROM objects.link_history l
+         WHERE l.environment_id = k.environment_id COLLATE "C" AND l.source_id = k.id COLLATE "C" AND l.valid_from <= k.t AND l.valid_to > k.t) AS links
+  FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[]) AS k(n, environment_id, id, t)
+  JOIN objects.object_version v ON v.environment_id = k.environment_id COLLATE "C" AND v.id = k.id COLLATE "C"
+                               AND v.valid_from <= k.t AND (v.valid_to IS NULL OR v.valid_to > k.t)`;
+
+/**
+ * The objects linked to or from each object ($2 environment, $3 id) by one of the link types $5,
+ * by links valid at any time in [$4 - 1 ms, $4] (just before its instant and at it), by position
+ * ($1); at most $6 rows (one more says there are more). The link history's primary key and its
+ * target index serve the two directions.
+ */
+export const NEIGHBOURS_SQL = `SELECT k.n, x.other
+  FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[]) AS k(n, environment_id, id, at)
+ CROSS JOIN LATERAL (
+   SELECT l.target_id FROM objects.link_history l
+    WHERE l.environment_id = k.environment_id COLLATE "C" AND l.source_id = k.id COLLATE "C" AND l.link_id = ANY($5::text[])
+      AND l.valid_from <= k.at AND l.valid_to > k.at - interval '1 millisecond'
+   UNION ALL
+   SELECT l.source_id FROM objects.link_history l
+    WHERE l.environment_id = k.environment_id COLLATE "C" AND l.target_id = k.id COLLATE "C" AND l.link_id = ANY($5::text[])
+      AND l.valid_from <= k.at AND l.valid_to > k.at - interval '1 millisecond') AS x(other)
+ LIMIT $6::int8 + 1`;

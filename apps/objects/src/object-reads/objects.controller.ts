@@ -41,8 +41,8 @@ export class ObjectsController {
     'versioned/:environmentId/:id',
     { operationId: 'getObjectAtVersion', summary: 'Reads an object at a version or at a timestamp (exactly one of the two)' },
     OntologyObjectWithVersionDto,
-    ApiQuery({ name: 'version', required: false, type: Number, description: 'Logical version, from 1' }),
-    ApiQuery({ name: 'timestamp', required: false, type: String, description: DATETIME }),
+    ApiQuery({ name: 'version', required: false, schema: { type: 'integer', minimum: 1 }, description: 'Logical version, from 1' }),
+    ApiQuery({ name: 'timestamp', required: false, type: String, description: `${DATETIME}, not in the future (400, as asOf)` }),
   )
   atVersion(@Caller() caller: CallerContext, @Param('environmentId') environmentId: string, @Param('id') id: string, @ValidatedQuery() query: ObjectAtVersionQuery): Promise<JsonText<OntologyObjectWithVersionDto>> {
     checkObjectPathIds(environmentId, id);

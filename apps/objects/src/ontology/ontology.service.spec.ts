@@ -1,7 +1,13 @@
 import { InvalidArgument, InvalidFilter, OntologyDefinition, OntologyIndex, OntologyVersion, OntologyVersionNotFound } from '@app/domain';
 import { FakeSqlExecutor } from '../../../../test/support/fake-sql-executor';
+import { CallerContext } from '@app/platform';
 import { MAX_CACHED_ONTOLOGY_VERSIONS, OntologyService } from './ontology.service';
 import { OntologyRepository } from './ontology.repository';
+import { OntologyImpact } from './ontology-impact';
+
+const admin: CallerContext = { userId: 'ada', environments: '*' };
+/** The impact check of a publish, here one that finds nothing broken (its own tests: test/objects/ontology/safe-changes.e2e-spec.ts). */
+const nothingBreaks = { report: () => Promise.resolve({ breaking: false }) } as unknown as OntologyImpact;
 
 const definition = (...types: string[]): OntologyDefinition => ({
   objectTypes: types.map((id) => ({ id, properties: [{ id: 'name', type: 'string' }] })),
@@ -23,16 +29,16 @@ function setUp() {
       return [{ version: versions.length }];
     });
   const publishedElsewhere = (d: OntologyDefinition) => versions.push({ version: versions.length + 1, ...d });
-  return { service: new OntologyService(new OntologyRepository(sql.executor)), sql, versions, publishedElsewhere };
+  return { service: new OntologyService(new OntologyRepository(sql.executor), nothingBreaks), sql, versions, publishedElsewhere };
 }
 
 describe('OntologyService (over an in-memory executor)', () => {
   it('publishes versions 1, 2, … and checks a definition before any statement', async () => {
     const { service, sql } = setUp();
-    expect((await service.publish(definition('person'))).version).toBe(1);
-    expect((await service.publish(definition('person', 'company'))).version).toBe(2);
+    expect(((await service.publish(admin, definition('person'))) as OntologyVersion).version).toBe(1);
+    expect(((await service.publish(admin, definition('person', 'company'))) as OntologyVersion).version).toBe(2);
     sql.sent.length = 0;
-    await expect(service.publish(definition('person', 'person'))).rejects.toBeInstanceOf(InvalidArgument);
+    await expect(service.publish(admin, definition('person', 'person'))).rejects.toBeInstanceOf(InvalidArgument);
     expect(sql.sent).toEqual([]);
     expect((await service.getActive()).objectTypes.map((t) => t.id)).toEqual(['person', 'company']);
   });
@@ -46,7 +52,7 @@ describe('OntologyService (over an in-memory executor)', () => {
 
   it('runs a read on the version it last saw active, and again on the version the read saw when another replica published', async () => {
     const { service, sql, publishedElsewhere } = setUp();
-    await service.publish(definition('person'));
+    await service.publish(admin, definition('person'));
     publishedElsewhere(definition('person', 'ship'));
     sql.sent.length = 0;
     const seen: number[] = [];
@@ -64,7 +70,7 @@ describe('OntologyService (over an in-memory executor)', () => {
 
   it('checks a filter refused against an assumed version again on the active one, and refuses it when that is the same', async () => {
     const { service, publishedElsewhere } = setUp();
-    await service.publish(definition('person'));
+    await service.publish(admin, definition('person'));
     publishedElsewhere(definition('person', 'ship'));
     const read = async (ontology: OntologyIndex) => {
       if (!ontology.objectTypes.has('ship')) throw new InvalidFilter('filter.objectType.types[0]', 'unknown object type ship');
@@ -79,7 +85,7 @@ describe('OntologyService (over an in-memory executor)', () => {
 
   it(`keeps at most ${MAX_CACHED_ONTOLOGY_VERSIONS} parsed versions, the least recently used dropped first`, async () => {
     const { service, sql } = setUp();
-    for (let i = 1; i <= 12; i++) await service.publish(definition(`type${i}`));
+    for (let i = 1; i <= 12; i++) await service.publish(admin, definition(`type${i}`));
     expect(service.cachedVersions()).toBe(MAX_CACHED_ONTOLOGY_VERSIONS);
     sql.sent.length = 0;
     await service.getVersion(12);

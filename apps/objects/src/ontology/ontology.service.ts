@@ -1,7 +1,28 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidArgument, InvalidFilter, OntologyDefinition, OntologyIndex, OntologyVersion, OntologyVersionNotFound } from '@app/domain';
+import {
+  DependencyUnavailable,
+  InvalidArgument,
+  InvalidFilter,
+  OntologyChangeBreaks,
+  OntologyChangeReport,
+  OntologyDefinition,
+  OntologyIndex,
+  OntologyVersion,
+  OntologyVersionNotFound,
+} from '@app/domain';
+import { CallerContext } from '@app/platform';
+import { OntologyImpact } from './ontology-impact';
 import { checkOntology } from './ontology-rules';
 import { OntologyRepository } from './ontology.repository';
+
+/** publishOntology's query (docs/api.md §6): answer the report without publishing, or publish whatever it breaks. */
+export interface PublishOptions {
+  dryRun?: boolean;
+  force?: boolean;
+}
+
+/** How often a publish is checked again when another publish made a new version active meanwhile. */
+const PUBLISH_ATTEMPTS = 3;
 
 const EMPTY: OntologyVersion = { version: 0, objectTypes: [], linkTypes: [] };
 
@@ -30,7 +51,10 @@ export class OntologyService {
   /** The newest version this replica has seen active. */
   private lastActive?: OntologyIndex;
 
-  constructor(private readonly repository: OntologyRepository) {}
+  constructor(
+    private readonly repository: OntologyRepository,
+    private readonly impact: OntologyImpact,
+  ) {}
 
   /**
    * Runs a read against the version this replica last saw active, without a round trip to ask
@@ -72,12 +96,35 @@ export class OntologyService {
     return (await this.getIndex(version)).ontology;
   }
 
-  async publish(definition: OntologyDefinition): Promise<OntologyVersion> {
-    const published = await this.repository.publish(checkOntology(definition));
-    const index = new OntologyIndex(published);
-    this.remember(index);
-    this.sawActive(index);
-    return published;
+  /**
+   * publishOntology (docs/api.md §6). The new version is checked against the active one first
+   * (OntologyImpact): one that some current object or saved set definition would no longer fit
+   * is refused with 409 OntologyChangeBreaks and its report, unless `force`; `dryRun` answers the
+   * report and publishes nothing. It is published only while the ontology it was checked against
+   * is still the active one (another publisher may have published another meanwhile: it is
+   * checked again).
+   */
+  async publish(caller: CallerContext, definition: OntologyDefinition, options: PublishOptions = {}): Promise<OntologyVersion | OntologyChangeReport> {
+    const checked = checkOntology(definition);
+    for (let attempt = 1; ; attempt++) {
+      let checkedAgainst: OntologyDefinition | null | undefined;
+      if (!options.force) {
+        const active = await this.getActiveIndex();
+        const report = await this.impact.report(caller, active, checked);
+        if (options.dryRun) return report;
+        if (report.breaking) throw new OntologyChangeBreaks(report);
+        checkedAgainst = active.version === 0 ? null : { objectTypes: active.ontology.objectTypes, linkTypes: active.ontology.linkTypes };
+      }
+      const published = await this.repository.publish(checked, checkedAgainst);
+      if (published) {
+        const index = new OntologyIndex(published);
+        this.remember(index);
+        this.sawActive(index);
+        return published;
+      }
+      // Other ontologies published one after another, each while this one was being checked: rare enough to give up on.
+      if (attempt >= PUBLISH_ATTEMPTS) throw new DependencyUnavailable('ontology', 1);
+    }
   }
 
   /** Versions only grow: a version seen active replaces an older one, never a newer one. */

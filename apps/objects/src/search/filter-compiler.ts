@@ -136,7 +136,7 @@ export const SEARCH_INDEX_DDL: string[] = [
 ];
 
 /** Typed storage of property values: long and double share value_number. */
-type Column = 'string' | 'number' | 'boolean' | 'date' | 'timestamp' | 'geopoint';
+export type Column = 'string' | 'number' | 'boolean' | 'date' | 'timestamp' | 'geopoint';
 const COLUMN_OF: Record<PropertyType, Column> = {
   string: 'string',
   long: 'number',
@@ -226,16 +226,16 @@ function compile(f: ObjectSearchFilter, o: string, ctx: Context): string {
       return propertyExists(o, ctx, f.propertyExists.propertyId, () => undefined);
     case 'propertyEquals': {
       const { propertyId, value } = f.propertyEquals;
-      const columns = columnsFitting(ctx, propertyId, [value]);
+      const columns = columnsFitting(ctx.ontology, propertyId, [value]);
       if (columns.length === 0) return 'FALSE';
       return propertyExists(o, ctx, propertyId, (pv) => anyOf(columns.map((c) => equals(pv, c, value, ctx))));
     }
     case 'propertyIn': {
       const { propertyId, values } = f.propertyIn;
-      const columns = columnsFitting(ctx, propertyId, values);
+      const columns = columnsFitting(ctx.ontology, propertyId, values);
       if (columns.length === 0) return 'FALSE';
       return propertyExists(o, ctx, propertyId, (pv) =>
-        anyOf(columns.map((c) => inList(pv, c, values.filter((v) => fits(ctx, propertyId, c, v)), ctx))),
+        anyOf(columns.map((c) => inList(pv, c, values.filter((v) => fits(ctx.ontology, propertyId, c, v)), ctx))),
       );
     }
     case 'propertyRange': {
@@ -243,7 +243,7 @@ function compile(f: ObjectSearchFilter, o: string, ctx: Context): string {
       const present = (['gt', 'gte', 'lt', 'lte'] as const).filter((b) => bounds[b] !== undefined);
       const values = present.map((b) => bounds[b] as PropertyValue);
       // A column applies when every bound is a value of it (the validator guarantees one does).
-      const columns = rangeColumns(ctx, propertyId).filter((c) => values.every((v) => fits(ctx, propertyId, c, v)));
+      const columns = rangeColumns(ctx.ontology, propertyId).filter((c) => values.every((v) => fits(ctx.ontology, propertyId, c, v)));
       if (columns.length === 0 || present.length === 0) return 'FALSE';
       return propertyExists(o, ctx, propertyId, (pv) =>
         anyOf(columns.map((c) => allOf(present.map((b) => compare(pv, c, b, bounds[b] as PropertyValue, ctx))))),
@@ -317,26 +317,27 @@ function propertyExists(o: string, ctx: Context, propertyId: string, valuePredic
   return `EXISTS (SELECT 1 FROM ${ctx.rows.values} ${pv} WHERE ${pv}.environment_id = ${o}.environment_id AND ${pv}.object_id = ${o}.id AND ${pv}.property_id = ${property}::text${extra})`;
 }
 
-function typesOf(ctx: Context, propertyId: string): PropertyType[] {
-  return [...(ctx.ontology.propertyTypes.get(propertyId) ?? [])];
+function typesOf(ontology: OntologyIndex, propertyId: string): PropertyType[] {
+  return [...(ontology.propertyTypes.get(propertyId) ?? [])];
 }
 
 /** Whether `value` is a value of one of the property's types stored in `column`. */
-function fits(ctx: Context, propertyId: string, column: Column, value: unknown): boolean {
-  return typesOf(ctx, propertyId).some((t) => COLUMN_OF[t] === column && propertyValueFault(t, value) === undefined);
+export function fits(ontology: OntologyIndex, propertyId: string, column: Column, value: unknown): boolean {
+  return typesOf(ontology, propertyId).some((t) => COLUMN_OF[t] === column && propertyValueFault(t, value) === undefined);
 }
 
 /** The columns of the property's types that at least one of `values` fits, in a fixed order. */
-function columnsFitting(ctx: Context, propertyId: string, values: readonly unknown[]): Column[] {
-  return COLUMN_ORDER.filter((c) => values.some((v) => fits(ctx, propertyId, c, v)));
+export function columnsFitting(ontology: OntologyIndex, propertyId: string, values: readonly unknown[]): Column[] {
+  return COLUMN_ORDER.filter((c) => values.some((v) => fits(ontology, propertyId, c, v)));
 }
 
-function rangeColumns(ctx: Context, propertyId: string): Column[] {
-  const types = typesOf(ctx, propertyId);
+/** The columns a propertyRange on the property compares (every type but boolean and geopoint). */
+export function rangeColumns(ontology: OntologyIndex, propertyId: string): Column[] {
+  const types = typesOf(ontology, propertyId);
   return COLUMN_ORDER.filter((c) => c !== 'boolean' && c !== 'geopoint' && types.some((t) => COLUMN_OF[t] === c));
 }
 
-function instant(datetime: string): string {
+export function instant(datetime: string): string {
   const parsed = parseDatetime(datetime);
   if (!parsed.ok) throw new Error(`unvalidated datetime in filter: ${parsed.reason}`);
   return parsed.value.toISOString();

@@ -19,7 +19,7 @@ import { validateOrderBy } from '../validation/analytics.validator';
 import { OntologyService } from '../ontology/ontology.service';
 import { instantBinding, pageInstant, pageJson } from '../object-reads/objects.service';
 import { ObjectSetsClient } from '../clients/object-sets.client';
-import { withStartingSet } from './starting-set';
+import { namingStartingSet, withStartingSet } from './starting-set';
 import { OrderedPosition } from './ordered-search';
 import { SearchPosition, searchRowJson } from './search-row';
 import { buildMembersSql, SearchRepository } from './search.repository';
@@ -100,7 +100,7 @@ export class SearchService {
       const expensive = body.startingSet != null || followsLinks(unrestricted);
       const value = expensive ? await this.expensiveReads.run(caller, read) : await read();
       return { value, activeVersion: value[0]?.active_ontology_version };
-    });
+    }).catch(namingStartingSet(body.startingSet));
     const page = rows.slice(0, pageSize);
     const last = page[page.length - 1] as (typeof rows)[number] & Record<string, unknown>;
     let next: string | undefined;

@@ -2,6 +2,8 @@
  * Domain errors: thrown by services, turned into the Conjure `SerializableError`
  * body (docs/api.md §2) by the one global exception filter. Services never build HTTP bodies.
  */
+import { breakingSummary, OntologyChangeReport } from '../ontology/ontology-change';
+
 export type ErrorCode =
   | 'INVALID_ARGUMENT'
   | 'UNAUTHORIZED'
@@ -26,7 +28,14 @@ export const ERROR_CODE_STATUS: Readonly<Record<ErrorCode, number>> = {
   INTERNAL: 500,
 };
 
-export type ErrorParameters = Record<string, string | number | boolean | string[]>;
+/** A value of an error's parameters: mostly strings and numbers; a report (OntologyChangeBreaks) nests lists of objects. */
+export type ErrorParameterValue = string | number | boolean | string[] | { [key: string]: ErrorParameterValue | undefined } | ErrorParameterValue[];
+export type ErrorParameters = Record<string, ErrorParameterValue>;
+
+/** An error parameter as text (a string as it is, anything else as JSON), for messages that quote one. */
+export function parameterText(value: ErrorParameterValue | undefined): string {
+  return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+}
 
 export class DomainError extends Error {
   readonly status: number;
@@ -75,7 +84,14 @@ export type InvalidPagingToken = InstanceType<typeof InvalidPagingToken>;
 export const InvalidObject = errorClass('INVALID_ARGUMENT', 'InvalidObject', (path: string, reason: string) => ({ path, reason }));
 export type InvalidObject = InstanceType<typeof InvalidObject>;
 
-export const InvalidObjectSetDefinition = errorClass('INVALID_ARGUMENT', 'InvalidObjectSetDefinition', (path: string, reason: string) => ({ path, reason }));
+/**
+ * A set definition that does not fit: when written, `path` and `reason`; when a stored one is read
+ * and no longer fits the active ontology, also `objectSetId`, the set whose definition it is
+ * (docs/api.md §5).
+ */
+export const InvalidObjectSetDefinition = errorClass('INVALID_ARGUMENT', 'InvalidObjectSetDefinition', (path: string, reason: string, objectSetId?: string): ErrorParameters =>
+  objectSetId === undefined ? { path, reason } : { objectSetId, path, reason },
+);
 export type InvalidObjectSetDefinition = InstanceType<typeof InvalidObjectSetDefinition>;
 
 export class Unauthorized extends DomainError {
@@ -111,6 +127,16 @@ export type ObjectSetImmutable = InstanceType<typeof ObjectSetImmutable>;
 export const ObjectSetInUse = errorClass('CONFLICT', 'ObjectSetInUse', (objectSetId: string, referencedBy: string[]) => ({ objectSetId, referencedBy }));
 export type ObjectSetInUse = InstanceType<typeof ObjectSetInUse>;
 
+/**
+ * A publish refused because the new ontology version would no longer fit stored objects or saved
+ * set definitions (docs/api.md §6): the report of what breaks, and a `reason` that says how to go on.
+ */
+export class OntologyChangeBreaks extends DomainError {
+  constructor(report: OntologyChangeReport) {
+    super('CONFLICT', 'OntologyChangeBreaks', { reason: breakingSummary(report), ...report });
+  }
+}
+
 export const ObjectSetTooLarge = errorClass('REQUEST_ENTITY_TOO_LARGE', 'ObjectSetTooLarge', (objectSetId: string, limit: number) => ({ objectSetId, limit }));
 export type ObjectSetTooLarge = InstanceType<typeof ObjectSetTooLarge>;
 
@@ -140,8 +166,15 @@ export class DependencyUnavailable extends DomainError {
   }
 }
 
+/** Routes people try first that do not exist, with what does what they meant (docs/api.md §2). */
+const ROUTE_HINTS: [RegExp, string][] = [
+  [/^GET \/objects\/?$/, 'objects are listed with POST /objects/search, a page at a time (body {"filter": {"type": "all", "all": {}}} for all of them)'],
+  [/^GET \/object-sets\/?$/, 'object sets are found with POST /object-sets/search (by creator and title), and read with GET /object-sets/{id}'],
+];
+
 export class NotFoundRoute extends DomainError {
   constructor(method: string, path: string) {
-    super('NOT_FOUND', 'NotFound', { method, path });
+    const hint = ROUTE_HINTS.find(([route]) => route.test(`${method} ${path.split('?')[0]}`))?.[1];
+    super('NOT_FOUND', 'NotFound', { method, path, ...(hint ? { hint } : {}) });
   }
 }

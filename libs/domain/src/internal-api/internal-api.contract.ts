@@ -14,8 +14,11 @@
  * - `POST set-changes` SetChangesRequest → SetChangesResponse, or 413 MembersTooLarge (live object sets).
  * The object set service also reads the public `GET /ontology` (through the typed client).
  *
- * object-sets app, for the objects app (searchObjects' startingSet):
- * - `GET /object-sets/internal/{id}/filter?asOf=` → CompiledFilterResponse, or 404 ObjectSetNotFound.
+ * object-sets app, for the objects app:
+ * - `GET /object-sets/internal/{id}/filter?asOf=` → CompiledFilterResponse, or 404 ObjectSetNotFound
+ *   (searchObjects' startingSet);
+ * - `POST /object-sets/internal/ontology-references` OntologyReferencesRequest → OntologyReferencesResponse
+ *   (publishOntology: the stored definitions a change may break, docs/api.md §6).
  */
 import { DomainError } from '../errors/domain-error';
 import { ObjectSearchFilter } from '../filter/filter.types';
@@ -48,6 +51,10 @@ export const INTERNAL_AGGREGATE_PATH = OBJECTS_INTERNAL_PATHS.aggregate;
 
 /** The object-sets app's internal route, under its `object-sets` controller. */
 export const OBJECT_SET_FILTER_ROUTE = 'internal/:id/filter';
+/** The object-sets app's internal route for publishOntology's check, under its `object-sets` controller. */
+export const ONTOLOGY_REFERENCES_ROUTE = 'internal/ontology-references';
+export const ONTOLOGY_REFERENCES_PATH = `/object-sets/${ONTOLOGY_REFERENCES_ROUTE}`;
+
 /** The path of `GET /object-sets/internal/{id}/filter`, as of `asOf` when given. */
 export const objectSetFilterPath = (objectSetId: string, asOf?: Date): string =>
   `/object-sets/internal/${encodeURIComponent(objectSetId)}/filter${asOf ? `?asOf=${encodeURIComponent(asOf.toISOString())}` : ''}`;
@@ -183,3 +190,38 @@ export class MembersTooLarge extends DomainError {
 
 /** Whether an error from a call to the objects app is its "too large" answer. */
 export const isMembersTooLarge = (e: unknown): boolean => e instanceof DomainError && e.status === 413 && e.errorName === MembersTooLarge.errorName;
+
+/** Most sets one page of `POST /object-sets/internal/ontology-references` answers. */
+export const MAX_ONTOLOGY_REFERENCES_PAGE = 1000;
+
+/**
+ * The body of `POST /object-sets/internal/ontology-references`: a page (keyset by set id) of the
+ * stored sets whose own definition holds one of `names` (an object type, property or link type
+ * id a new ontology version removes or retypes) anywhere as a string; the objects app checks
+ * each against that version. Stable, operation and empty definitions name nothing of the
+ * ontology and are never answered.
+ */
+export interface OntologyReferencesRequest {
+  names: string[];
+  /** The last set id of the previous page. */
+  after?: string;
+  limit: number;
+}
+
+/** One stored set a change may break: its own definition, and whether the caller may see it. */
+export interface OntologyReference {
+  id: string;
+  definition: unknown;
+  /** The caller may see it (docs/api.md §5) and it is live: the report names it. */
+  visible: boolean;
+  /** Only when visible. */
+  title?: string;
+  /** Live sets built on it, directly or through others. */
+  usedBy: number;
+}
+
+export interface OntologyReferencesResponse {
+  sets: OntologyReference[];
+  /** Set when another page may follow: pass it as `after`. */
+  next?: string;
+}

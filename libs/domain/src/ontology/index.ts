@@ -1,1 +1,2 @@
 export * from './ontology.types';
+export * from './ontology-change';

@@ -21,6 +21,8 @@ export function defaultDbPoolSize(): number {
 export class AppConfig {
   nodeEnv: string;
   logLevel: string;
+  /** LOG_FORMAT: `pretty` (one readable line; the default when stdout is a terminal) or `json`. */
+  logFormat: 'pretty' | 'json';
   databaseUrl: string;
   objectsPort: number;
   objectSetsPort: number;
@@ -175,6 +177,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const config = Object.assign(new AppConfig(), {
     nodeEnv,
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat: (env.LOG_FORMAT || (process.stdout.isTTY ? 'pretty' : 'json')) as AppConfig['logFormat'],
     databaseUrl: url('DATABASE_URL'),
     objectsPort,
     objectSetsPort,
@@ -218,6 +221,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!['true', 'false'].includes((env.METRICS_ENABLED || 'true').toLowerCase())) {
     problems.push(`METRICS_ENABLED must be true or false (got '${env.METRICS_ENABLED}')`);
   }
+  if (!['pretty', 'json'].includes(config.logFormat)) problems.push(`LOG_FORMAT must be pretty or json (got '${config.logFormat}')`);
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got '${config.logLevel}')`);
   }

@@ -74,9 +74,9 @@ export class ConjureExceptionFilter implements ExceptionFilter {
       return;
     }
     if (error.status >= 500) {
-      this.logger.error({ ...logLine, err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception });
+      this.logger.error({ ...logLine, msg: `${error.errorName} ${logLine.method} ${logLine.url}`, err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception });
     } else {
-      this.logger.warn({ ...logLine, parameters: error.parameters });
+      this.logger.warn({ ...logLine, msg: `${error.errorName} ${logLine.method} ${logLine.url}`, parameters: error.parameters });
     }
     if (res.headersSent) {
       res.end();

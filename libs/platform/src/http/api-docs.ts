@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ERROR_CODE_STATUS } from '@app/domain';
-import { API_SCHEMAS, ERROR_CODES, ErrorName } from './api-schemas';
+import { API_SCHEMAS, ERROR_CODES, ERROR_PARAMETER_SCHEMAS, ErrorName } from './api-schemas';
 
 /**
  * What the OpenAPI documents add to what Nest generates from the controllers and DTOs: the
@@ -92,6 +92,23 @@ const SAMPLE_PARAMETERS: Record<string, Record<string, unknown>> = {
   VersionConflict: { expectedVersion: 2, currentVersion: 3 },
   ObjectSetImmutable: { objectSetId: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6' },
   ObjectSetInUse: { objectSetId: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6' },
+  OntologyChangeBreaks: {
+    reason: 'ontology version 2 would no longer fit 142 objects (counted per change) and 1 saved object set definition (and 2 sets built on them); change or delete them first, or publish anyway with ?force=true (?dryRun=true answers this report without publishing)',
+    activeVersion: 1,
+    breaking: true,
+    changes: [{ kind: 'PROPERTY_REMOVED', objectTypeId: 'person', propertyId: 'active', compatible: false, objectCount: 142, sample: [{ environmentId: 'prod', id: 'person-001' }] }],
+    changeCount: 1,
+    objectSets: [
+      {
+        objectSetId: 'ri.object-set.main.object-set.00000000-0000-4000-8000-000000000003',
+        title: 'Active people in prod',
+        path: 'definition.filter.filter.propertyEquals.propertyId',
+        reason: "unknown property 'active' in ontology version 2",
+        usedBy: 2,
+      },
+    ],
+    objectSetCount: 1,
+  },
   ObjectSetTooLarge: { objectSetId: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6', limit: 100000 },
   PayloadTooLarge: { limit: '64mb' },
   RequestHeadersTooLarge: { limit: '16384 bytes', reason: 'the request line and headers are too large' },
@@ -143,7 +160,14 @@ export function applyErrorResponses(document: OpenAPIObject, errors: OperationEr
               schema: {
                 allOf: [
                   { $ref: `${SCHEMA_REF}SerializableError` },
-                  { type: 'object', properties: { errorCode: { type: 'string', enum: codes }, errorName: { type: 'string', enum: list } } },
+                  {
+                    type: 'object',
+                    properties: {
+                      errorCode: { type: 'string', enum: codes },
+                      errorName: { type: 'string', enum: list },
+                      ...(list.length === 1 && ERROR_PARAMETER_SCHEMAS[list[0]] ? { parameters: ERROR_PARAMETER_SCHEMAS[list[0]] } : {}),
+                    },
+                  },
                 ],
               },
               example: { errorCode: ERROR_CODES[list[0]], errorName: list[0], errorInstanceId: '3fa85f64-5717-4562-b3fc-2c963f66afa6', parameters: SAMPLE_PARAMETERS[list[0]] ?? {} },
@@ -219,7 +243,48 @@ export function refineApiDocument(document: OpenAPIObject, errors: OperationErro
   document.servers = [{ url: '/', description: 'Where this document is served (behind the gateway: its base URL)' }];
   applyErrorResponses(document, errors);
   addApiSchemas(document);
+  closeRequestSchemas(document);
   dropUnusedSchemas(document);
+}
+
+/**
+ * Every object schema a request body reaches says `additionalProperties: false`: the apps refuse
+ * unknown fields in every body (docs/api.md §2: InvalidArgument, InvalidFilter inside a filter).
+ * Only schemas that no response reaches are closed (a response may name the same schema, and
+ * answers keep the right to grow); the others say so in the operation's description.
+ */
+function closeRequestSchemas(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Record<string, unknown>>;
+  const reached = (roots: unknown[]): Set<string> => {
+    const names = new Set<string>();
+    const visit = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(visit);
+      if (!node || typeof node !== 'object') return;
+      for (const [k, v] of Object.entries(node)) {
+        if (k === '$ref' && typeof v === 'string' && v.startsWith(SCHEMA_REF)) {
+          const name = v.slice(SCHEMA_REF.length);
+          if (!names.has(name)) {
+            names.add(name);
+            visit(schemas[name]);
+          }
+        } else visit(v);
+      }
+    };
+    roots.forEach(visit);
+    return names;
+  };
+  const operations = Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, { requestBody?: unknown; responses?: unknown }>));
+  const inRequests = reached(operations.map((o) => o.requestBody));
+  const inResponses = reached(operations.map((o) => o.responses));
+  const close = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(close);
+    if (!node || typeof node !== 'object') return;
+    const schema = node as Record<string, unknown>;
+    if (schema.type === 'object' && schema.properties && schema.additionalProperties === undefined) schema.additionalProperties = false;
+    for (const [k, v] of Object.entries(schema)) if (k !== 'example' && k !== 'examples') close(v);
+  };
+  for (const name of inRequests) if (!inResponses.has(name)) close(schemas[name]);
+  for (const o of operations) close((o.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content);
 }
 
 /** Removes the schemas nothing in the paths references (directly or through other schemas). */

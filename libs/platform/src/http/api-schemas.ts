@@ -123,6 +123,8 @@ export const ERROR_CODES: Record<string, ErrorCode> = {
   VersionConflict: 'CONFLICT',
   ObjectSetImmutable: 'CONFLICT',
   ObjectSetInUse: 'CONFLICT',
+  /** 409, publishOntology: what the change would break (the parameters are an OntologyChangeReport and a reason) */
+  OntologyChangeBreaks: 'CONFLICT',
   ObjectSetTooLarge: 'REQUEST_ENTITY_TOO_LARGE',
   PayloadTooLarge: 'REQUEST_ENTITY_TOO_LARGE',
   /** 431, from the HTTP parser (request line and headers over its limit), on any path */
@@ -134,6 +136,15 @@ export const ERROR_CODES: Record<string, ErrorCode> = {
   Internal: 'INTERNAL',
 };
 export type ErrorName = keyof typeof ERROR_CODES;
+
+/**
+ * The parameters of the errors whose parameters are more than names and reasons, by error name:
+ * applyErrorResponses narrows the response's `parameters` to it where that error is its status's only one.
+ */
+export const ERROR_PARAMETER_SCHEMAS: Partial<Record<ErrorName, SchemaObject>> = {
+  // A schema of the objects API (apps/objects ontology.dto.ts).
+  OntologyChangeBreaks: ref('OntologyChangeBreaksParameters'),
+};
 
 export const API_SCHEMAS: Record<string, SchemaObject> = {
   ObjectSearchFilter: union(
@@ -170,7 +181,10 @@ export const API_SCHEMAS: Record<string, SchemaObject> = {
       parameters: {
         type: 'object',
         description: 'What the error is about, e.g. objectId, path and reason',
-        additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: { type: 'string' } }] },
+        // Mostly strings and numbers; a report (OntologyChangeBreaks) holds lists of objects. anyOf: an empty list is both kinds of list.
+        additionalProperties: {
+          anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: { type: 'string' } }, { type: 'array', items: { type: 'object' } }],
+        },
       },
     },
     required: ['errorCode', 'errorName', 'errorInstanceId', 'parameters'],

@@ -18,6 +18,7 @@ import { createExpressApp } from './express-adapter';
 import { requestIdMiddleware } from './request-id';
 import { ReadRouter } from '../replicas';
 import { requestScopeMiddleware } from './request-scope';
+import { appLogger } from './logging.module';
 
 export interface ApiDocsOptions {
   title: string;
@@ -96,7 +97,7 @@ function bodyParsers(config: AppConfig, routes: LargeBodyRoute[], deeper: Readon
 export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, http: HttpOptions = {}): INestApplication {
   const config = app.get(AppConfig);
   const logger = app.get(Logger);
-  app.useLogger(logger);
+  app.useLogger(appLogger(logger));
   if (config.authMode === 'none') {
     logger.warn(
       '!!! AUTH_MODE=none: no authentication. Anyone who can reach this port can read and write every environment. ' +

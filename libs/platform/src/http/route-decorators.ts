@@ -39,6 +39,6 @@ export function ReadingGet(path: string, operation: ApiOperationNames, ok: Type,
 export function ApiPagingQuery(pageSizeDescription: string): MethodDecorator {
   return applyDecorators(
     ApiQuery({ name: 'pagingToken', required: false, type: String }),
-    ApiQuery({ name: 'pageSize', required: false, type: Number, description: pageSizeDescription }),
+    ApiQuery({ name: 'pageSize', required: false, schema: { type: 'integer', minimum: 1 }, description: pageSizeDescription }),
   );
 }

@@ -67,7 +67,7 @@ export class SearchObjectSetsRequestDto {
   @CheckedBy((value) => validateObjectSetFilter(value, 'filter'))
   filter: ObjectSetFilter;
 
-  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 500, description: 'Below 1: 400; above 500: clamped to 500' })
+  @ApiPropertyOptional({ type: 'integer', default: 50, minimum: 1, description: 'Below 1: 400; above 500: clamped to 500' })
   @IsOptional()
   @IsInt()
   @CheckedBy((value) => resolvePageSize(value, PAGE_LIMITS.objectSets, 'maxPageSize'))

@@ -1,5 +1,5 @@
 import { QueryValue } from '@app/platform';
-import { asOfQueryParam, environmentIdQueryParam, InvalidArgument, PAGE_LIMITS, pageSizeParam, pagingTokenParam, queryString, requiredDatetime } from '@app/domain';
+import { asOfQueryParam, environmentIdQueryParam, InvalidArgument, PAGE_LIMITS, pageSizeParam, pagingTokenParam, parseAsOf, queryString, requiredDatetime } from '@app/domain';
 
 /*
  * The queries of the object reads (docs/api.md §4), checked by the query pipe in the order
@@ -58,7 +58,8 @@ export class ObjectAtVersionQuery {
   })
   version?: number;
 
-  @QueryValue((raw) => (raw === undefined ? undefined : requiredDatetime('timestamp', raw)))
+  // One rule for the future with asOf (docs/api.md §10): a timestamp later than now is 400.
+  @QueryValue((raw) => (raw === undefined ? undefined : parseAsOf(raw, 'timestamp')))
   timestamp?: Date;
 
   /** The one given. */
