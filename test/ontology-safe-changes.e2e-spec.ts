@@ -157,6 +157,27 @@ describe('PUT /ontology checks what a new version breaks', () => {
     await t.objectsHttp().put('/ontology').send(ONTOLOGY).expect(200);
   });
 
+  it('lists at most 100 sets, and counts them all; the object-sets app answers the stored definitions a page at a time', async () => {
+    const withNickname = withPersonProperties([...ONTOLOGY.objectTypes[0].properties, { id: 'nickname', type: 'string' }]);
+    await t.objectsHttp().put('/ontology').send(withNickname).expect(200);
+    const ids: string[] = [];
+    for (let i = 0; i < 101; i++) ids.push(await createSet(`nicknamed ${i}`, filterSet(f.exists('nickname'))));
+    const report = await t.objectsHttp().put('/ontology').query({ dryRun: true }).send(ONTOLOGY).expect(200);
+    expect(report.body).toMatchObject({ breaking: true, objectSetCount: 101 });
+    expect(report.body.objectSets.map((s: { objectSetId: string }) => s.objectSetId)).toEqual([...ids].sort().slice(0, 100));
+    // Pages by id: 50, 50, then 1 without a next page.
+    const pages: number[] = [];
+    let after: string | undefined;
+    do {
+      const page = await t.setsHttp().post('/object-sets/internal/ontology-references').send({ names: ['nickname'], limit: 50, ...(after ? { after } : {}) }).expect(200);
+      pages.push(page.body.sets.length);
+      after = page.body.next;
+    } while (after);
+    expect(pages).toEqual([50, 50, 1]);
+    for (const id of ids) await t.setsHttp().delete(`/object-sets/${id}`).expect(204);
+    await t.objectsHttp().put('/ontology').send(ONTOLOGY).expect(200);
+  });
+
   it('refuses dryRun together with force, and values that are not booleans', async () => {
     const both = await t.objectsHttp().put('/ontology').query({ dryRun: true, force: true }).send(ONTOLOGY).expect(400);
     expect(both.body).toMatchObject({ errorName: 'InvalidArgument', parameters: { path: 'force' } });
