@@ -28,6 +28,7 @@ import {
   ObjectSetTooLarge,
   OntologyReferencesRequest,
   OntologyReferencesResponse,
+  parameterText,
   parseAsOf,
   PermissionDenied,
 } from '@app/domain';
@@ -339,7 +340,7 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
           await this.objects.validateFilter(caller, definition.filter.filter, 'definition.filter.filter');
         } catch (e) {
           if (!(e instanceof DomainError && e.errorName === 'InvalidFilter')) throw e;
-          fault = { path: String(e.parameters.path), reason: String(e.parameters.reason) };
+          fault = { path: parameterText(e.parameters.path), reason: parameterText(e.parameters.reason) };
         }
       } else if (definition.type === 'linkOperation') {
         linkIds ??= await this.objects.linkTypeIds(caller);
@@ -415,8 +416,8 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       throw new InvalidObjectSetDefinition(
         'definition',
         path === 'filter'
-          ? `compiled into one filter (every use of a referenced set counted), the definition ${String(reason)}`
-          : `compiled into one filter (every use of a referenced set counted), the definition is refused at ${String(path)}: ${String(reason)}`,
+          ? `compiled into one filter (every use of a referenced set counted), the definition ${parameterText(reason)}`
+          : `compiled into one filter (every use of a referenced set counted), the definition is refused at ${parameterText(path)}: ${parameterText(reason)}`,
       );
     }
   }

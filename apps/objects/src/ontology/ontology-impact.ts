@@ -9,6 +9,7 @@ import {
   OntologyChangeReport,
   OntologyDefinition,
   OntologyIndex,
+  parameterText,
 } from '@app/domain';
 import { CallerContext, visibleEnvironmentsParam } from '@app/platform';
 import { ObjectSetsClient } from '../clients/object-sets.client';
@@ -88,7 +89,7 @@ export function definitionFault(definition: unknown, ontology: OntologyIndex): {
       validateFilter(d.filter.filter, ontology, 'definition.filter.filter');
     } catch (e) {
       if (!(e instanceof InvalidFilter)) throw e;
-      return { path: String(e.parameters.path), reason: String(e.parameters.reason) };
+      return { path: parameterText(e.parameters.path), reason: parameterText(e.parameters.reason) };
     }
   }
   if (d?.type === 'linkOperation' && !ontology.linkTypes.has(d.linkOperation.linkId)) {

@@ -1,4 +1,4 @@
-import { COMPILED_SET_FILTER_LIMITS, filterOf, InvalidFilter, InvalidObjectSetDefinition, ObjectSearchFilter, OntologyIndex } from '@app/domain';
+import { COMPILED_SET_FILTER_LIMITS, filterOf, InvalidFilter, InvalidObjectSetDefinition, ObjectSearchFilter, OntologyIndex, parameterText } from '@app/domain';
 import { CallerContext } from '@app/platform';
 import { ObjectSetsClient } from '../clients/object-sets.client';
 import { validateFilter } from '../validation/filter.validator';
@@ -31,11 +31,11 @@ export async function withStartingSet(
  */
 export function namingStartingSet(startingSet: string | null | undefined): (e: unknown) => never {
   return (e) => {
-    if (startingSet == null || !(e instanceof InvalidFilter) || !String(e.parameters.path).startsWith('startingSet')) throw e;
+    if (startingSet == null || !(e instanceof InvalidFilter) || !parameterText(e.parameters.path).startsWith('startingSet')) throw e;
     throw new InvalidObjectSetDefinition(
       'startingSet',
-      `the stored definition of object set ${startingSet}, or of a set it builds on, no longer fits the active ontology (at ${String(e.parameters.path)}: ` +
-        `${String(e.parameters.reason)}). GET /object-sets/${startingSet}/members names the set to change (PUT /object-sets/{id})`,
+      `the stored definition of object set ${startingSet}, or of a set it builds on, no longer fits the active ontology (at ${parameterText(e.parameters.path)}: ` +
+        `${parameterText(e.parameters.reason)}). GET /object-sets/${startingSet}/members names the set to change (PUT /object-sets/{id})`,
       startingSet,
     );
   };

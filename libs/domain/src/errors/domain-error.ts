@@ -32,6 +32,11 @@ export const ERROR_CODE_STATUS: Readonly<Record<ErrorCode, number>> = {
 export type ErrorParameterValue = string | number | boolean | string[] | { [key: string]: ErrorParameterValue | undefined } | ErrorParameterValue[];
 export type ErrorParameters = Record<string, ErrorParameterValue>;
 
+/** A parameter as text, for a message: a string as it is, anything else as JSON ('' when absent). */
+export function parameterText(value: ErrorParameterValue | undefined): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+}
+
 export class DomainError extends Error {
   readonly status: number;
   /** Extra response headers (e.g. `Retry-After`, `WWW-Authenticate`). */

@@ -30,6 +30,6 @@ export class OntologyReferencesRequestDto implements OntologyReferencesRequest {
     if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_ONTOLOGY_REFERENCES_PAGE) {
       throw new InvalidArgument('limit', `must be an integer from 1 to ${MAX_ONTOLOGY_REFERENCES_PAGE}`);
     }
-    return { names: names as string[], ...(after !== undefined ? { after: after as string } : {}), limit };
+    return { names: names as string[], ...(typeof after === 'string' ? { after } : {}), limit };
   }
 }
