@@ -157,6 +157,27 @@ describe('PUT /ontology checks what a new version breaks', () => {
     await t.objectsHttp().put('/ontology').send(ONTOLOGY).expect(200);
   });
 
+  it('lists at most 100 sets, and counts them all; the object-sets app answers the stored definitions a page at a time', async () => {
+    const withNickname = withPersonProperties([...ONTOLOGY.objectTypes[0].properties, { id: 'nickname', type: 'string' }]);
+    await t.objectsHttp().put('/ontology').send(withNickname).expect(200);
+    const ids: string[] = [];
+    for (let i = 0; i < 101; i++) ids.push(await createSet(`nicknamed ${i}`, filterSet(f.exists('nickname'))));
+    const report = await t.objectsHttp().put('/ontology').query({ dryRun: true }).send(ONTOLOGY).expect(200);
+    expect(report.body).toMatchObject({ breaking: true, objectSetCount: 101 });
+    expect(report.body.objectSets.map((s: { objectSetId: string }) => s.objectSetId)).toEqual([...ids].sort().slice(0, 100));
+    // Pages by id: 50, 50, then 1 without a next page.
+    const pages: number[] = [];
+    let after: string | undefined;
+    do {
+      const page = await t.setsHttp().post('/object-sets/internal/ontology-references').send({ names: ['nickname'], limit: 50, ...(after ? { after } : {}) }).expect(200);
+      pages.push(page.body.sets.length);
+      after = page.body.next;
+    } while (after);
+    expect(pages).toEqual([50, 50, 1]);
+    for (const id of ids) await t.setsHttp().delete(`/object-sets/${id}`).expect(204);
+    await t.objectsHttp().put('/ontology').send(ONTOLOGY).expect(200);
+  });
+
   it('refuses dryRun together with force, and values that are not booleans', async () => {
     const both = await t.objectsHttp().put('/ontology').query({ dryRun: true, force: true }).send(ONTOLOGY).expect(400);
     expect(both.body).toMatchObject({ errorName: 'InvalidArgument', parameters: { path: 'force' } });
@@ -167,21 +188,21 @@ describe('PUT /ontology checks what a new version breaks', () => {
   it('force=true publishes it; then each set whose stored definition no longer fits is refused naming that set and the fix, everywhere it is read', async () => {
     const before = await version();
     expect((await t.objectsHttp().put('/ontology').query({ force: true }).send(BREAKING).expect(200)).body.version).toBe(before + 1);
-    const refused = async (res: { status: number; body: { errorName: string; parameters: Record<string, string> } }, culprit: string, path: string) => {
+    const refused = (res: { status: number; body: { errorName: string; parameters: Record<string, string> } }, culprit: string, path: string) => {
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ errorName: 'InvalidObjectSetDefinition', parameters: { objectSetId: culprit, path } });
       expect(res.body.parameters.reason).toContain(`PUT /object-sets/${culprit}`);
       return res.body.parameters.reason;
     };
     const agePath = 'definition.filter.filter.propertyRange.propertyId';
-    const own = await refused(await t.setsHttp().get(`/object-sets/${sets.adults}/members`), sets.adults, agePath);
+    const own = refused(await t.setsHttp().get(`/object-sets/${sets.adults}/members`), sets.adults, agePath);
     expect(own).toMatch(/^the stored definition of this object set no longer fits the active ontology: unknown property 'age' in ontology version \d+\. To recover, change it/);
     // A set built on it names the set at fault.
-    const built = await refused(await t.setsHttp().get(`/object-sets/${sets['adults or people']}/members`), sets.adults, agePath);
+    const built = refused(await t.setsHttp().get(`/object-sets/${sets['adults or people']}/members`), sets.adults, agePath);
     expect(built).toContain(`object set ${sets.adults}, which this set builds on,`);
-    await refused(await t.setsHttp().get(`/object-sets/${sets.employers}/members`), sets.employers, 'definition.linkOperation.linkId');
-    await refused(await t.setsHttp().post(`/object-sets/${sets.adults}/aggregate`).send({ metrics: [{ type: 'count', count: {} }] }), sets.adults, agePath);
-    await refused(await t.setsHttp().get(`/object-sets/${sets.adults}/diff`).query({ from: '2020-01-01T00:00:00Z' }), sets.adults, agePath);
+    refused(await t.setsHttp().get(`/object-sets/${sets.employers}/members`), sets.employers, 'definition.linkOperation.linkId');
+    refused(await t.setsHttp().post(`/object-sets/${sets.adults}/aggregate`).send({ metrics: [{ type: 'count', count: {} }] }), sets.adults, agePath);
+    refused(await t.setsHttp().get(`/object-sets/${sets.adults}/diff`).query({ from: '2020-01-01T00:00:00Z' }), sets.adults, agePath);
     const stream = await SseClient.open(`${t.objectSetsUrl}/object-sets/${sets.adults}/events`);
     stream.close();
     expect(stream.status).toBe(400);

@@ -36,36 +36,42 @@ SELECT (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS versi
 
 
 
--- ===== publishOntology dryRun, without a property and a link type (the objects and saved sets it breaks): 4 statements
+-- ===== publishOntology dryRun, without a property and a link type (the objects and saved sets it breaks): 7 statements
 
 -- objects
 SELECT (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS version;
 
 -- objects
+START TRANSACTION;
+
+-- objects
+SET LOCAL statement_timeout = 120000;
+
+-- objects
 WITH c AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS c(kind, object_type, property_id, link_id, i)
 )
-SELECT n.count, s.sample
+SELECT b.count, b.sample
   FROM c
-  CROSS JOIN LATERAL (SELECT count(*)::int AS count FROM objects.object o WHERE o.type = c.object_type AND CASE c.kind
-    WHEN 'type' THEN true
-    WHEN 'values' THEN EXISTS (SELECT 1 FROM objects.property_value v WHERE v.environment_id = o.environment_id AND v.object_id = o.id AND v.property_id = c.property_id)
-    WHEN 'notLong' THEN EXISTS (SELECT 1 FROM objects.property_value v WHERE v.environment_id = o.environment_id AND v.object_id = o.id AND v.property_id = c.property_id AND (v.value_number IS NULL OR v.value_number <> trunc(v.value_number) OR abs(v.value_number) > 9007199254740991))
-    WHEN 'several' THEN (SELECT count(*) FROM (SELECT 1 FROM objects.property_value v WHERE v.environment_id = o.environment_id AND v.object_id = o.id AND v.property_id = c.property_id LIMIT 2) two) = 2
-    WHEN 'links' THEN EXISTS (SELECT 1 FROM objects.link l WHERE l.environment_id = o.environment_id AND l.source_id = o.id AND l.link_id = c.link_id)
-  END) n
   CROSS JOIN LATERAL (
-    SELECT coalesce(json_agg(json_build_object('environmentId', x.environment_id, 'id', x.id) ORDER BY x.environment_id, x.id), '[]'::json) AS sample
-      FROM (SELECT o.environment_id, o.id FROM objects.object o
-             WHERE o.type = c.object_type AND ($5::text[] IS NULL OR o.environment_id = ANY($5::text[])) AND CASE c.kind
+    SELECT count(*)::int AS count,
+           coalesce(json_agg(json_build_object('environmentId', m.environment_id, 'id', m.id) ORDER BY m.environment_id, m.id)
+                      FILTER (WHERE m.visible AND m.shown <= 5), '[]'::json) AS sample
+      FROM (SELECT o.environment_id, o.id, ($5::text[] IS NULL OR o.environment_id = ANY($5::text[])) AS visible,
+                   count(*) FILTER (WHERE $5::text[] IS NULL OR o.environment_id = ANY($5::text[]))
+                     OVER (ORDER BY o.environment_id, o.id ROWS UNBOUNDED PRECEDING) AS shown
+              FROM objects.object o
+             WHERE o.type = c.object_type AND CASE c.kind
     WHEN 'type' THEN true
     WHEN 'values' THEN EXISTS (SELECT 1 FROM objects.property_value v WHERE v.environment_id = o.environment_id AND v.object_id = o.id AND v.property_id = c.property_id)
     WHEN 'notLong' THEN EXISTS (SELECT 1 FROM objects.property_value v WHERE v.environment_id = o.environment_id AND v.object_id = o.id AND v.property_id = c.property_id AND (v.value_number IS NULL OR v.value_number <> trunc(v.value_number) OR abs(v.value_number) > 9007199254740991))
     WHEN 'several' THEN (SELECT count(*) FROM (SELECT 1 FROM objects.property_value v WHERE v.environment_id = o.environment_id AND v.object_id = o.id AND v.property_id = c.property_id LIMIT 2) two) = 2
     WHEN 'links' THEN EXISTS (SELECT 1 FROM objects.link l WHERE l.environment_id = o.environment_id AND l.source_id = o.id AND l.link_id = c.link_id)
-  END
-             ORDER BY o.environment_id, o.id LIMIT 5) x) s
+  END) m) b
  ORDER BY c.i;
+
+-- objects
+COMMIT;
 
 -- object-sets
 SELECT s.id, s.definition, s.title, (s.expires_at IS NULL OR s.expires_at > $4::timestamptz) AND ($5::text[] IS NULL OR s.scope_environment_ids <@ $5::text[]) AS visible,
