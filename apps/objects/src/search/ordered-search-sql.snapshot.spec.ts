@@ -28,6 +28,15 @@ const EXAMPLES: Record<string, { orderBy: unknown[]; after?: OrderedPosition }> 
     orderBy: [{ attribute: 'lastSighting', direction: 'DESC' }, { propertyId: 'name' }],
     after: { k: ['2026-01-01T08:00:00.000000Z', 'Ada'], env: 'prod', id: 'p-0999' },
   },
+  'distanceFrom a point (nearest first), first page': { orderBy: [{ distanceFrom: { propertyId: 'home', point: { lat: 48.8566, lon: 2.3522 } } }] },
+  'distanceFrom a point DESC (farthest first), then a property, next page': {
+    orderBy: [{ distanceFrom: { propertyId: 'home', point: { lat: 48.8566, lon: 2.3522 } }, direction: 'DESC' }, { propertyId: 'name' }],
+    after: { k: ['0.5', 'Ada'], env: 'prod', id: 'p-0999' },
+  },
+  'distanceFrom a point, next page among the objects without a value': {
+    orderBy: [{ distanceFrom: { propertyId: 'home', point: { lat: 48.8566, lon: 2.3522 } } }],
+    after: { k: [null], env: 'prod', id: 'p-0999' },
+  },
 };
 
 function render(): string {
