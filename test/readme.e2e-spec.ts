@@ -126,7 +126,7 @@ describe('the README, followed on a fresh npm start', () => {
         (c) => {
           expect(c.status).toBe(200);
           expect(c.json.version).toBe(2);
-          expect(c.json.objectTypes.map((t: { id: string }) => t.id)).toEqual(['person', 'company', 'project', 'ship', 'port']);
+          expect(c.json.objectTypes.map((t: { id: string }) => t.id)).toEqual(['person', 'company', 'project', 'site', 'ship', 'port']);
           expect(c.json.linkTypes.map((t: { id: string }) => t.id)).toContain('dockedAt');
         },
       ],
