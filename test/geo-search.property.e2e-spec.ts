@@ -151,6 +151,51 @@ describe('geo search against the reference (property-based)', () => {
     );
   });
 
+  it('pages of orderBy distanceFrom give every matching point once, in order, whatever share of the nearest values the filter keeps', async () => {
+    const ids = (i: number) => `pt-${String(i).padStart(4, '0')}`;
+    // all: the nearest values fill each page; a few ids: most pages need the sort of the matches;
+    // not near the center: none of the nearest values match, and the index is walked on.
+    const filters = fc.oneof(
+      fc.constant({ kind: 'all' as const }),
+      fc.uniqueArray(fc.integer({ min: 0, max: DATA.length - 1 }), { minLength: 1, maxLength: 12 }).map((picked) => ({ kind: 'ids' as const, picked })),
+      fc.double({ min: 1e5, max: 5e6, noNaN: true }).map((meters) => ({ kind: 'far' as const, meters })),
+    );
+    await fc.assert(
+      fc.asyncProperty(center, fc.constantFrom('ASC', 'DESC'), filters, fc.integer({ min: 1, max: 40 }), async (c, direction, f, pageSize) => {
+        const filter =
+          f.kind === 'all'
+            ? { type: 'all', all: {} }
+            : f.kind === 'ids'
+              ? { type: 'objectId', objectId: { ids: f.picked.map(ids) } }
+              : { type: 'not', not: { filter: { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'location', center: c, meters: f.meters } } } };
+        const body = { filter, orderBy: [{ distanceFrom: { propertyId: 'location', point: c }, direction }] };
+        const walked: { id: string; distanceMeters?: number }[] = [];
+        let token: string | undefined;
+        for (let pages = 0; pages < 60; pages++) {
+          const res = await t.http().post('/objects/search').query({ pageSize, ...(token ? { pagingToken: token } : {}) }).send(body);
+          expect(res.status).toBe(200);
+          walked.push(...res.body.objects);
+          token = res.body.pagingToken;
+          if (!token) break;
+        }
+        if (token) return; // a long walk: its first 60 pages are checked below all the same
+        const holds = (i: number) => (f.kind === 'all' ? true : f.kind === 'ids' ? f.picked.includes(i) : haversineMeters(c, DATA[i]) > f.meters);
+        const band = (i: number) => f.kind === 'far' && Math.abs(haversineMeters(c, DATA[i]) - f.meters) <= slack(f.meters);
+        const got = walked.map((o) => o.id);
+        expect(new Set(got).size).toBe(got.length);
+        const want = DATA.map((_, i) => i).filter((i) => holds(i) && !band(i)).map(ids);
+        const gotSet = new Set(got);
+        expect(want.filter((id) => !gotSet.has(id))).toEqual([]);
+        for (let i = 1; i < walked.length; i++) {
+          const [a, b] = [walked[i - 1].distanceMeters!, walked[i].distanceMeters!];
+          const order = direction === 'ASC' ? b - a : a - b;
+          expect({ at: i, before: a, after: b, ok: order >= -(slack(a) + slack(b)) }).toEqual({ at: i, before: a, after: b, ok: true });
+        }
+      }),
+      { ...params(), numRuns: Math.max(10, Math.floor(RUNS / 2)) },
+    );
+  });
+
   it('geoWithinBox matches exactly the points in the latitude and longitude ranges (across the antimeridian too)', async () => {
     await fc.assert(
       fc.asyncProperty(center, center, async (a, b) => {

@@ -98,14 +98,14 @@ SELECT (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS versi
 
 -- ===== searchObjects, orderBy distanceFrom (nearest first): 1 statement
 
--- objects
+-- objects (prepared as search.6La7KgYi06Lw9TqDK8UN5b)
 WITH kn AS MATERIALIZED (
-  SELECT x.environment_id, x.object_id, x.ordinal, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8))) AS key, objects.geo_meters(objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8)))) AS dm
+  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8))) AS key
     FROM objects.property_value x
    WHERE x.property_id = $2::text AND x.value_geo IS NOT NULL
    ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8)))
-   FETCH FIRST (10 * $1::bigint) ROWS WITH TIES),
-a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, k.dm AS dm
+   FETCH FIRST (2 * $1::bigint + 10) ROWS WITH TIES),
+a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($3::float8, $4::float8)))) AS dm
    FROM kn k
    CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
                         WHERE o.environment_id = k.environment_id AND o.id = k.object_id
@@ -113,48 +113,19 @@ a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, k.dm AS dm
                        OFFSET 0) o
   WHERE TRUE
   ORDER BY k.key ASC, o.environment_id, o.id
-  LIMIT $1),
-g AS (SELECT (SELECT count(*) FROM a) >= $1 AS filled, (SELECT count(*) FROM kn) < 10 * $1::bigint AS exhausted),
-t AS (SELECT greatest(10 * $1::bigint, sqrt($1::float8 * greatest(c.reltuples, 0)))::bigint AS threshold
-         FROM pg_class c WHERE c.oid = 'objects.object'::regclass),
-m AS MATERIALIZED (
-  SELECT o.environment_id, o.id FROM objects.object o
-   WHERE (o.type = ANY($7::text[]) AND o.tags && $8::text[])
-   LIMIT (SELECT threshold FROM t)),
-n AS (SELECT count(*) < (SELECT threshold FROM t) AS sorted FROM m),
-sc AS MATERIALIZED (SELECT o.environment_id AS env, o.id, objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($3::float8, $4::float8))) AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($3::float8, $4::float8)))) AS dm
-   FROM objects.property_value k
-   CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
-                        WHERE o.environment_id = k.environment_id AND o.id = k.object_id
-                          AND ((o.type = ANY($5::text[]) AND o.tags && $6::text[])) IS TRUE
-                       OFFSET 0) o
-  WHERE k.property_id = $2::text AND k.value_geo IS NOT NULL
-  ORDER BY objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($3::float8, $4::float8))) ASC, o.environment_id, o.id
   LIMIT $1)
-SELECT p.env, p.id, p.t0::text AS k0, p.dm,
+SELECT f.conclusive, p.env, p.id, p.t0::text AS k0, p.dm,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM ((SELECT * FROM a WHERE (SELECT filled OR exhausted FROM g))
-  UNION ALL
-  (SELECT o.environment_id AS env, o.id, s0.v AS t0, s0.dm AS dm
-   FROM m JOIN objects.object o ON o.environment_id = m.environment_id AND o.id = m.id
-   LEFT JOIN LATERAL (SELECT objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8))) AS v, objects.geo_meters(objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8)))) AS dm FROM objects.property_value x
-                     WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $2::text AND x.value_geo IS NOT NULL
-                     ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8))), x.ordinal LIMIT 1) s0 ON TRUE
-  WHERE NOT (SELECT filled OR exhausted FROM g)
-    AND (SELECT sorted FROM n)
-  ORDER BY s0.v ASC NULLS LAST, o.environment_id, o.id
-  LIMIT $1)
-  UNION ALL
-  (SELECT * FROM sc WHERE NOT (SELECT filled OR exhausted FROM g) AND NOT (SELECT sorted FROM n))
+  FROM (SELECT (SELECT count(*) FROM a) >= $1 OR (SELECT count(*) FROM kn) < (2 * $1::bigint + 10) AS conclusive) f
+  LEFT JOIN LATERAL (SELECT * FROM ((SELECT * FROM a)
   UNION ALL
   (SELECT o.environment_id AS env, o.id, NULL::float8 AS t0, NULL::float8 AS dm
    FROM objects.object o
-  WHERE NOT (SELECT filled FROM g)
-    AND CASE WHEN (SELECT exhausted FROM g) THEN (SELECT count(*) FROM a) < $1 ELSE NOT (SELECT sorted FROM n) AND (SELECT count(*) FROM sc) < $1 END
-    AND (o.type = ANY($9::text[]) AND o.tags && $10::text[])
+  WHERE NOT ((SELECT count(*) FROM a) >= $1)
+    AND (o.type = ANY($7::text[]) AND o.tags && $8::text[])
     AND NOT EXISTS (SELECT 1 FROM objects.property_value x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $2::text AND x.value_geo IS NOT NULL)
   ORDER BY o.environment_id, o.id
-  LIMIT $1)) p
+  LIMIT $1)) q WHERE f.conclusive) p ON TRUE
  ORDER BY p.t0 ASC NULLS LAST, p.env COLLATE "C", p.id COLLATE "C"
  LIMIT $1;
 

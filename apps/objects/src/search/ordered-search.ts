@@ -161,7 +161,7 @@ function branch(select: { loadLinks: boolean; levels: Level[]; from: string; joi
 }
 
 /** The statement one ordered page runs; exported so tests, the SQL snapshot and the benchmarks can see it. */
-export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions): { sql: string; params: unknown[] } {
+export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions): DistanceOrderedSql {
   if (opts.order[0].distanceFrom) return buildDistanceOrderedSql(filter, ontology, opts);
   const { order, after: pos, loadLinks } = opts;
   const params = new SqlParams();
@@ -313,18 +313,33 @@ function antipode(p: GeoPoint): GeoPoint {
  * great-circle distance, and the GiST index of the values' unit vectors walks them in that order
  * (K nearest neighbours). Pages resume after the last row's (chord, keys, environmentId, id).
  * Each row also carries `dm`, the great-circle distance of that value from the point
- * (`distanceMeters`). Three ways, decided in the statement:
- * - "budget": the 10 × page nearest values (kn, with every value as near as the last of them),
- *   each checked against the filter (a); when that fills the page, or when it was every value,
- *   that is the answer: a nearest-first page of a broad filter reads about what it returns;
- * - otherwise, as the other ordered searches (see the top of this file), by the filter's number
- *   of matches: few, every match with its nearest value, sorted ("sort"); many, the index walked
- *   in distance order, each value checked as it comes ("scan");
- * - objects without a value come last, read only when the valued ones did not fill the page.
- * A multi-valued property is represented by its best value only (the nearest to the sort
- * point; ties: the lowest ordinal).
+ * (`distanceMeters`). A multi-valued property is represented by its best value only (the
+ * nearest to the sort point; ties: the lowest ordinal). Two statements, the second only when
+ * the first cannot tell:
+ * - the first (prepared: its plan does not depend on the values) reads the 2 × page + 10
+ *   nearest values (kn, with every value as near as the last of them) and checks their objects
+ *   against the filter (a); when that fills the page, or when it was every value (then the
+ *   objects without a value follow), it is the page (`conclusive`): a nearest-first page of a
+ *   broad filter reads about what it returns;
+ * - otherwise the second (planned per call, as the other ordered pages) decides as they do, by
+ *   the filter's number of matches: few, every match with its nearest value, sorted ("sort");
+ *   many, the index walked in distance order, each value checked as it comes ("scan"); objects
+ *   without a value come last, read only when the valued ones did not fill the page.
+ * After a page that ended among the objects without a value, only they follow: one statement.
  */
-function buildDistanceOrderedSql(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions): { sql: string; params: unknown[] } {
+export interface DistanceOrderedSql {
+  sql: string;
+  params: unknown[];
+  /** The second statement, run when the first answers `conclusive` false. */
+  fallback?: { sql: string; params: unknown[] };
+}
+
+function buildDistanceOrderedSql(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions): DistanceOrderedSql {
+  if (opts.after && opts.after.k[0] === null) return distanceStatement(filter, ontology, opts, 'missing');
+  return { ...distanceStatement(filter, ontology, opts, 'budget'), fallback: distanceStatement(filter, ontology, opts, 'fallback') };
+}
+
+function distanceStatement(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions, kind: 'budget' | 'fallback' | 'missing'): { sql: string; params: unknown[] } {
   const { order, after: pos, loadLinks } = opts;
   const first = order[0];
   const field = first.field as ResolvedProperty;
@@ -339,26 +354,11 @@ function buildDistanceOrderedSql(filter: ObjectSearchFilter, ontology: OntologyI
   const valuesOf = (x: string) => `${x}.property_id = ${property}::text AND ${x}.value_geo IS NOT NULL`;
   // Level 0 always ascends (by the chord to the sort point); the keys after it keep their direction.
   const byChord: SortKey = { ...first, direction: 'ASC' };
-  // An object's value row stands for it only when no other value of it is nearer the sort point (ties: the lowest ordinal).
-  const best = (k: string) =>
-    field.multi
-      ? [`NOT EXISTS (SELECT 1 FROM ${rows.values} y WHERE y.environment_id = k.environment_id AND y.object_id = k.object_id AND ${valuesOf('y')}
-                     AND (${keyOf('y')} < ${k} OR (${keyOf('y')} = ${k} AND y.ordinal < k.ordinal)))`]
-      : [];
-  // The object of value row k, when it matches the filter (compiled once, for both valued branches).
-  let objectRowSql: string | undefined;
-  const objectRow = () =>
-    (objectRowSql ??= `CROSS JOIN LATERAL (SELECT ${objectColumns(order, loadLinks).map((c) => `o.${c}`).join(', ')} FROM ${rows.objects} o
-                        WHERE ${['o.environment_id = k.environment_id AND o.id = k.object_id', ...visibleClause('o'), `(${filterSql('o')}) IS TRUE`].join('\n                          AND ')}
-                       OFFSET 0) o`);
-  /** A valued branch over value rows `k` with columns key and dm (each row checked as it comes). */
-  const valued = (from: string, keyExpr: string, dmExpr: string, where: string[]) => {
-    const joins: string[] = [];
-    const levels = levelsOf(order, 'o', params, joins, rows, { expr: keyExpr, key: byChord, nullable: false });
-    const conditions = [...where, ...best(keyExpr), ...(pos ? [after(levels, 0, pos, params, 'o')] : [])];
-    if (conditions.length === 0) conditions.push('TRUE');
-    return branch({ loadLinks, levels, from: `${from}\n   ${objectRow()}`, joins, where: conditions, orderBy: orderSql(levels, 'o'), limit, extra: [`${dmExpr} AS dm`] });
-  };
+  const outer = order.map((key, i) => ({ expr: `p.t${i}`, key: i === 0 ? byChord : key, nullable: key.field.kind === 'property' }));
+  const texts = outer.map(({ key }, i) => `${keySql(key).text(`p.t${i}`)} AS k${i}`).join(', ');
+  const columns = `p.env, p.id,${loadLinks ? ' p.links::text AS links,' : ''} ${texts}, p.dm`;
+  const outerOrder = orderSql(outer, 'p', ['p.env COLLATE "C"', 'p.id COLLATE "C"']);
+
   // Objects without a value, after every valued one (ordered by the other keys, then identity).
   const missing = (gate: string[]) => {
     const joins: string[] = [];
@@ -372,34 +372,66 @@ function buildDistanceOrderedSql(filter: ObjectSearchFilter, ontology: OntologyI
     if (pos && pos.k[0] === null) where.push(after(levels.slice(1), 0, { ...pos, k: pos.k.slice(1) }, params, 'o'));
     return branch({ loadLinks, levels, from: `${rows.objects} o`, joins, where, orderBy: orderSql(levels.slice(1), 'o'), limit, extra: ['NULL::float8 AS dm'] });
   };
-  const outer = order.map((key, i) => ({ expr: `p.t${i}`, key: i === 0 ? byChord : key, nullable: key.field.kind === 'property' }));
-  const texts = outer.map(({ key }, i) => `${keySql(key).text(`p.t${i}`)} AS k${i}`).join(', ');
-  const select = (ctes: string[], branches: string[]) => `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}SELECT p.env, p.id,${loadLinks ? ' p.links::text AS links,' : ''} ${texts}, p.dm,
+  const select = (ctes: string[], branches: string[]) => `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}SELECT ${columns},
        ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
   FROM (${branches.join('\n  UNION ALL\n  ')}) p
- ORDER BY ${orderSql(outer, 'p', ['p.env COLLATE "C"', 'p.id COLLATE "C"'])}
+ ORDER BY ${outerOrder}
  LIMIT ${limit}`;
 
   // The previous page ended among the objects without a value: only they can follow.
-  if (pos && pos.k[0] === null) return { sql: select([], [missing([])]), params: params.values };
+  if (kind === 'missing') return { sql: select([], [missing([])]), params: params.values };
 
   const pointSql = (p: GeoPoint) => geoUnitOf(`${params.add(p.lon)}::float8`, `${params.add(p.lat)}::float8`);
   const sortPoint = pointSql(first.direction === 'ASC' ? center : antipode(center));
   const centerPoint = first.direction === 'ASC' ? sortPoint : pointSql(center);
   const keyOf = (x: string) => `objects.geo_chord(${geoUnit(x)}, ${sortPoint})`;
   const metersOf = (x: string) => `objects.geo_meters(objects.geo_chord(${geoUnit(x)}, ${centerPoint}))`;
-  const budget = `10 * ${limit}::bigint`;
-  const ctes = [
-    // Budget: the nearest values, then those of matching objects.
-    `kn AS MATERIALIZED (
-  SELECT x.environment_id, x.object_id, x.ordinal, ${keyOf('x')} AS key, ${metersOf('x')} AS dm
+  // An object's value row stands for it only when no other value of it is nearer the sort point (ties: the lowest ordinal).
+  const best = (k: string) =>
+    field.multi
+      ? [`NOT EXISTS (SELECT 1 FROM ${rows.values} y WHERE y.environment_id = k.environment_id AND y.object_id = k.object_id AND ${valuesOf('y')}
+                     AND (${keyOf('y')} < ${k} OR (${keyOf('y')} = ${k} AND y.ordinal < k.ordinal)))`]
+      : [];
+  // The object of value row k, when it matches the filter.
+  const objectRow = `CROSS JOIN LATERAL (SELECT ${objectColumns(order, loadLinks).map((c) => `o.${c}`).join(', ')} FROM ${rows.objects} o
+                        WHERE ${['o.environment_id = k.environment_id AND o.id = k.object_id', ...visibleClause('o'), `(${filterSql('o')}) IS TRUE`].join('\n                          AND ')}
+                       OFFSET 0) o`;
+  /** A valued branch over value rows `k`: each row's object checked against the filter as it comes. */
+  const valued = (from: string, keyExpr: string, where: string[]) => {
+    const joins: string[] = [];
+    const levels = levelsOf(order, 'o', params, joins, rows, { expr: keyExpr, key: byChord, nullable: false });
+    const conditions = [...where, ...best(keyExpr), ...(pos ? [after(levels, 0, pos, params, 'o')] : [])];
+    if (conditions.length === 0) conditions.push('TRUE');
+    return branch({ loadLinks, levels, from: `${from}\n   ${objectRow}`, joins, where: conditions, orderBy: orderSql(levels, 'o'), limit, extra: [`${metersOf('k')} AS dm`] });
+  };
+
+  if (kind === 'budget') {
+    const budget = `(2 * ${limit}::bigint + 10)`;
+    const ctes = [
+      `kn AS MATERIALIZED (
+  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, ${keyOf('x')} AS key
     FROM ${rows.values} x
    WHERE ${valuesOf('x')}
    ORDER BY ${keyOf('x')}
-   FETCH FIRST (${budget}) ROWS WITH TIES)`,
-    `a AS MATERIALIZED ${valued('kn k', 'k.key', 'k.dm', [])}`,
-    `g AS (SELECT (SELECT count(*) FROM a) >= ${limit} AS filled, (SELECT count(*) FROM kn) < ${budget} AS exhausted)`,
-    // Otherwise: the threshold, and the matches (up to it) that decide between "sort" and "scan".
+   FETCH FIRST ${budget} ROWS WITH TIES)`,
+      `a AS MATERIALIZED ${valued('kn k', 'k.key', [])}`,
+    ];
+    const filled = `(SELECT count(*) FROM a) >= ${limit}`;
+    // Filled: the page. Every value read (fewer than the budget): the page, with the objects without a value after.
+    const sql = `WITH ${ctes.join(',\n')}
+SELECT f.conclusive, ${columns},
+       ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
+  FROM (SELECT ${filled} OR (SELECT count(*) FROM kn) < ${budget} AS conclusive) f
+  LEFT JOIN LATERAL (SELECT * FROM ((SELECT * FROM a)
+  UNION ALL
+  ${missing([`NOT (${filled})`])}) q WHERE f.conclusive) p ON TRUE
+ ORDER BY ${outerOrder}
+ LIMIT ${limit}`;
+    return { sql, params: params.values };
+  }
+
+  const ctes = [
+    // The threshold, and the matches (up to it) that decide between "sort" and "scan".
     `t AS (SELECT greatest(10 * ${limit}::bigint, sqrt(${limit}::float8 * greatest(c.reltuples, 0)))::bigint AS threshold
          FROM pg_class c WHERE c.oid = 'objects.object'::regclass)`,
     `m AS MATERIALIZED (
@@ -407,10 +439,9 @@ function buildDistanceOrderedSql(filter: ObjectSearchFilter, ontology: OntologyI
    WHERE ${[...visibleClause('o'), filterSql('o')].join('\n     AND ')}
    LIMIT (SELECT threshold FROM t))`,
     `n AS (SELECT count(*) < (SELECT threshold FROM t) AS sorted FROM m)`,
-    `sc AS MATERIALIZED ${valued(`${rows.values} k`, keyOf('k'), metersOf('k'), [valuesOf('k')])}`,
+    `sc AS MATERIALIZED ${valued(`${rows.values} k`, keyOf('k'), [valuesOf('k')])}`,
   ];
-  const budgetDone = '(SELECT filled OR exhausted FROM g)';
-  const branches = [`(SELECT * FROM a WHERE ${budgetDone})`];
+  const branches: string[] = [];
   // Sort: m holds every match; each with its nearest value (or none), sorted.
   {
     const joins = [
@@ -425,19 +456,15 @@ function buildDistanceOrderedSql(filter: ObjectSearchFilter, ontology: OntologyI
         levels,
         from: `m JOIN ${rows.objects} o ON o.environment_id = m.environment_id AND o.id = m.id`,
         joins,
-        where: [`NOT ${budgetDone}`, '(SELECT sorted FROM n)', ...(pos ? [after(levels, 0, pos, params, 'o')] : [])],
+        where: ['(SELECT sorted FROM n)', ...(pos ? [after(levels, 0, pos, params, 'o')] : [])],
         orderBy: orderSql(levels, 'o'),
         limit,
         extra: ['s0.dm AS dm'],
       }),
     );
   }
-  branches.push(`(SELECT * FROM sc WHERE NOT ${budgetDone} AND NOT (SELECT sorted FROM n))`);
-  branches.push(
-    missing([
-      `NOT (SELECT filled FROM g)`,
-      `CASE WHEN (SELECT exhausted FROM g) THEN (SELECT count(*) FROM a) < ${limit} ELSE NOT (SELECT sorted FROM n) AND (SELECT count(*) FROM sc) < ${limit} END`,
-    ]),
-  );
+  // Scan: the index in distance order, then the objects without a value when those did not fill the page.
+  branches.push(`(SELECT * FROM sc WHERE NOT (SELECT sorted FROM n))`);
+  branches.push(missing([`NOT (SELECT sorted FROM n)`, `(SELECT count(*) FROM sc) < ${limit}`]));
   return { sql: select(ctes, branches), params: params.values };
 }
