@@ -18,6 +18,7 @@ const ONTOLOGY = extendOntology({
         { id: 'name', type: 'string' },
         { id: 'location', type: 'geopoint' },
         { id: 'entrances', type: 'geopoint', multi: true },
+        { id: 'spot', type: 'geopoint' },
       ],
     },
   ],
@@ -55,6 +56,12 @@ const SITES: Record<string, P> = {
   'just-outside': { lat: 48.49999, lon: 2.0 },
   'pacific-180': { lat: -15, lon: -180 },
 };
+/**
+ * Property `spot`: 8 m outside and inside the long edge of a small triangle, where PostgreSQL's own
+ * point-in-polygon test would call both on the edge (its tolerance is 1e-6 / the edge's length).
+ */
+const CITY_TRIANGLE = [{ lat: 48.85, lon: 2.35 }, { lat: 48.855, lon: 2.35 }, { lat: 48.85, lon: 2.355 }];
+const SPOTS = { 'near-outside': { lat: 48.85255, lon: 2.35255 }, 'near-inside': { lat: 48.85245, lon: 2.35245 } };
 
 const site = (name: string, location: P | undefined, entrances: P[] = []) => ({
   type: 'site',
@@ -98,6 +105,7 @@ describe('geo search (docs/api.md §13)', () => {
       { environmentId: 'prod', id: 'nowhere', ...site('nowhere', undefined) },
       // Entrances in Paris and in London: a multi-valued geopoint.
       { environmentId: 'prod', id: 'campus', ...site('campus', undefined, [p(48.85, 2.35), p(51.5, -0.12)]) },
+      ...Object.entries(SPOTS).map(([id, spot]) => ({ environmentId: 'prod', id, type: 'site', properties: [{ id: 'spot', value: spot, origin: 'survey' }], metadata: SIGHTED })),
       // Two antipodal points: their unit vectors cancel.
       { environmentId: 'anti', id: 'a', ...site('a', p(0, 0)) },
       { environmentId: 'anti', id: 'b', ...site('b', p(0, 180)) },
@@ -161,7 +169,7 @@ describe('geo search (docs/api.md §13)', () => {
       // not: no value within the distance (objects without a value hold it).
       const far = expected((x) => haversineMeters(SITES.paris, x) > 7_000_000).filter((k) => k.startsWith('prod/'));
       expect(far).toEqual(['prod/across-180', 'prod/meridian-east', 'prod/meridian-west', 'prod/pacific-180', 'prod/samoa', 'prod/south-pole', 'prod/suva', 'prod/taveuni']);
-      expect(await ids(f.and(f.env('prod'), f.sites, f.not(f.distance(SITES.paris, 7_000_000))))).toEqual([...far, 'prod/campus', 'prod/nowhere'].sort());
+      expect(await ids(f.and(f.env('prod'), f.sites, f.not(f.distance(SITES.paris, 7_000_000))))).toEqual([...far, 'prod/campus', 'prod/near-inside', 'prod/near-outside', 'prod/nowhere'].sort());
     });
   });
 
@@ -205,6 +213,11 @@ describe('geo search (docs/api.md §13)', () => {
       expect(want).not.toContain('prod/just-outside');
     });
 
+    it('is exact at city scale, metres from an edge', async () => {
+      expect(await ids(f.polygon(CITY_TRIANGLE, 'spot'))).toEqual(['prod/near-inside']);
+      expect([inPolygon(SPOTS['near-outside'], CITY_TRIANGLE), inPolygon(SPOTS['near-inside'], CITY_TRIANGLE)]).toEqual([false, true]);
+    });
+
     it('reads longitudes as given up to ±180 (one meridian), and holds a pole value when a vertex is at that pole', async () => {
       const pacific = [p(-20, 170), p(-20, 180), p(-10, 180), p(-10, 170)];
       expect(await ids(f.polygon(pacific))).toEqual(['prod/pacific-180', 'prod/suva', 'prod/taveuni']);
@@ -241,7 +254,7 @@ describe('geo search (docs/api.md §13)', () => {
       valued.forEach((o, i) => expect(Math.abs(o.distanceMeters! - byDistance[i].d)).toBeLessThan(1e-6 * Math.max(1, byDistance[i].d)));
       expect(got.slice(0, 2).map(key)).toEqual(['prod/paris', 'staging/paris']);
       expect(got[0].distanceMeters).toBe(0);
-      expect(got.slice(valued.length).map(key)).toEqual(['prod/campus', 'prod/nowhere']);
+      expect(got.slice(valued.length).map(key)).toEqual(['prod/campus', 'prod/near-inside', 'prod/near-outside', 'prod/nowhere']);
       expect(got.slice(valued.length).every((o) => o.distanceMeters === undefined)).toBe(true);
     });
 
@@ -251,7 +264,7 @@ describe('geo search (docs/api.md §13)', () => {
         .filter(([k]) => k.startsWith('prod/'))
         .map(([k, loc]) => ({ k, d: haversineMeters(SITES.paris, loc) }))
         .sort((a, b) => um(b.d) - um(a.d) || (a.k < b.k ? -1 : 1));
-      expect(got.map(key)).toEqual([...want.map((x) => x.k), 'prod/campus', 'prod/nowhere']);
+      expect(got.map(key)).toEqual([...want.map((x) => x.k), 'prod/campus', 'prod/near-inside', 'prod/near-outside', 'prod/nowhere']);
       expect(got[0].distanceMeters! - want[0].d).toBeCloseTo(0, 3);
     });
 
