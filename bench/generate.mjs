@@ -62,7 +62,8 @@ async function loadPass(objectsUrl, pass) {
 }
 
 async function main() {
-  const manifest = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : { objects: n, passes: [] };
+  // geo: every object has a `location` (docs/api.md §13), which the geo scenarios need.
+  const manifest = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : { objects: n, passes: [], geo: true };
   if (manifest.complete) {
     console.log(`Data set of ${n.toLocaleString('en-US')} objects is already loaded (${manifestPath}); delete ${benchDataDir(n)} to load it again.`);
     return;

@@ -302,6 +302,24 @@ export interface components {
             /** @description Present only when more sets follow */
             pagingToken?: string;
         };
+        GeoBounds: {
+            /**
+             * @description The least latitude and longitude
+             * @example {
+             *       "lat": 40.4168,
+             *       "lon": -3.7038
+             *     }
+             */
+            southWest: components["schemas"]["GeoPoint"];
+            /**
+             * @description The greatest latitude and longitude
+             * @example {
+             *       "lat": 52.52,
+             *       "lon": 13.405
+             *     }
+             */
+            northEast: components["schemas"]["GeoPoint"];
+        };
         ExactBucketPayload: {
             /**
              * @description A property (not a geopoint); or give attribute
@@ -403,6 +421,33 @@ export interface components {
             /** @description Key of this bucket in `key` (default: the property id or attribute) or of this metric in `metrics` (default `count`, or `<type>.<propertyId|attribute>`) */
             name?: string;
         };
+        GeoGridBucketPayload: {
+            /**
+             * @description A geopoint property
+             * @example location
+             */
+            propertyId: string;
+            /**
+             * @description geohash characters; key = the cell's geohash (alphabet 0123456789bcdefghjkmnpqrstuvwxyz)
+             * @example 4
+             */
+            precision: number;
+            /**
+             * @description The cells with the most objects are kept (ties: the smaller geohash), then `truncated` is true
+             * @default 100
+             */
+            maxGroups?: number;
+        };
+        GeoGridBucket: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "geoGrid";
+            geoGrid: components["schemas"]["GeoGridBucketPayload"];
+            /** @description Key of this bucket in `key` (default: the property id or attribute) or of this metric in `metrics` (default `count`, or `<type>.<propertyId|attribute>`) */
+            name?: string;
+        };
         EmptyPayload: Record<string, never>;
         CountMetric: {
             /**
@@ -484,6 +529,26 @@ export interface components {
              */
             type: "approximateDistinct";
             approximateDistinct: components["schemas"]["DistinctMetricPayload"];
+            /** @description Key of this bucket in `key` (default: the property id or attribute) or of this metric in `metrics` (default `count`, or `<type>.<propertyId|attribute>`) */
+            name?: string;
+        };
+        GeoBoundsMetric: {
+            /**
+             * @description The least and greatest latitude and longitude of the values of a geopoint property: {southWest, northEast} (never a box across the antimeridian) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "geoBounds";
+            geoBounds: components["schemas"]["PropertyMetricPayload"];
+            /** @description Key of this bucket in `key` (default: the property id or attribute) or of this metric in `metrics` (default `count`, or `<type>.<propertyId|attribute>`) */
+            name?: string;
+        };
+        GeoCentroidMetric: {
+            /**
+             * @description The mean of the values of a geopoint property as unit vectors: {lat, lon} (left out when that mean is within 1e-9 of the sphere's center) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "geoCentroid";
+            geoCentroid: components["schemas"]["PropertyMetricPayload"];
             /** @description Key of this bucket in `key` (default: the property id or attribute) or of this metric in `metrics` (default `count`, or `<type>.<propertyId|attribute>`) */
             name?: string;
         };
@@ -676,7 +741,7 @@ export interface components {
              *       }
              *     ]
              */
-            groupBy?: (components["schemas"]["ExactBucket"] | components["schemas"]["FixedWidthBucket"] | components["schemas"]["RangesBucket"] | components["schemas"]["DurationBucket"])[];
+            groupBy?: (components["schemas"]["ExactBucket"] | components["schemas"]["FixedWidthBucket"] | components["schemas"]["RangesBucket"] | components["schemas"]["DurationBucket"] | components["schemas"]["GeoGridBucket"])[];
             /**
              * @description 1–10 metrics; groups are ordered by the first one descending, then by key ascending. A metric over no values is left out of its group.
              * @example [
@@ -692,7 +757,7 @@ export interface components {
              *       }
              *     ]
              */
-            metrics: (components["schemas"]["CountMetric"] | components["schemas"]["MinMetric"] | components["schemas"]["MaxMetric"] | components["schemas"]["SumMetric"] | components["schemas"]["AvgMetric"] | components["schemas"]["ExactDistinctMetric"] | components["schemas"]["ApproximateDistinctMetric"])[];
+            metrics: (components["schemas"]["CountMetric"] | components["schemas"]["MinMetric"] | components["schemas"]["MaxMetric"] | components["schemas"]["SumMetric"] | components["schemas"]["AvgMetric"] | components["schemas"]["ExactDistinctMetric"] | components["schemas"]["ApproximateDistinctMetric"] | components["schemas"]["GeoBoundsMetric"] | components["schemas"]["GeoCentroidMetric"])[];
             /**
              * Format: date-time
              * @description Read as of this instant (RFC 3339 with an offset): objects, values, links, tags and sightings as their versions were then; absent: now; in the future: 400 InvalidArgument. The response carries asOf, and paging tokens are bound to it.
@@ -711,14 +776,14 @@ export interface components {
                 [key: string]: string | number | boolean | components["schemas"]["Range"];
             };
             /**
-             * @description Metric name → value (a number; min and max of dates, timestamps and strings: a string)
+             * @description Metric name → value (a number; min and max of dates, timestamps and strings: a string; geoBounds: {southWest, northEast}; geoCentroid: {lat, lon})
              * @example {
              *       "count": 120,
              *       "avg.score": 49.7
              *     }
              */
             metrics: {
-                [key: string]: number | string;
+                [key: string]: number | string | components["schemas"]["GeoBounds"] | components["schemas"]["GeoPoint"];
             };
         };
         AggregateResponse: {
@@ -747,6 +812,11 @@ export interface components {
             parameters: {
                 [key: string]: string | number | boolean | string[] | Record<string, never>[];
             };
+        };
+        /** @description geopoint */
+        GeoPoint: {
+            lat: number;
+            lon: number;
         };
         /** @description ObjectSetDefinition (docs/api.md §5), a union in the encoding {"type": "<variant>", "<variant>": {...}} */
         ObjectSetDefinition: components["schemas"]["StableObjectSetDefinition"] | components["schemas"]["FilterObjectSetDefinition"] | components["schemas"]["OperationObjectSetDefinition"] | components["schemas"]["LinkOperationObjectSetDefinition"] | components["schemas"]["EmptyObjectSetDefinition"];
@@ -801,7 +871,113 @@ export interface components {
             };
         };
         /** @description ObjectSearchFilter (docs/api.md §7), a union in the encoding {"type": "<variant>", "<variant>": {...}}; at most 32 levels, 1,000 nodes, 10,000 entries per list and 8 link hops (linkedFrom / linksTo nested in one another) */
-        ObjectSearchFilter: components["schemas"]["AndObjectSearchFilter"] | components["schemas"]["OrObjectSearchFilter"] | components["schemas"]["NotObjectSearchFilter"] | components["schemas"]["AllObjectSearchFilter"] | components["schemas"]["ObjectTypeObjectSearchFilter"] | components["schemas"]["EnvironmentObjectSearchFilter"] | components["schemas"]["ObjectIdObjectSearchFilter"] | components["schemas"]["TagObjectSearchFilter"] | components["schemas"]["PropertyExistsObjectSearchFilter"] | components["schemas"]["PropertyEqualsObjectSearchFilter"] | components["schemas"]["PropertyInObjectSearchFilter"] | components["schemas"]["PropertyRangeObjectSearchFilter"] | components["schemas"]["PropertyPrefixObjectSearchFilter"] | components["schemas"]["PropertyTextObjectSearchFilter"] | components["schemas"]["PropertyOriginObjectSearchFilter"] | components["schemas"]["HasLinkObjectSearchFilter"] | components["schemas"]["LinkedFromObjectSearchFilter"] | components["schemas"]["LinksToObjectSearchFilter"] | components["schemas"]["FirstSightingObjectSearchFilter"] | components["schemas"]["LastSightingObjectSearchFilter"] | components["schemas"]["SightedDuringObjectSearchFilter"];
+        ObjectSearchFilter: components["schemas"]["AndObjectSearchFilter"] | components["schemas"]["OrObjectSearchFilter"] | components["schemas"]["NotObjectSearchFilter"] | components["schemas"]["AllObjectSearchFilter"] | components["schemas"]["ObjectTypeObjectSearchFilter"] | components["schemas"]["EnvironmentObjectSearchFilter"] | components["schemas"]["ObjectIdObjectSearchFilter"] | components["schemas"]["TagObjectSearchFilter"] | components["schemas"]["PropertyExistsObjectSearchFilter"] | components["schemas"]["PropertyEqualsObjectSearchFilter"] | components["schemas"]["PropertyInObjectSearchFilter"] | components["schemas"]["PropertyRangeObjectSearchFilter"] | components["schemas"]["PropertyPrefixObjectSearchFilter"] | components["schemas"]["PropertyTextObjectSearchFilter"] | components["schemas"]["PropertyOriginObjectSearchFilter"] | components["schemas"]["HasLinkObjectSearchFilter"] | components["schemas"]["LinkedFromObjectSearchFilter"] | components["schemas"]["LinksToObjectSearchFilter"] | components["schemas"]["FirstSightingObjectSearchFilter"] | components["schemas"]["LastSightingObjectSearchFilter"] | components["schemas"]["SightedDuringObjectSearchFilter"] | components["schemas"]["GeoWithinDistanceObjectSearchFilter"] | components["schemas"]["GeoWithinBoxObjectSearchFilter"] | components["schemas"]["GeoWithinPolygonObjectSearchFilter"];
+        /**
+         * @description Objects with a value inside the simple polygon or on its edges (straight lines in lat/lon; it never crosses the antimeridian)
+         * @example {
+         *       "type": "geoWithinPolygon",
+         *       "geoWithinPolygon": {
+         *         "propertyId": "location",
+         *         "points": [
+         *           {
+         *             "lat": 54.9,
+         *             "lon": 8.6
+         *           },
+         *           {
+         *             "lat": 54.2,
+         *             "lon": 14.2
+         *           },
+         *           {
+         *             "lat": 50.9,
+         *             "lon": 15
+         *           },
+         *           {
+         *             "lat": 47.5,
+         *             "lon": 13
+         *           },
+         *           {
+         *             "lat": 47.6,
+         *             "lon": 7.6
+         *           },
+         *           {
+         *             "lat": 51,
+         *             "lon": 6
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        GeoWithinPolygonObjectSearchFilter: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "geoWithinPolygon";
+            geoWithinPolygon: {
+                /** @description A geopoint property */
+                propertyId: string;
+                /** @description 3 to 1,000 vertices, in either order, closed implicitly (a repeated closing vertex is allowed) */
+                points: components["schemas"]["GeoPoint"][];
+            };
+        };
+        /**
+         * @description Objects with a value inside the box, edges included (southWest.lat ≤ northEast.lat; southWest.lon > northEast.lon: a box across the antimeridian)
+         * @example {
+         *       "type": "geoWithinBox",
+         *       "geoWithinBox": {
+         *         "propertyId": "location",
+         *         "southWest": {
+         *           "lat": -40,
+         *           "lon": 170
+         *         },
+         *         "northEast": {
+         *           "lat": -10,
+         *           "lon": -170
+         *         }
+         *       }
+         *     }
+         */
+        GeoWithinBoxObjectSearchFilter: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "geoWithinBox";
+            geoWithinBox: {
+                /** @description A geopoint property */
+                propertyId: string;
+                southWest: components["schemas"]["GeoPoint"];
+                northEast: components["schemas"]["GeoPoint"];
+            };
+        };
+        /**
+         * @description Objects with a value at most `meters` from `center` (great-circle distance on a sphere of radius 6,371,008.8 m)
+         * @example {
+         *       "type": "geoWithinDistance",
+         *       "geoWithinDistance": {
+         *         "propertyId": "location",
+         *         "center": {
+         *           "lat": 48.8566,
+         *           "lon": 2.3522
+         *         },
+         *         "meters": 500000
+         *       }
+         *     }
+         */
+        GeoWithinDistanceObjectSearchFilter: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "geoWithinDistance";
+            geoWithinDistance: {
+                /** @description A geopoint property */
+                propertyId: string;
+                center: components["schemas"]["GeoPoint"];
+                /** @description Above 0 */
+                meters: number;
+            };
+        };
         /** @description Sighted at some time overlapping [start, end] */
         SightedDuringObjectSearchFilter: {
             /**
@@ -960,11 +1136,6 @@ export interface components {
         };
         /** @description A property value, its JSON type by the property's type in the ontology */
         PropertyValue: string | number | boolean | components["schemas"]["GeoPoint"];
-        /** @description geopoint */
-        GeoPoint: {
-            lat: number;
-            lon: number;
-        };
         /** @description Objects with a value in the list */
         PropertyInObjectSearchFilter: {
             /**

@@ -23,7 +23,7 @@ import pg from 'pg';
 // The product's own rendering of an object version (shape "version"), of a search row (shape
 // "page") and pool size, from the build it runs.
 const requireBuilt = createRequire(import.meta.url);
-const { searchRowJson } = requireBuilt('../../dist/apps/objects/apps/objects/src/search/search.repository.js');
+const { searchRowJson } = requireBuilt('../../dist/apps/objects/apps/objects/src/search/search-row.js');
 const { renderObjectVersion } = requireBuilt('../../dist/apps/objects/apps/objects/src/object-reads/object-json.sql.js');
 const { defaultDbPoolSize } = requireBuilt('../../dist/apps/objects/libs/platform/src/config/app-config.js');
 

@@ -3,7 +3,8 @@
 //
 // Layout: object i lives in environment ENVIRONMENTS[i % 4] and has type TYPES[floor(i / 4) % 5],
 // so every (environment, type) pair holds N / 20 objects. `serial` is i itself, which lets the
-// scenarios pick filters with a known number of hits at any scale.
+// scenarios pick filters with a known number of hits at any scale; `location` puts it in a
+// cluster of 1,000 objects (locationOf), so geo queries around a cluster do the same.
 
 export const ENVIRONMENTS = ['prod', 'staging', 'dev', 'eu'];
 export const TYPES = ['person', 'company', 'device', 'site', 'ticket'];
@@ -27,6 +28,8 @@ const COMMON_PROPERTIES = [
   { id: 'labels', type: 'string', multi: true },
   { id: 'region', type: 'string' },
   { id: 'active', type: 'boolean' },
+  // Geo search (docs/api.md §13): every object is somewhere (geoClusters below).
+  { id: 'location', type: 'geopoint' },
 ];
 
 export const ONTOLOGY = {
@@ -68,6 +71,41 @@ export function indexOf(envIndex, type, q) {
 const day = (n) => new Date(Date.UTC(2015, 0, 1) + n * 86_400_000).toISOString().slice(0, 10);
 
 /**
+ * Where the objects are (docs/api.md §13): in clusters of GEO_CLUSTER_SIZE objects, each a disk of
+ * GEO_CLUSTER_RADIUS_M around its center, the centers spread evenly over the sphere (a golden-angle
+ * spiral, so some lie near the poles and some across the antimeridian). The number of clusters
+ * grows with the data set and their density does not, so a query around a cluster's center finds
+ * the same number of objects at any scale. Object i is in cluster i mod clusters.
+ */
+export const GEO_CLUSTER_SIZE = 1000;
+export const GEO_CLUSTER_RADIUS_M = 5000;
+const METERS_PER_DEGREE = (6_371_008.8 * Math.PI) / 180;
+export const geoClusters = (n) => Math.max(1, Math.round(n / GEO_CLUSTER_SIZE));
+
+/** The center of cluster c of the data set of n objects. */
+export function clusterCenter(c, n) {
+  const k = geoClusters(n);
+  const lat = (Math.asin(-1 + (2 * (c + 0.5)) / k) * 180) / Math.PI;
+  const lon = ((c * 137.50776405003785) % 360) - 180;
+  return { lat: Math.round(lat * 1e6) / 1e6, lon: Math.round(lon * 1e6) / 1e6 };
+}
+
+/** A point `meters` from `center` toward `bearing` (radians from north), on a flat patch of the sphere, within [−90, 90] × [−180, 180]. */
+export function offset(center, meters, bearing) {
+  const lat = center.lat + (meters * Math.cos(bearing)) / METERS_PER_DEGREE;
+  const lon = center.lon + (meters * Math.sin(bearing)) / (METERS_PER_DEGREE * Math.max(0.01, Math.cos((center.lat * Math.PI) / 180)));
+  const clampedLat = Math.max(-90, Math.min(90, lat));
+  const wrappedLon = ((((lon + 180) % 360) + 360) % 360) - 180;
+  return { lat: Math.round(clampedLat * 1e6) / 1e6, lon: Math.round(wrappedLon * 1e6) / 1e6 };
+}
+
+/** Object i's location: uniform over its cluster's disk. */
+export function locationOf(i, n) {
+  const c = i % geoClusters(n);
+  return offset(clusterCenter(c, n), GEO_CLUSTER_RADIUS_M * Math.sqrt(hash(i, 20) / 2 ** 32), (2 * Math.PI * hash(i, 21)) / 2 ** 32);
+}
+
+/**
  * Object i as written by pass `pass` (0, 1, 2: three versions). Later passes change `score`,
  * `updatedAt` and, in pass 2, one label and the tags; the rest stays, as in a real feed.
  */
@@ -93,6 +131,7 @@ export function objectAt(i, pass, n) {
     { id: 'labels', value: labels[1], origin: 'manual' },
     { id: 'region', value: REGIONS[(h >>> 4) % 12], origin: ORIGINS[(h >>> 2) % 4] },
     { id: 'active', value: h % 10 !== 0, origin: 'erp' },
+    { id: 'location', value: locationOf(i, n), origin: 'sensor' },
   ];
   const links = {};
   LINKS[type].forEach(([linkId, targetType], k) => {

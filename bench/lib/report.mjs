@@ -19,7 +19,8 @@ export function judge(r, results) {
     if (!strong) return { value: undefined, met: undefined };
     value = strong.product.p50 / r.product.p50;
   }
-  const met = t.min !== undefined ? value >= t.min : value <= t.max;
+  // A latency bound of its own besides the ratio (geo-nearest-10: under 10 ms).
+  const met = (t.min !== undefined ? value >= t.min : value <= t.max) && (t.maxMs === undefined || r.product.p50 < t.maxMs);
   return { value, met };
 }
 

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { idOf, environmentOf } from './dataset.mjs';
 import { broadFilter, selectiveFilter } from './sets.mjs';
+import { geoScenarios } from './geo-scenarios.mjs';
 import { ROOT } from './stack.mjs';
 import { postJson as post } from './http.mjs';
 
@@ -297,7 +298,10 @@ export function buildScenarios(ctx) {
       floor: () => floorPost('topNames', q(aggregate(PERSONS, AGGREGATIONS.topNames).params)),
     },
   ];
-  return { statements, scenarios };
+  // Geo search (docs/api.md §13), against floors written by hand (geo-scenarios.mjs).
+  const geo = geoScenarios(ctx);
+  if (geo.note) console.log(`  (no geo scenarios: ${geo.note})`);
+  return { statements: { ...statements, ...geo.statements }, scenarios: [...scenarios, ...geo.scenarios] };
 }
 
 /**

@@ -38,12 +38,22 @@ export const DEMO_ONTOLOGY = {
         { id: 'deadline', type: 'timestamp' },
       ],
     },
+    {
+      id: 'site',
+      displayName: 'Site',
+      properties: [
+        { id: 'name', type: 'string' },
+        { id: 'country', type: 'string' },
+        { id: 'location', type: 'geopoint' },
+      ],
+    },
   ],
   linkTypes: [
     { id: 'worksFor', sourceType: 'person', targetType: 'company' },
     { id: 'knows', sourceType: 'person', targetType: 'person' },
     { id: 'memberOf', sourceType: 'person', targetType: 'project' },
     { id: 'ownedBy', sourceType: 'project', targetType: 'company' },
+    { id: 'operatedBy', sourceType: 'site', targetType: 'company' },
   ],
 };
 
@@ -67,6 +77,54 @@ function rng(seed) {
 }
 
 const pad = (n, w = 3) => String(n).padStart(w, '0');
+
+/**
+ * The demo's sites: real places in many countries, for the geo search examples (docs/api.md §13):
+ * neighbours in Europe, both sides of the antimeridian in the Pacific, the far north and the
+ * South Pole. In prod; site-001 to site-029, in this order.
+ */
+export const DEMO_SITES = [
+  ['Paris', 'FR', 48.8566, 2.3522],
+  ['Lyon', 'FR', 45.764, 4.8357],
+  ['Marseille', 'FR', 43.2965, 5.3698],
+  ['Berlin', 'DE', 52.52, 13.405],
+  ['Munich', 'DE', 48.1351, 11.582],
+  ['Hamburg', 'DE', 53.5511, 9.9937],
+  ['London', 'GB', 51.5074, -0.1278],
+  ['Manchester', 'GB', 53.4808, -2.2426],
+  ['Madrid', 'ES', 40.4168, -3.7038],
+  ['Rome', 'IT', 41.9028, 12.4964],
+  ['Amsterdam', 'NL', 52.3676, 4.9041],
+  ['Oslo', 'NO', 59.9139, 10.7522],
+  ['Longyearbyen', 'NO', 78.2232, 15.6267],
+  ['Reykjavik', 'IS', 64.1466, -21.9426],
+  ['New York', 'US', 40.7128, -74.006],
+  ['San Francisco', 'US', 37.7749, -122.4194],
+  ['Anchorage', 'US', 61.2181, -149.9003],
+  ['Toronto', 'CA', 43.6532, -79.3832],
+  ['São Paulo', 'BR', -23.5505, -46.6333],
+  ['Nairobi', 'KE', -1.2921, 36.8219],
+  ['Mumbai', 'IN', 19.076, 72.8777],
+  ['Singapore', 'SG', 1.3521, 103.8198],
+  ['Tokyo', 'JP', 35.6762, 139.6503],
+  ['Sydney', 'AU', -33.8688, 151.2093],
+  ['Auckland', 'NZ', -36.8485, 174.7633],
+  ['Suva', 'FJ', -18.1248, 178.4501],
+  ['Apia', 'WS', -13.8333, -171.7667],
+  ['McMurdo Station', 'AQ', -77.8419, 166.6863],
+  ['Amundsen-Scott South Pole Station', 'AQ', -90, 0],
+].map(([name, country, lat, lon], i) => ({
+  environmentId: 'prod',
+  id: `site-${pad(i + 1)}`,
+  type: 'site',
+  properties: [
+    { id: 'name', value: name, origin: 'registry' },
+    { id: 'country', value: country, origin: 'registry' },
+    { id: 'location', value: { lat, lon }, origin: 'survey' },
+  ],
+  links: { operatedBy: [`company-${pad(1 + (i % 30))}`] },
+  metadata: { firstSighting: '2026-01-01T00:00:00Z', lastSighting: '2026-06-01T00:00:00Z' },
+}));
 
 /** Full years from `born` to `at` (both YYYY-MM-DD). */
 export function ageOn(born, at) {
@@ -190,7 +248,7 @@ export function demoBatches() {
         metadata: { firstSighting: o.metadata.firstSighting, lastSighting: '2026-08-01T00:00:00Z' },
       };
     });
-  return [first, second, third];
+  return [[...first, ...DEMO_SITES], second, third];
 }
 
 /** The pause between the demo's rounds of writes (ms). */

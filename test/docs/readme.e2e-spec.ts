@@ -12,6 +12,7 @@ import { Call, runSession } from '../support/shell-session';
  */
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const API_DOC = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
 
 /** The text of the README section that starts with `heading`, up to the next heading of its level. */
 function section(heading: string): string {
@@ -85,7 +86,7 @@ describe('the README, followed on a fresh npm start', () => {
         (c) => {
           expect(c.status).toBe(200);
           expect(c.json.version).toBe(2);
-          expect(c.json.objectTypes.map((t: { id: string }) => t.id)).toEqual(['person', 'company', 'project', 'ship', 'port']);
+          expect(c.json.objectTypes.map((t: { id: string }) => t.id)).toEqual(['person', 'company', 'project', 'site', 'ship', 'port']);
           expect(c.json.linkTypes.map((t: { id: string }) => t.id)).toContain('dockedAt');
         },
       ],
@@ -239,6 +240,50 @@ describe('the README, followed on a fresh npm start', () => {
       [
         'a snapshot walk: first page, its instant, a token',
         (c) => expect([c.status, ids(c), typeof c.json.asOf, typeof c.json.pagingToken]).toEqual([200, ['tt-1'], 'string', 'string']),
+      ],
+    ];
+    expect(calls).toHaveLength(expectations.length);
+    expectations.forEach(([what, check], i) => {
+      try {
+        check(calls[i]);
+      } catch (e) {
+        throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
+      }
+    });
+  });
+  it('runs the geo search examples of docs/api.md §13 on the demo data through the gateway, each answering what its comment says', async () => {
+    const geo = API_DOC.slice(API_DOC.indexOf('## 13. Geo search'));
+    const blocks = [...geo.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+    expect(blocks).toHaveLength(3);
+    const { calls } = await runSession(local(`B=http://localhost:8080\n${blocks.join('\n')}`));
+    const ids = (c: Call) => c.json.objects.map((o: { id: string }) => o.id);
+    const sorted = (c: Call) => [...ids(c)].sort();
+    const firstGroup = (c: Call) => c.json.groups[0];
+    const expectations: [string, (c: Call) => void][] = [
+      ['within 500 km of Paris', (c) => expect([c.status, sorted(c)]).toEqual([200, ['site-001', 'site-002', 'site-007', 'site-011']])],
+      ['a box across the antimeridian', (c) => expect([c.status, sorted(c)]).toEqual([200, ['site-025', 'site-026', 'site-027']])],
+      ['a polygon around Germany', (c) => expect([c.status, sorted(c)]).toEqual([200, ['site-004', 'site-005', 'site-006']])],
+      [
+        'the three sites nearest the Eiffel Tower',
+        (c) => {
+          expect([c.status, ids(c), typeof c.json.pagingToken]).toEqual([200, ['site-001', 'site-007', 'site-002'], 'string']);
+          expect(c.json.objects.map((o: { distanceMeters: number }) => Math.round(o.distanceMeters / 100) / 10)).toEqual([4.2, 341.3, 393.8]);
+        },
+      ],
+      ['the farthest first', (c) => expect([c.status, ids(c), Math.round(c.json.objects[0].distanceMeters / 1000)]).toEqual([200, ['site-025'], 18547])],
+      [
+        'sites per geohash cell of one character',
+        (c) => expect([c.status, c.json.groups.slice(0, 2), c.json.truncated]).toEqual([200, [{ key: { location: 'u' }, metrics: { count: 8 } }, { key: { location: 'g' }, metrics: { count: 3 } }], false]),
+      ],
+      [
+        'bounds and centroid per country, by country',
+        (c) => {
+          expect(c.status).toBe(200);
+          expect(c.json.groups.map((g: { key: { country: string } }) => g.key.country)).toEqual([...c.json.groups.map((g: { key: { country: string } }) => g.key.country)].sort());
+          expect(firstGroup(c).key).toEqual({ country: 'AQ' });
+          expect(firstGroup(c).metrics['geoBounds.location']).toEqual({ southWest: { lat: -90, lon: 0 }, northEast: { lat: -77.8419, lon: 166.6863 } });
+          expect(firstGroup(c).metrics['geoCentroid.location'].lat).toBeCloseTo(-83.921, 3);
+        },
       ],
     ];
     expect(calls).toHaveLength(expectations.length);

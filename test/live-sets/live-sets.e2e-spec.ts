@@ -217,6 +217,44 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
     }
   });
 
+  it('follows geo filters (docs/api.md §13): a point moving into and out of a circle, a box across the antimeridian and a polygon', async () => {
+    const at = (lat: number, lon: number, tags: string[] = []) => ({
+      type: 'person',
+      properties: [{ id: 'name', value: 'walker', origin: 'gps' }, { id: 'home', value: { lat, lon }, origin: 'gps' }],
+      tags,
+      metadata: SIGHTED,
+    });
+    const geo = {
+      near: { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'home', center: { lat: 48.8566, lon: 2.3522 }, meters: 5_000 } },
+      pacific: { type: 'geoWithinBox', geoWithinBox: { propertyId: 'home', southWest: { lat: -20, lon: 179 }, northEast: { lat: -10, lon: -179 } } },
+      triangle: { type: 'geoWithinPolygon', geoWithinPolygon: { propertyId: 'home', points: [{ lat: 0, lon: 0 }, { lat: 0, lon: 10 }, { lat: 10, lon: 0 }] } },
+    };
+    const setId = await createSet({ type: 'filter', filter: { filter: { type: 'or', or: { filters: [geo.near, geo.pacific, geo.triangle] } } } });
+    const { s, members: start } = await (async () => {
+      const stream = await open(setId);
+      const ready = await stream.next();
+      return { s: stream, members: await membersAt(setId, ready.data.asOf as string) };
+    })();
+    expect(start).toEqual({});
+    const moves: [number, number, Record<string, unknown>][] = [
+      [48.86, 2.35, { added: { geo: ['w-1'] }, removed: {}, updated: {} }], // 1 km from Paris
+      [48.87, 2.36, { added: {}, removed: {}, updated: { geo: ['w-1'] } }], // still near
+      [48.0, 2.35, { added: {}, removed: { geo: ['w-1'] }, updated: {} }], // 95 km away
+      [-15, -179.5, { added: { geo: ['w-1'] }, removed: {}, updated: {} }], // across the antimeridian
+      [-15, 178, { added: {}, removed: { geo: ['w-1'] }, updated: {} }],
+      [5, 5, { added: { geo: ['w-1'] }, removed: {}, updated: {} }], // on the triangle's edge
+      [5.1, 5, { added: {}, removed: { geo: ['w-1'] }, updated: {} }],
+    ];
+    let members = start;
+    for (const [lat, lon, want] of moves) {
+      await t.objectsHttp().put('/objects/geo/w-1').send(at(lat, lon)).expect((r) => expect([200, 201]).toContain(r.status));
+      const e = await s.next();
+      expect({ lat, lon, change: { added: e.data.added, removed: e.data.removed, updated: e.data.updated } }).toEqual({ lat, lon, change: want });
+      members = fold(members, e);
+      expect(members).toEqual(await membersAt(setId, e.data.asOf as string));
+    }
+  });
+
   it('with loadObjects, carries the added and updated objects as of the event', async () => {
     const setId = await createSet({ type: 'filter', filter: { filter: f.tag('load') } });
     const s = await open(setId, '?loadObjects=true');

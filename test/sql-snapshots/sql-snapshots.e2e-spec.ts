@@ -183,6 +183,26 @@ describe('SQL snapshots of the hot statements of both apps', () => {
       200,
     );
 
+    // Geo search (docs/api.md §13): a distance filter, nearest first, and a geohash grid.
+    const nearParis = { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'home', center: { lat: 48.8566, lon: 2.3522 }, meters: 50_000 } };
+    await op('search', 'searchObjects, geoWithinDistance', () => o().post('/objects/search').set(json).send({ filter: nearParis }), 200);
+    await op(
+      'search',
+      'searchObjects, orderBy distanceFrom (nearest first)',
+      () => o().post('/objects/search').set(json).send({ filter: vip, orderBy: [{ distanceFrom: { propertyId: 'home', point: { lat: 48.8566, lon: 2.3522 } } }] }),
+      200,
+    );
+    await op(
+      'search',
+      'aggregateObjects, geoGrid with geoCentroid',
+      () =>
+        o()
+          .post('/objects/aggregate')
+          .set(json)
+          .send({ filter: nearParis, groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'home', precision: 4 } }], metrics: [{ type: 'count', count: {} }, { type: 'geoCentroid', geoCentroid: { propertyId: 'home' } }] }),
+      200,
+    );
+
     const created = await op(
       'sets',
       'createObjectSet, a filter definition',

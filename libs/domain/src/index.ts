@@ -10,3 +10,4 @@ export * from './analytics';
 export * from './internal-api';
 export * from './request-params';
 export * from './changes';
+export * from './geo';

@@ -394,13 +394,14 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
   it('Swagger documents orderBy and both aggregate operations with oneOf unions', async () => {
     const objects = (await t.objectsHttp().get('/docs/objects-json').expect(200)).body;
     const searchBody = objects.components.schemas.ObjectSearchRequest.properties.orderBy;
-    expect(searchBody.items.oneOf).toHaveLength(2);
+    // A property, an attribute, or distanceFrom (docs/api.md §13).
+    expect(searchBody.items.oneOf).toHaveLength(3);
     expect(searchBody.example).toBeDefined();
     expect(objects.paths['/objects/aggregate'].post.operationId).toBe('aggregateObjects');
     const request = objects.components.schemas.AggregateObjectsRequest.properties;
-    expect(request.groupBy.items.oneOf).toHaveLength(4);
+    expect(request.groupBy.items.oneOf).toHaveLength(5);
     expect(request.groupBy.items.discriminator.propertyName).toBe('type');
-    expect(request.metrics.items.oneOf).toHaveLength(7);
+    expect(request.metrics.items.oneOf).toHaveLength(9);
     expect(Object.keys(objects.components.schemas.CountMetric.properties).sort()).toEqual(['count', 'name', 'type']);
     const sets = (await t.setsHttp().get('/docs/object-sets-json').expect(200)).body;
     expect(sets.paths['/object-sets/{id}/aggregate'].post.operationId).toBe('aggregateObjectSet');

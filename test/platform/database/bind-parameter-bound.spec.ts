@@ -41,6 +41,9 @@ describe('bindParameterBound: at least what the compiler takes', () => {
     ['firstSighting', { type: 'firstSighting', firstSighting: { start: instant, end: instant } }],
     ['lastSighting', { type: 'lastSighting', lastSighting: { start: instant, end: instant } }],
     ['sightedDuring', { type: 'sightedDuring', sightedDuring: { start: instant, end: instant } }],
+    ['geoWithinDistance', { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'p', center: point, meters: 10 } }],
+    ['geoWithinBox', { type: 'geoWithinBox', geoWithinBox: { propertyId: 'p', southWest: { lat: -90, lon: 170 }, northEast: { lat: 90, lon: -180 } } }],
+    ['geoWithinPolygon', { type: 'geoWithinPolygon', geoWithinPolygon: { propertyId: 'p', points: [{ lat: -90, lon: -180 }, { lat: 90, lon: -180 }, { lat: 90, lon: 180 }, { lat: -90, lon: 180 }] } }],
   ];
 
   const compiled = (filter: unknown): number => {

@@ -179,3 +179,52 @@ SELECT json_build_object('key', json_build_object($7::text, to_char(c.k0 AT TIME
   FROM c LEFT JOIN v ON v.k0 = c.k0
  ORDER BY c.m0 DESC NULLS LAST, c.k0
  LIMIT $11;
+
+-- geoGrid over a geo filter, geoBounds first (groups by key)
+-- body: {"groupBy":[{"type":"geoGrid","geoGrid":{"propertyId":"home","precision":4}}],"metrics":[{"type":"geoBounds","geoBounds":{"propertyId":"home"}},{"type":"count","count":{}}]}
+-- params: ["home","home",["prod"],"home",2.3522,48.8566,0.007848031555795363,50000,100,["home"],"home","geoBounds.home","count",10001]
+WITH g AS (
+  SELECT o.environment_id AS env, o.id AS oid, (((gh0.x & 1) << 1) | ((gh0.x & 2) << 2) | ((gh0.x & 4) << 3) | ((gh0.x & 8) << 4) | ((gh0.x & 16) << 5) | ((gh0.x & 32) << 6) | ((gh0.x & 64) << 7) | ((gh0.x & 128) << 8) | ((gh0.x & 256) << 9) | ((gh0.x & 512) << 10) | ((gh0.y & 1) << 0) | ((gh0.y & 2) << 1) | ((gh0.y & 4) << 2) | ((gh0.y & 8) << 3) | ((gh0.y & 16) << 4) | ((gh0.y & 32) << 5) | ((gh0.y & 64) << 6) | ((gh0.y & 128) << 7) | ((gh0.y & 256) << 8) | ((gh0.y & 512) << 9)) AS k0
+    FROM objects.object o
+    JOIN objects.property_value b0 ON b0.environment_id = o.environment_id AND b0.object_id = o.id AND b0.property_id = $1::text AND b0.value_geo IS NOT NULL
+    CROSS JOIN LATERAL (SELECT (least(floor((b0.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) - (b0.value_geo[0] < -180 + 360 * least(floor((b0.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023)::float8 / 1024)::int + (least(floor((b0.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) < 1023 AND b0.value_geo[0] >= -180 + 360 * (least(floor((b0.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) + 1)::float8 / 1024)::int) AS x, (least(floor((b0.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) - (b0.value_geo[1] < -90 + 180 * least(floor((b0.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023)::float8 / 1024)::int + (least(floor((b0.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) < 1023 AND b0.value_geo[1] >= -90 + 180 * (least(floor((b0.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) + 1)::float8 / 1024)::int) AS y OFFSET 0) gh0
+   WHERE o.environment_id = ANY($3::text[])
+     AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND (pv0.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(pv0.value_geo), objects.geo_near(point($5::float8, $6::float8), $7::float8))
+      AND objects.geo_meters(objects.geo_chord(objects.geo_unit(pv0.value_geo), objects.geo_unit(point($5::float8, $6::float8)))) <= $8::float8))),
+c AS (SELECT g.k0, count(*) AS count, count(*) AS m1, row_number() OVER (ORDER BY count(*) DESC, g.k0) AS rank
+    FROM g GROUP BY g.k0 ORDER BY count(*) DESC, g.k0 LIMIT $9::bigint + 1),
+v AS (SELECT g.k0, CASE WHEN count(x.value_geo) FILTER (WHERE x.property_id = $2::text) > 0 THEN json_build_object('southWest', json_build_object('lat', min(x.value_geo[1]) FILTER (WHERE x.property_id = $2::text), 'lon', min(x.value_geo[0]) FILTER (WHERE x.property_id = $2::text)), 'northEast', json_build_object('lat', max(x.value_geo[1]) FILTER (WHERE x.property_id = $2::text), 'lon', max(x.value_geo[0]) FILTER (WHERE x.property_id = $2::text))) END AS m0
+    FROM g JOIN objects.property_value x ON x.environment_id = g.env AND x.object_id = g.oid AND x.property_id = ANY($10::text[])
+   WHERE g.k0 IN (SELECT k0 FROM c WHERE rank <= $9) GROUP BY g.k0)
+SELECT json_build_object('key', json_build_object($11::text, substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 15) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 10) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 5) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 0) & 31)::int + 1, 1)), 'metrics', json_strip_nulls(json_build_object($12::text, v.m0, $13::text, c.m1)))::text AS json,
+       (SELECT count(*) FROM c) > $9 AS truncated,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
+  FROM c LEFT JOIN v ON v.k0 = c.k0
+ WHERE c.rank <= $9
+ ORDER BY c.k0
+ LIMIT $14;
+
+-- geoGrid at precision 5 and an attribute, geoCentroid
+-- body: {"groupBy":[{"type":"geoGrid","geoGrid":{"propertyId":"home","precision":5,"maxGroups":1000}},{"type":"exact","exact":{"attribute":"environmentId"}}],"metrics":[{"type":"count","count":{}},{"type":"geoCentroid","geoCentroid":{"propertyId":"home"}}]}
+-- params: ["home","home",["prod"],["person"],1000,100,["home"],"home","environmentId","count","geoCentroid.home",10001]
+WITH g AS (
+  SELECT o.environment_id AS env, o.id AS oid, (((gh0.x & 1) << 0) | ((gh0.x & 2) << 1) | ((gh0.x & 4) << 2) | ((gh0.x & 8) << 3) | ((gh0.x & 16) << 4) | ((gh0.x & 32) << 5) | ((gh0.x & 64) << 6) | ((gh0.x & 128) << 7) | ((gh0.x & 256) << 8) | ((gh0.x & 512) << 9) | ((gh0.x & 1024) << 10) | ((gh0.x & 2048) << 11) | ((gh0.x & 4096) << 12) | ((gh0.y & 1) << 1) | ((gh0.y & 2) << 2) | ((gh0.y & 4) << 3) | ((gh0.y & 8) << 4) | ((gh0.y & 16) << 5) | ((gh0.y & 32) << 6) | ((gh0.y & 64) << 7) | ((gh0.y & 128) << 8) | ((gh0.y & 256) << 9) | ((gh0.y & 512) << 10) | ((gh0.y & 1024) << 11) | ((gh0.y & 2048) << 12)) AS k0, o.environment_id AS k1
+    FROM objects.object o
+    JOIN objects.property_value b0 ON b0.environment_id = o.environment_id AND b0.object_id = o.id AND b0.property_id = $1::text AND b0.value_geo IS NOT NULL
+    CROSS JOIN LATERAL (SELECT (least(floor((b0.value_geo[0] - (-180)) * 8192 / 360)::bigint, 8191) - (b0.value_geo[0] < -180 + 360 * least(floor((b0.value_geo[0] - (-180)) * 8192 / 360)::bigint, 8191)::float8 / 8192)::int + (least(floor((b0.value_geo[0] - (-180)) * 8192 / 360)::bigint, 8191) < 8191 AND b0.value_geo[0] >= -180 + 360 * (least(floor((b0.value_geo[0] - (-180)) * 8192 / 360)::bigint, 8191) + 1)::float8 / 8192)::int) AS x, (least(floor((b0.value_geo[1] - (-90)) * 4096 / 180)::bigint, 4095) - (b0.value_geo[1] < -90 + 180 * least(floor((b0.value_geo[1] - (-90)) * 4096 / 180)::bigint, 4095)::float8 / 4096)::int + (least(floor((b0.value_geo[1] - (-90)) * 4096 / 180)::bigint, 4095) < 4095 AND b0.value_geo[1] >= -90 + 180 * (least(floor((b0.value_geo[1] - (-90)) * 4096 / 180)::bigint, 4095) + 1)::float8 / 4096)::int) AS y OFFSET 0) gh0
+   WHERE o.environment_id = ANY($3::text[])
+     AND o.type = ANY($4::text[])),
+c0 AS (SELECT g.k0, g.k1, count(*) AS count, count(*) AS m0 FROM g GROUP BY g.k0, g.k1),
+t0 AS (SELECT k0 AS k, sum(count) AS n FROM c0 GROUP BY k0 ORDER BY n DESC, k LIMIT $5::bigint + 1),
+t1 AS (SELECT k1 AS k, sum(count) AS n FROM c0 GROUP BY k1 ORDER BY n DESC, k LIMIT $6::bigint + 1),
+c AS (SELECT * FROM c0 WHERE k0 IN (SELECT k FROM t0 ORDER BY n DESC, k LIMIT $5) AND k1 IN (SELECT k FROM t1 ORDER BY n DESC, k LIMIT $6)),
+v AS (SELECT g.k0, g.k1, CASE WHEN count(x.value_geo) FILTER (WHERE x.property_id = $2::text) > 0 AND sqrt(sum(cosd(x.value_geo[1]) * cosd(x.value_geo[0])) FILTER (WHERE x.property_id = $2::text) ^ 2 + sum(cosd(x.value_geo[1]) * sind(x.value_geo[0])) FILTER (WHERE x.property_id = $2::text) ^ 2 + sum(sind(x.value_geo[1])) FILTER (WHERE x.property_id = $2::text) ^ 2) / count(x.value_geo) FILTER (WHERE x.property_id = $2::text) > 1e-9
+          THEN json_build_object('lat', atan2d(sum(sind(x.value_geo[1])) FILTER (WHERE x.property_id = $2::text), sqrt(sum(cosd(x.value_geo[1]) * cosd(x.value_geo[0])) FILTER (WHERE x.property_id = $2::text) ^ 2 + sum(cosd(x.value_geo[1]) * sind(x.value_geo[0])) FILTER (WHERE x.property_id = $2::text) ^ 2)), 'lon', atan2d(sum(cosd(x.value_geo[1]) * sind(x.value_geo[0])) FILTER (WHERE x.property_id = $2::text), sum(cosd(x.value_geo[1]) * cosd(x.value_geo[0])) FILTER (WHERE x.property_id = $2::text))) END AS m1
+    FROM g JOIN objects.property_value x ON x.environment_id = g.env AND x.object_id = g.oid AND x.property_id = ANY($7::text[])
+   WHERE g.k0 IN (SELECT k FROM t0 ORDER BY n DESC, k LIMIT $5) AND g.k1 IN (SELECT k FROM t1 ORDER BY n DESC, k LIMIT $6) GROUP BY g.k0, g.k1)
+SELECT json_build_object('key', json_build_object($8::text, substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 20) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 15) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 10) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 5) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 0) & 31)::int + 1, 1), $9::text, c.k1), 'metrics', json_strip_nulls(json_build_object($10::text, c.m0, $11::text, v.m1)))::text AS json,
+       (SELECT count(*) FROM t0) > $5 OR (SELECT count(*) FROM t1) > $6 AS truncated,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
+  FROM c LEFT JOIN v ON v.k0 = c.k0 AND v.k1 = c.k1
+ ORDER BY c.m0 DESC NULLS LAST, c.k0, c.k1
+ LIMIT $12;

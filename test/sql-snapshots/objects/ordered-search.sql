@@ -242,3 +242,191 @@ SELECT p.env, p.id, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US
   LIMIT $1)) p
  ORDER BY p.t0 DESC, p.t1 COLLATE "C" ASC NULLS LAST, p.env COLLATE "C", p.id COLLATE "C"
  LIMIT $1;
+
+-- distanceFrom a point (nearest first), first page
+-- orderBy: [{"distanceFrom":{"propertyId":"home","point":{"lat":48.8566,"lon":2.3522}}}]
+-- params: [1001,["prod"],"home",2.3522,48.8566,["person"],["person"]]
+WITH kn AS MATERIALIZED (
+  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8))) AS key
+    FROM objects.property_value x
+   WHERE x.property_id = $3::text AND x.value_geo IS NOT NULL
+   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8)))
+   FETCH FIRST (2 * $1::bigint + 10) ROWS WITH TIES),
+a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8)))) AS dm
+   FROM kn k
+   CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
+                        WHERE o.environment_id = k.environment_id AND o.id = k.object_id
+                          AND o.environment_id = ANY($2::text[])
+                          AND (o.type = ANY($6::text[])) IS TRUE
+                       OFFSET 0) o
+  WHERE TRUE
+  ORDER BY k.key ASC, o.environment_id, o.id
+  LIMIT $1)
+SELECT f.conclusive, p.env, p.id, p.t0::text AS k0, p.dm,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
+  FROM (SELECT (SELECT count(*) FROM a) >= $1 OR (SELECT count(*) FROM kn) < (2 * $1::bigint + 10) AS conclusive) f
+  LEFT JOIN LATERAL (SELECT * FROM ((SELECT * FROM a)
+  UNION ALL
+  (SELECT o.environment_id AS env, o.id, NULL::float8 AS t0, NULL::float8 AS dm
+   FROM objects.object o
+  WHERE NOT ((SELECT count(*) FROM a) >= $1)
+    AND o.environment_id = ANY($2::text[])
+    AND o.type = ANY($7::text[])
+    AND NOT EXISTS (SELECT 1 FROM objects.property_value x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $3::text AND x.value_geo IS NOT NULL)
+  ORDER BY o.environment_id, o.id
+  LIMIT $1)) q WHERE f.conclusive) p ON TRUE
+ ORDER BY p.t0 ASC NULLS LAST, p.env COLLATE "C", p.id COLLATE "C"
+ LIMIT $1;
+
+-- then, when the first answers conclusive = false:
+-- params: [1001,["prod"],"home",2.3522,48.8566,["person"],["person"],["person"]]
+WITH t AS (SELECT greatest(10 * $1::bigint, sqrt($1::float8 * greatest(c.reltuples, 0)))::bigint AS threshold
+         FROM pg_class c WHERE c.oid = 'objects.object'::regclass),
+m AS MATERIALIZED (
+  SELECT o.environment_id, o.id FROM objects.object o
+   WHERE o.environment_id = ANY($2::text[])
+     AND o.type = ANY($7::text[])
+   LIMIT (SELECT threshold FROM t)),
+n AS (SELECT count(*) < (SELECT threshold FROM t) AS sorted FROM m),
+sc AS MATERIALIZED (SELECT o.environment_id AS env, o.id, objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8))) AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8)))) AS dm
+   FROM objects.property_value k
+   CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
+                        WHERE o.environment_id = k.environment_id AND o.id = k.object_id
+                          AND o.environment_id = ANY($2::text[])
+                          AND (o.type = ANY($6::text[])) IS TRUE
+                       OFFSET 0) o
+  WHERE k.property_id = $3::text AND k.value_geo IS NOT NULL
+  ORDER BY objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8))) ASC, o.environment_id, o.id
+  LIMIT $1)
+SELECT p.env, p.id, p.t0::text AS k0, p.dm,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
+  FROM ((SELECT o.environment_id AS env, o.id, s0.v AS t0, s0.dm AS dm
+   FROM m JOIN objects.object o ON o.environment_id = m.environment_id AND o.id = m.id
+   LEFT JOIN LATERAL (SELECT objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8))) AS v, objects.geo_meters(objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8)))) AS dm FROM objects.property_value x
+                     WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $3::text AND x.value_geo IS NOT NULL
+                     ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8))), x.ordinal LIMIT 1) s0 ON TRUE
+  WHERE (SELECT sorted FROM n)
+  ORDER BY s0.v ASC NULLS LAST, o.environment_id, o.id
+  LIMIT $1)
+  UNION ALL
+  (SELECT * FROM sc WHERE NOT (SELECT sorted FROM n))
+  UNION ALL
+  (SELECT o.environment_id AS env, o.id, NULL::float8 AS t0, NULL::float8 AS dm
+   FROM objects.object o
+  WHERE NOT (SELECT sorted FROM n)
+    AND (SELECT count(*) FROM sc) < $1
+    AND o.environment_id = ANY($2::text[])
+    AND o.type = ANY($8::text[])
+    AND NOT EXISTS (SELECT 1 FROM objects.property_value x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $3::text AND x.value_geo IS NOT NULL)
+  ORDER BY o.environment_id, o.id
+  LIMIT $1)) p
+ ORDER BY p.t0 ASC NULLS LAST, p.env COLLATE "C", p.id COLLATE "C"
+ LIMIT $1;
+
+-- distanceFrom a point DESC (farthest first), then a property, next page
+-- orderBy: [{"distanceFrom":{"propertyId":"home","point":{"lat":48.8566,"lon":2.3522}},"direction":"DESC"},{"propertyId":"name"}]
+-- params: [1001,["prod"],"home",-177.6478,-48.8566,2.3522,48.8566,["person"],"name","prod","p-0999","Ada","0.5","name",["person"]]
+WITH kn AS MATERIALIZED (
+  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8))) AS key
+    FROM objects.property_value x
+   WHERE x.property_id = $3::text AND x.value_geo IS NOT NULL
+   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8)))
+   FETCH FIRST (2 * $1::bigint + 10) ROWS WITH TIES),
+a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, s1.v AS t1, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($6::float8, $7::float8)))) AS dm
+   FROM kn k
+   CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
+                        WHERE o.environment_id = k.environment_id AND o.id = k.object_id
+                          AND o.environment_id = ANY($2::text[])
+                          AND (o.type = ANY($8::text[])) IS TRUE
+                       OFFSET 0) o
+   LEFT JOIN LATERAL (SELECT min(x.value_string) AS v FROM objects.property_value x
+                     WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $9::text) s1 ON TRUE
+  WHERE (k.key > $13::float8 OR (k.key = $13::float8 AND ((s1.v IS NULL OR s1.v > $12::text COLLATE "C") OR (s1.v = $12::text COLLATE "C" AND (o.environment_id, o.id) > ($10::text COLLATE "C", $11::text COLLATE "C")))))
+  ORDER BY k.key ASC, s1.v COLLATE "C" ASC NULLS LAST, o.environment_id, o.id
+  LIMIT $1)
+SELECT f.conclusive, p.env, p.id, p.t0::text AS k0, p.t1 AS k1, p.dm,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
+  FROM (SELECT (SELECT count(*) FROM a) >= $1 OR (SELECT count(*) FROM kn) < (2 * $1::bigint + 10) AS conclusive) f
+  LEFT JOIN LATERAL (SELECT * FROM ((SELECT * FROM a)
+  UNION ALL
+  (SELECT o.environment_id AS env, o.id, NULL::float8 AS t0, s1.v AS t1, NULL::float8 AS dm
+   FROM objects.object o
+   LEFT JOIN LATERAL (SELECT min(x.value_string) AS v FROM objects.property_value x
+                     WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $14::text) s1 ON TRUE
+  WHERE NOT ((SELECT count(*) FROM a) >= $1)
+    AND o.environment_id = ANY($2::text[])
+    AND o.type = ANY($15::text[])
+    AND NOT EXISTS (SELECT 1 FROM objects.property_value x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $3::text AND x.value_geo IS NOT NULL)
+  ORDER BY s1.v COLLATE "C" ASC NULLS LAST, o.environment_id, o.id
+  LIMIT $1)) q WHERE f.conclusive) p ON TRUE
+ ORDER BY p.t0 ASC NULLS LAST, p.t1 COLLATE "C" ASC NULLS LAST, p.env COLLATE "C", p.id COLLATE "C"
+ LIMIT $1;
+
+-- then, when the first answers conclusive = false:
+-- params: [1001,["prod"],"home",-177.6478,-48.8566,2.3522,48.8566,["person"],["person"],"name","prod","p-0999","Ada","0.5","name","prod","p-0999","Ada","0.5","name",["person"]]
+WITH t AS (SELECT greatest(10 * $1::bigint, sqrt($1::float8 * greatest(c.reltuples, 0)))::bigint AS threshold
+         FROM pg_class c WHERE c.oid = 'objects.object'::regclass),
+m AS MATERIALIZED (
+  SELECT o.environment_id, o.id FROM objects.object o
+   WHERE o.environment_id = ANY($2::text[])
+     AND o.type = ANY($9::text[])
+   LIMIT (SELECT threshold FROM t)),
+n AS (SELECT count(*) < (SELECT threshold FROM t) AS sorted FROM m),
+sc AS MATERIALIZED (SELECT o.environment_id AS env, o.id, objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8))) AS t0, s1.v AS t1, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($6::float8, $7::float8)))) AS dm
+   FROM objects.property_value k
+   CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
+                        WHERE o.environment_id = k.environment_id AND o.id = k.object_id
+                          AND o.environment_id = ANY($2::text[])
+                          AND (o.type = ANY($8::text[])) IS TRUE
+                       OFFSET 0) o
+   LEFT JOIN LATERAL (SELECT min(x.value_string) AS v FROM objects.property_value x
+                     WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $10::text) s1 ON TRUE
+  WHERE k.property_id = $3::text AND k.value_geo IS NOT NULL
+    AND (objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8))) > $14::float8 OR (objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8))) = $14::float8 AND ((s1.v IS NULL OR s1.v > $13::text COLLATE "C") OR (s1.v = $13::text COLLATE "C" AND (o.environment_id, o.id) > ($11::text COLLATE "C", $12::text COLLATE "C")))))
+  ORDER BY objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8))) ASC, s1.v COLLATE "C" ASC NULLS LAST, o.environment_id, o.id
+  LIMIT $1)
+SELECT p.env, p.id, p.t0::text AS k0, p.t1 AS k1, p.dm,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
+  FROM ((SELECT o.environment_id AS env, o.id, s0.v AS t0, s1.v AS t1, s0.dm AS dm
+   FROM m JOIN objects.object o ON o.environment_id = m.environment_id AND o.id = m.id
+   LEFT JOIN LATERAL (SELECT objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8))) AS v, objects.geo_meters(objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($6::float8, $7::float8)))) AS dm FROM objects.property_value x
+                     WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $3::text AND x.value_geo IS NOT NULL
+                     ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8))), x.ordinal LIMIT 1) s0 ON TRUE
+   LEFT JOIN LATERAL (SELECT min(x.value_string) AS v FROM objects.property_value x
+                     WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $15::text) s1 ON TRUE
+  WHERE (SELECT sorted FROM n)
+    AND ((s0.v IS NULL OR s0.v > $19::float8) OR (s0.v = $19::float8 AND ((s1.v IS NULL OR s1.v > $18::text COLLATE "C") OR (s1.v = $18::text COLLATE "C" AND (o.environment_id, o.id) > ($16::text COLLATE "C", $17::text COLLATE "C")))))
+  ORDER BY s0.v ASC NULLS LAST, s1.v COLLATE "C" ASC NULLS LAST, o.environment_id, o.id
+  LIMIT $1)
+  UNION ALL
+  (SELECT * FROM sc WHERE NOT (SELECT sorted FROM n))
+  UNION ALL
+  (SELECT o.environment_id AS env, o.id, NULL::float8 AS t0, s1.v AS t1, NULL::float8 AS dm
+   FROM objects.object o
+   LEFT JOIN LATERAL (SELECT min(x.value_string) AS v FROM objects.property_value x
+                     WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $20::text) s1 ON TRUE
+  WHERE NOT (SELECT sorted FROM n)
+    AND (SELECT count(*) FROM sc) < $1
+    AND o.environment_id = ANY($2::text[])
+    AND o.type = ANY($21::text[])
+    AND NOT EXISTS (SELECT 1 FROM objects.property_value x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $3::text AND x.value_geo IS NOT NULL)
+  ORDER BY s1.v COLLATE "C" ASC NULLS LAST, o.environment_id, o.id
+  LIMIT $1)) p
+ ORDER BY p.t0 ASC NULLS LAST, p.t1 COLLATE "C" ASC NULLS LAST, p.env COLLATE "C", p.id COLLATE "C"
+ LIMIT $1;
+
+-- distanceFrom a point, next page among the objects without a value
+-- orderBy: [{"distanceFrom":{"propertyId":"home","point":{"lat":48.8566,"lon":2.3522}}}]
+-- params: [1001,["prod"],"home",["person"],"prod","p-0999"]
+SELECT p.env, p.id, p.t0::text AS k0, p.dm,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
+  FROM ((SELECT o.environment_id AS env, o.id, NULL::float8 AS t0, NULL::float8 AS dm
+   FROM objects.object o
+  WHERE o.environment_id = ANY($2::text[])
+    AND o.type = ANY($4::text[])
+    AND NOT EXISTS (SELECT 1 FROM objects.property_value x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $3::text AND x.value_geo IS NOT NULL)
+    AND (o.environment_id, o.id) > ($5::text COLLATE "C", $6::text COLLATE "C")
+  ORDER BY o.environment_id, o.id
+  LIMIT $1)) p
+ ORDER BY p.t0 ASC NULLS LAST, p.env COLLATE "C", p.id COLLATE "C"
+ LIMIT $1;

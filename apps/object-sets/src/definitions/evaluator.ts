@@ -82,6 +82,12 @@ function nodeParameters(type: unknown, payload: Record<string, unknown>): number
       return 1 + 8;
     case 'propertyRange': // each bound once per string, number, date and timestamp column
       return 1 + 4 * RANGE_BOUNDS.filter((b) => payload[b] !== undefined).length;
+    case 'geoWithinDistance': // the center's lon and lat, the index box's size, meters
+      return 1 + 4;
+    case 'geoWithinBox': // the index box, south, north, west, east
+      return 1 + 5;
+    case 'geoWithinPolygon': // the index box, the polygon, its margin, four edge lists, its bounds (four)
+      return 1 + 11;
     default:
       return 1 + 4 * RANGE_BOUNDS.length;
   }

@@ -55,6 +55,16 @@ const EXAMPLES: Record<string, { filter: unknown; groupBy?: unknown[]; metrics: 
       { type: 'exactDistinct', exactDistinct: { propertyId: 'home' } },
     ],
   },
+  'geoGrid over a geo filter, geoBounds first (groups by key)': {
+    filter: filterOf('geoWithinDistance', { propertyId: 'home', center: { lat: 48.8566, lon: 2.3522 }, meters: 50_000 }),
+    groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'home', precision: 4 } }],
+    metrics: [{ type: 'geoBounds', geoBounds: { propertyId: 'home' } }, count],
+  },
+  'geoGrid at precision 5 and an attribute, geoCentroid': {
+    filter: person,
+    groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'home', precision: 5, maxGroups: 1000 } }, { type: 'exact', exact: { attribute: 'environmentId' } }],
+    metrics: [count, { type: 'geoCentroid', geoCentroid: { propertyId: 'home' } }],
+  },
 };
 
 function render(): string {

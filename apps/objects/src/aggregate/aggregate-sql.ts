@@ -24,6 +24,7 @@
 import { ANALYTICS_LIMITS, isoUtcSql, ObjectSearchFilter, OntologyIndex, ResolvedAggregation, ResolvedBucket, ResolvedField, ResolvedMetric, ResolvedProperty } from '@app/domain';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, CURRENT_ROWS, RowSource, rowSource, SqlParams } from '../search/filter-compiler';
+import { geoBoundsSql, geoCentroidSql, geohashCellsJoin, geohashCodeSql, geohashTextSql } from '../search/geo-sql';
 
 export { CURRENT_ROWS, RowSource };
 
@@ -141,6 +142,12 @@ function bucketSql(b: ResolvedBucket, i: number, rows: RowSource, params: SqlPar
       if (field.column === 'date') return { joins, key: `date_trunc(${unit}, ${column}::timestamp)::date`, render: (k) => `to_char(${k}, 'YYYY-MM-DD')`, multi: field.multi };
       return { joins, key: `date_trunc(${unit}, ${column}, 'UTC')`, render: (k) => isoUtcSql(k), multi: field.multi };
     }
+    case 'geoGrid': {
+      // The geohash cell as an integer (docs/api.md §13; geo-sql.ts), rendered as its text per group.
+      const cells = `gh${i}`;
+      joins.push(geohashCellsJoin(column, b.precision, cells));
+      return { joins, key: geohashCodeSql(cells, b.precision), render: (k) => geohashTextSql(k, b.precision), multi: field.multi };
+    }
   }
 }
 
@@ -191,6 +198,11 @@ function metricSql(m: ResolvedMetric, j: number, params: SqlParams, attributes: 
       return { in: 'v', aggregate: field.integral ? `sum(${x}::bigint) ${of}` : `sum(${x}) ${of}`, value: col, render: (v) => v };
     case 'avg':
       return { in: 'v', aggregate: `avg(${x}) ${of}`, value: col, render: (v) => v };
+    // JSON objects (docs/api.md §13), null over no values.
+    case 'geoBounds':
+      return { in: 'v', aggregate: geoBoundsSql('x', of), value: col, render: (v) => v };
+    case 'geoCentroid':
+      return { in: 'v', aggregate: geoCentroidSql('x', of), value: col, render: (v) => v };
     default: {
       // exactDistinct, approximateDistinct: counted exactly. Points have no equality, their text does.
       const value = field.column === 'geopoint' ? `${x}::text` : x;
@@ -255,15 +267,18 @@ export function buildAggregateSql(
   const truncated: string[] = [];
   const kept: string[] = [];
   let cut: { max: string } | undefined;
-  if (groupBy.length === 1 && groupBy[0].type === 'exact') {
-    cut = { max: params.add(groupBy[0].maxGroups) };
+  // geoGrid keeps its most frequent cells as exact keeps its values.
+  const keeps = (b: ResolvedBucket) => b.type === 'exact' || b.type === 'geoGrid';
+  if (groupBy.length === 1 && keeps(groupBy[0])) {
+    const only = groupBy[0];
+    cut = { max: params.add(only.maxGroups) };
     ctes.push(
       `c AS (SELECT g.k0, count(*) AS count${cAggregates}, row_number() OVER (ORDER BY count(*) DESC, g.k0) AS rank
     FROM g${group} ORDER BY count(*) DESC, g.k0 LIMIT ${cut.max}::bigint + 1)`,
     );
     truncated.push(`(SELECT count(*) FROM c) > ${cut.max}`);
   } else {
-    const exact = groupBy.flatMap((b, i) => (b.type === 'exact' ? [{ i, max: params.add(b.maxGroups) }] : []));
+    const exact = groupBy.flatMap((b, i) => (b.type === 'exact' || b.type === 'geoGrid' ? [{ i, max: params.add(b.maxGroups) }] : []));
     if (exact.length === 0) {
       ctes.push(`c AS (SELECT ${keys.map((k) => `g.${k}, `).join('')}count(*) AS count${cAggregates} FROM g${group})`);
     } else {
@@ -295,14 +310,15 @@ export function buildAggregateSql(
   const keyJson = buckets.map((b, i) => `${params.add(groupBy[i].name)}::text, ${b.render(`c.k${i}`)}`).join(', ');
   const metricJson = metricSqls.map((m, j) => `${params.add(metrics[j].name)}::text, ${m.render(m.value(m.in))}`).join(', ');
   const first = metricSqls[0];
-  const order = [`${first.value(first.in)} DESC NULLS LAST`, ...keys.map((k) => `c.${k}`)];
+  // A first metric that is a JSON object (geoBounds, geoCentroid) has no order: groups by key alone.
+  const geoFirst = metrics[0].type === 'geoBounds' || metrics[0].type === 'geoCentroid';
+  const order = [...(geoFirst ? [] : [`${first.value(first.in)} DESC NULLS LAST`]), ...keys.map((k) => `c.${k}`)];
   const conditions = cut ? [`c.rank <= ${cut.max}`] : [];
   const sql = `WITH ${ctes.join(',\n')}
 SELECT json_build_object('key', json_build_object(${keyJson}), 'metrics', json_strip_nulls(json_build_object(${metricJson})))::text AS json,
        ${truncated.length ? truncated.join(' OR ') : 'false'} AS truncated,${tooManyGroups ? `\n       ${tooManyGroups},` : ''}
        ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
-  FROM ${from}${conditions.length ? `\n WHERE ${conditions.join(' AND ')}` : ''}
- ORDER BY ${order.join(', ')}
+  FROM ${from}${conditions.length ? `\n WHERE ${conditions.join(' AND ')}` : ''}${order.length ? `\n ORDER BY ${order.join(', ')}` : ''}
  LIMIT ${params.add(opts.maxGroups + 1)}`;
   return { sql, params: params.values };
 }

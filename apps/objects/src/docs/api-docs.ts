@@ -21,12 +21,14 @@ const DEMO_ONTOLOGY = {
     },
     { id: 'company', displayName: 'Company', properties: properties({ name: 'string', industry: 'string', founded: 'date', headquarters: 'geopoint' }) },
     { id: 'project', displayName: 'Project', properties: properties({ name: 'string', description: 'string', budget: 'double', deadline: 'timestamp' }) },
+    { id: 'site', displayName: 'Site', properties: properties({ name: 'string', country: 'string', location: 'geopoint' }) },
   ],
   linkTypes: [
     { id: 'worksFor', sourceType: 'person', targetType: 'company' },
     { id: 'knows', sourceType: 'person', targetType: 'person' },
     { id: 'memberOf', sourceType: 'person', targetType: 'project' },
     { id: 'ownedBy', sourceType: 'project', targetType: 'company' },
+    { id: 'operatedBy', sourceType: 'site', targetType: 'company' },
   ],
 };
 

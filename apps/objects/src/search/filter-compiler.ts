@@ -8,6 +8,7 @@
  */
 import { followsLinks, InvalidFilter, MAX_BIND_PARAMETERS, ObjectSearchFilter, OntologyIndex, PropertyType, PropertyValue, parseDatetime } from '@app/domain';
 import { propertyValueFault } from '../validation/filter.validator';
+import { withinBoxSql, withinDistanceSql, withinPolygonSql } from './geo-sql';
 
 /**
  * Positional parameters for one statement, at most MAX_BIND_PARAMETERS: past that PostgreSQL's
@@ -123,6 +124,9 @@ export const SEARCH_INDEX_DDL: string[] = [
   `CREATE INDEX IF NOT EXISTS property_value_date_key_idx ON objects.property_value (property_id, value_date, environment_id, object_id) WHERE value_date IS NOT NULL`,
   `CREATE INDEX IF NOT EXISTS property_value_timestamp_key_idx ON objects.property_value (property_id, value_timestamp, environment_id, object_id) WHERE value_timestamp IS NOT NULL`,
   `CREATE INDEX IF NOT EXISTS property_value_geo_idx ON objects.property_value (property_id, (value_geo[0]), (value_geo[1])) WHERE value_geo IS NOT NULL`,
+  // geoWithinDistance, geoWithinBox, geoWithinPolygon and nearest-first ordering: the geopoints'
+  // unit vectors (GeoSearch migration; geo-sql.ts).
+  `CREATE INDEX IF NOT EXISTS property_value_geo_unit_idx ON objects.property_value USING gist (objects.geo_unit(value_geo)) WHERE value_geo IS NOT NULL`,
   // propertyOrigin, with or without propertyId.
   `CREATE INDEX IF NOT EXISTS property_value_origin_idx ON objects.property_value (origin, property_id)`,
   // hasLink with targetIds: link_target_idx starts with environment_id, which the filter lacks.
@@ -291,6 +295,13 @@ function compile(f: ObjectSearchFilter, o: string, ctx: Context): string {
       const { start, end } = f.sightedDuring;
       return `(${o}.first_sighting <= ${p.add(instant(end))}::timestamptz AND ${o}.last_sighting >= ${p.add(instant(start))}::timestamptz)`;
     }
+    // Geo search (docs/api.md §13): geo-sql.ts.
+    case 'geoWithinDistance':
+      return propertyExists(o, ctx, f.geoWithinDistance.propertyId, (pv) => withinDistanceSql(pv, f.geoWithinDistance, p));
+    case 'geoWithinBox':
+      return propertyExists(o, ctx, f.geoWithinBox.propertyId, (pv) => withinBoxSql(pv, f.geoWithinBox, p));
+    case 'geoWithinPolygon':
+      return propertyExists(o, ctx, f.geoWithinPolygon.propertyId, (pv) => withinPolygonSql(pv, f.geoWithinPolygon, p, nextAlias(ctx, 'g')));
   }
 }
 

@@ -28,6 +28,15 @@ const EXAMPLES: Record<string, { orderBy: unknown[]; after?: OrderedPosition }> 
     orderBy: [{ attribute: 'lastSighting', direction: 'DESC' }, { propertyId: 'name' }],
     after: { k: ['2026-01-01T08:00:00.000000Z', 'Ada'], env: 'prod', id: 'p-0999' },
   },
+  'distanceFrom a point (nearest first), first page': { orderBy: [{ distanceFrom: { propertyId: 'home', point: { lat: 48.8566, lon: 2.3522 } } }] },
+  'distanceFrom a point DESC (farthest first), then a property, next page': {
+    orderBy: [{ distanceFrom: { propertyId: 'home', point: { lat: 48.8566, lon: 2.3522 } }, direction: 'DESC' }, { propertyId: 'name' }],
+    after: { k: ['0.5', 'Ada'], env: 'prod', id: 'p-0999' },
+  },
+  'distanceFrom a point, next page among the objects without a value': {
+    orderBy: [{ distanceFrom: { propertyId: 'home', point: { lat: 48.8566, lon: 2.3522 } } }],
+    after: { k: [null], env: 'prod', id: 'p-0999' },
+  },
 };
 
 function render(): string {
@@ -38,8 +47,9 @@ function render(): string {
   ];
   return renderSqlExamples(header, EXAMPLES, ({ orderBy, after }) => {
     const order = validateOrderBy(orderBy, ontology)!;
-    const { sql, params } = buildOrderedSearchSql(validateFilter(filter, ontology), ontology, { visible: ['prod'], order, after, limit: 1001, loadLinks: false });
-    return { label: 'orderBy', shown: orderBy, sql, params };
+    const { sql, params, fallback } = buildOrderedSearchSql(validateFilter(filter, ontology), ontology, { visible: ['prod'], order, after, limit: 1001, loadLinks: false });
+    // Nearest first: the statement of the nearest values, then the one that runs when it cannot tell.
+    return { label: 'orderBy', shown: orderBy, sql: fallback ? `${sql};\n\n-- then, when the first answers conclusive = false:\n-- params: ${JSON.stringify(fallback.params)}\n${fallback.sql}` : sql, params };
   });
 }
 
@@ -50,15 +60,17 @@ describe('ordered searchObjects SQL snapshot', () => {
 
   it('uses every parameter it binds', () => {
     for (const { orderBy, after } of Object.values(EXAMPLES)) {
-      const { sql, params } = buildOrderedSearchSql(validateFilter(filter, ontology), ontology, {
+      const built = buildOrderedSearchSql(validateFilter(filter, ontology), ontology, {
         visible: ['prod'],
         order: validateOrderBy(orderBy, ontology)!,
         after,
         limit: 11,
         loadLinks: true,
       });
-      const placeholders = new Set([...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
-      expect([...placeholders].sort((a, b) => a - b)).toEqual(params.map((_, i) => i + 1));
+      for (const { sql, params } of [built, ...(built.fallback ? [built.fallback] : [])]) {
+        const placeholders = new Set([...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
+        expect([...placeholders].sort((a, b) => a - b)).toEqual(params.map((_, i) => i + 1));
+      }
     }
   });
 });

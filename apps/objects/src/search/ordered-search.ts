@@ -18,9 +18,10 @@
  * filter in the scan is written `(…) IS TRUE`, which keeps PostgreSQL from turning its EXISTS
  * into joins over every object: each row scanned is checked by index probes instead.
  */
-import { ObjectSearchFilter, OntologyIndex, ResolvedField, SortKey } from '@app/domain';
+import { GeoPoint, ObjectSearchFilter, OntologyIndex, ResolvedField, ResolvedProperty, SortKey } from '@app/domain';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, RowSource, rowSource, SqlParams, STRING_INDEX_CHARS } from './filter-compiler';
+import { geoUnit, geoUnitOf } from './geo-sql';
 import type { SearchRow } from './search-row';
 
 /** Where a page ends: the last row's key values as text (null: no value), then its identity. */
@@ -76,6 +77,11 @@ function columnOf(field: ResolvedField): ColumnSql {
   return COLUMN_SQL[field.column];
 }
 
+/** How a key's values are typed and written as text: a distance key's are the chords (float8) it sorts by. */
+function keySql(key: SortKey): ColumnSql {
+  return key.distanceFrom ? COLUMN_SQL.number : columnOf(key.field);
+}
+
 /** One ordering level as a branch sees it: its typed expression and whether it can be missing. */
 interface Level {
   expr: string;
@@ -97,19 +103,19 @@ function after(levels: Level[], i: number, pos: OrderedPosition, params: SqlPara
   const last = pos.k[i];
   const rest = after(levels, i + 1, pos, params, o);
   if (last === null) return `(${expr} IS NULL AND ${rest})`;
-  const value = `${params.add(last)}::${columnOf(key.field).cast}`;
+  const value = `${params.add(last)}::${keySql(key).cast}`;
   const strictly = nullable ? `(${expr} IS NULL OR ${expr} ${op(key, true)} ${value})` : `${expr} ${op(key, true)} ${value}`;
   return `(${strictly} OR (${expr} = ${value} AND ${rest}))`;
 }
 
 /** ORDER BY of the levels, then (environment_id, id) of `o` (or the given identity expressions). */
 function orderSql(levels: Level[], o: string, identity = [`${o}.environment_id`, `${o}.id`]): string {
-  const keys = levels.map(({ expr, key, nullable }) => `${expr}${collate(key.field)} ${key.direction}${nullable ? ' NULLS LAST' : ''}`);
+  const keys = levels.map(({ expr, key, nullable }) => `${expr}${collate(key)} ${key.direction}${nullable ? ' NULLS LAST' : ''}`);
   return [...keys, ...identity].join(', ');
 }
 
-function collate(field: ResolvedField): string {
-  return columnOf(field).cast.startsWith('text') ? ' COLLATE "C"' : '';
+function collate(key: SortKey): string {
+  return keySql(key).cast.startsWith('text') ? ' COLLATE "C"' : '';
 }
 
 /** The smallest (ASC) or largest (DESC) value of a property of object `o`, as a lateral join `s<i>`. */
@@ -145,8 +151,8 @@ function objectColumns(order: SortKey[], loadLinks: boolean): string[] {
   return [...columns];
 }
 
-function branch(select: { loadLinks: boolean; levels: Level[]; from: string; joins: string[]; where: string[]; orderBy: string; limit: string }): string {
-  const typed = select.levels.map((l, i) => `${l.expr} AS t${i}`).join(', ');
+function branch(select: { loadLinks: boolean; levels: Level[]; from: string; joins: string[]; where: string[]; orderBy: string; limit: string; extra?: string[] }): string {
+  const typed = [...select.levels.map((l, i) => `${l.expr} AS t${i}`), ...(select.extra ?? [])].join(', ');
   return `(SELECT o.environment_id AS env, o.id,${select.loadLinks ? ' o.links,' : ''} ${typed}
    FROM ${select.from}${select.joins.map((j) => `\n   ${j}`).join('')}
   WHERE ${select.where.join('\n    AND ')}
@@ -155,7 +161,8 @@ function branch(select: { loadLinks: boolean; levels: Level[]; from: string; joi
 }
 
 /** The statement one ordered page runs; exported so tests, the SQL snapshot and the benchmarks can see it. */
-export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions): { sql: string; params: unknown[] } {
+export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions): DistanceOrderedSql {
+  if (opts.order[0].distanceFrom) return buildDistanceOrderedSql(filter, ontology, opts);
   const { order, after: pos, loadLinks } = opts;
   const params = new SqlParams();
   const rows = rowSource(params, opts.asOf);
@@ -199,7 +206,7 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
     const joins: string[] = [];
     const levels = levelsOf(order, 'o', params, joins, rows);
     const where = ['NOT (SELECT sorted FROM n)', ...visibleClause('o'), `(${filterSql('o')}) IS TRUE`];
-    if (pos) where.push(`${levels[0].expr} ${op(first, false)} ${params.add(pos.k[0])}::${columnOf(first.field).cast}`, after(levels, 0, pos, params, 'o'));
+    if (pos) where.push(`${levels[0].expr} ${op(first, false)} ${params.add(pos.k[0])}::${keySql(first).cast}`, after(levels, 0, pos, params, 'o'));
     branches.push(branch({ loadLinks, levels, from: `${rows.objects} o`, joins, where, orderBy: orderSql(levels, 'o'), limit }));
   } else {
     const field = first.field;
@@ -284,7 +291,7 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
   }
 
   const outer = order.map((key, i) => ({ expr: `p.t${i}`, key, nullable: key.field.kind === 'property' }));
-  const texts = order.map((key, i) => `${columnOf(key.field).text(`p.t${i}`)} AS k${i}`).join(', ');
+  const texts = order.map((key, i) => `${keySql(key).text(`p.t${i}`)} AS k${i}`).join(', ');
   const sql = `WITH ${ctes.join(',\n')}
 SELECT p.env, p.id,${loadLinks ? ' p.links::text AS links,' : ''} ${texts},
        ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
@@ -292,4 +299,172 @@ SELECT p.env, p.id,${loadLinks ? ' p.links::text AS links,' : ''} ${texts},
  ORDER BY ${orderSql(outer, 'p', ['p.env COLLATE "C"', 'p.id COLLATE "C"'])}
  LIMIT ${limit}`;
   return { sql, params: params.values };
+}
+
+/** The point opposite `p` on the sphere: the nearest to it is the farthest from `p`. */
+function antipode(p: GeoPoint): GeoPoint {
+  return { lat: -p.lat, lon: p.lon > 0 ? p.lon - 180 : p.lon + 180 };
+}
+
+/**
+ * An ordered page whose first key is `distanceFrom` (docs/api.md §13). An object's key is the
+ * chord (straight-line distance on the unit sphere) from the sort point to its nearest value:
+ * the point itself nearest first (ASC), its antipode for farthest first (DESC); chords grow with
+ * great-circle distance, and the GiST index of the values' unit vectors walks them in that order
+ * (K nearest neighbours). Pages resume after the last row's (chord, keys, environmentId, id).
+ * Each row also carries `dm`, the great-circle distance of that value from the point
+ * (`distanceMeters`). A multi-valued property is represented by its best value only (the
+ * nearest to the sort point; ties: the lowest ordinal). Two statements, the second only when
+ * the first cannot tell:
+ * - the first (prepared: its plan does not depend on the values) reads the 2 × page + 10
+ *   nearest values (kn, with every value as near as the last of them) and checks their objects
+ *   against the filter (a); when that fills the page, or when it was every value (then the
+ *   objects without a value follow), it is the page (`conclusive`): a nearest-first page of a
+ *   broad filter reads about what it returns;
+ * - otherwise the second (planned per call, as the other ordered pages) decides as they do, by
+ *   the filter's number of matches: few, every match with its nearest value, sorted ("sort");
+ *   many, the index walked in distance order, each value checked as it comes ("scan"); objects
+ *   without a value come last, read only when the valued ones did not fill the page.
+ * After a page that ended among the objects without a value, only they follow: one statement.
+ */
+export interface DistanceOrderedSql {
+  sql: string;
+  params: unknown[];
+  /** The second statement, run when the first answers `conclusive` false. */
+  fallback?: { sql: string; params: unknown[] };
+}
+
+function buildDistanceOrderedSql(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions): DistanceOrderedSql {
+  if (opts.after && opts.after.k[0] === null) return distanceStatement(filter, ontology, opts, 'missing');
+  return { ...distanceStatement(filter, ontology, opts, 'budget'), fallback: distanceStatement(filter, ontology, opts, 'fallback') };
+}
+
+function distanceStatement(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions, kind: 'budget' | 'fallback' | 'missing'): { sql: string; params: unknown[] } {
+  const { order, after: pos, loadLinks } = opts;
+  const first = order[0];
+  const field = first.field as ResolvedProperty;
+  const center = first.distanceFrom!;
+  const params = new SqlParams();
+  const rows = rowSource(params, opts.asOf);
+  const limit = params.add(opts.limit);
+  const visible = opts.visible ? params.add(opts.visible) : undefined;
+  const visibleClause = (o: string) => (visible ? [`${o}.environment_id = ANY(${visible}::text[])`] : []);
+  const filterSql = (o: string) => compileFilter(filter, ontology, o, params, { visibleEnvironments: opts.visible ?? '*', rows });
+  const property = params.add(field.propertyId);
+  const valuesOf = (x: string) => `${x}.property_id = ${property}::text AND ${x}.value_geo IS NOT NULL`;
+  // Level 0 always ascends (by the chord to the sort point); the keys after it keep their direction.
+  const byChord: SortKey = { ...first, direction: 'ASC' };
+  const outer = order.map((key, i) => ({ expr: `p.t${i}`, key: i === 0 ? byChord : key, nullable: key.field.kind === 'property' }));
+  const texts = outer.map(({ key }, i) => `${keySql(key).text(`p.t${i}`)} AS k${i}`).join(', ');
+  const columns = `p.env, p.id,${loadLinks ? ' p.links::text AS links,' : ''} ${texts}, p.dm`;
+  const outerOrder = orderSql(outer, 'p', ['p.env COLLATE "C"', 'p.id COLLATE "C"']);
+
+  // Objects without a value, after every valued one (ordered by the other keys, then identity).
+  const missing = (gate: string[]) => {
+    const joins: string[] = [];
+    const levels = levelsOf(order, 'o', params, joins, rows, { expr: 'NULL::float8', key: byChord, nullable: true });
+    const where = [
+      ...gate,
+      ...visibleClause('o'),
+      filterSql('o'),
+      `NOT EXISTS (SELECT 1 FROM ${rows.values} x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND ${valuesOf('x')})`,
+    ];
+    if (pos && pos.k[0] === null) where.push(after(levels.slice(1), 0, { ...pos, k: pos.k.slice(1) }, params, 'o'));
+    return branch({ loadLinks, levels, from: `${rows.objects} o`, joins, where, orderBy: orderSql(levels.slice(1), 'o'), limit, extra: ['NULL::float8 AS dm'] });
+  };
+  const select = (ctes: string[], branches: string[]) => `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}SELECT ${columns},
+       ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
+  FROM (${branches.join('\n  UNION ALL\n  ')}) p
+ ORDER BY ${outerOrder}
+ LIMIT ${limit}`;
+
+  // The previous page ended among the objects without a value: only they can follow.
+  if (kind === 'missing') return { sql: select([], [missing([])]), params: params.values };
+
+  const pointSql = (p: GeoPoint) => geoUnitOf(`${params.add(p.lon)}::float8`, `${params.add(p.lat)}::float8`);
+  const sortPoint = pointSql(first.direction === 'ASC' ? center : antipode(center));
+  const centerPoint = first.direction === 'ASC' ? sortPoint : pointSql(center);
+  const keyOf = (x: string) => `objects.geo_chord(${geoUnit(x)}, ${sortPoint})`;
+  const metersOf = (x: string) => `objects.geo_meters(objects.geo_chord(${geoUnit(x)}, ${centerPoint}))`;
+  // An object's value row stands for it only when no other value of it is nearer the sort point (ties: the lowest ordinal).
+  const best = (k: string) =>
+    field.multi
+      ? [`NOT EXISTS (SELECT 1 FROM ${rows.values} y WHERE y.environment_id = k.environment_id AND y.object_id = k.object_id AND ${valuesOf('y')}
+                     AND (${keyOf('y')} < ${k} OR (${keyOf('y')} = ${k} AND y.ordinal < k.ordinal)))`]
+      : [];
+  // The object of value row k, when it matches the filter.
+  const objectRow = `CROSS JOIN LATERAL (SELECT ${objectColumns(order, loadLinks).map((c) => `o.${c}`).join(', ')} FROM ${rows.objects} o
+                        WHERE ${['o.environment_id = k.environment_id AND o.id = k.object_id', ...visibleClause('o'), `(${filterSql('o')}) IS TRUE`].join('\n                          AND ')}
+                       OFFSET 0) o`;
+  /** A valued branch over value rows `k`: each row's object checked against the filter as it comes. */
+  const valued = (from: string, keyExpr: string, where: string[]) => {
+    const joins: string[] = [];
+    const levels = levelsOf(order, 'o', params, joins, rows, { expr: keyExpr, key: byChord, nullable: false });
+    const conditions = [...where, ...best(keyExpr), ...(pos ? [after(levels, 0, pos, params, 'o')] : [])];
+    if (conditions.length === 0) conditions.push('TRUE');
+    return branch({ loadLinks, levels, from: `${from}\n   ${objectRow}`, joins, where: conditions, orderBy: orderSql(levels, 'o'), limit, extra: [`${metersOf('k')} AS dm`] });
+  };
+
+  if (kind === 'budget') {
+    const budget = `(2 * ${limit}::bigint + 10)`;
+    const ctes = [
+      `kn AS MATERIALIZED (
+  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, ${keyOf('x')} AS key
+    FROM ${rows.values} x
+   WHERE ${valuesOf('x')}
+   ORDER BY ${keyOf('x')}
+   FETCH FIRST ${budget} ROWS WITH TIES)`,
+      `a AS MATERIALIZED ${valued('kn k', 'k.key', [])}`,
+    ];
+    const filled = `(SELECT count(*) FROM a) >= ${limit}`;
+    // Filled: the page. Every value read (fewer than the budget): the page, with the objects without a value after.
+    const sql = `WITH ${ctes.join(',\n')}
+SELECT f.conclusive, ${columns},
+       ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
+  FROM (SELECT ${filled} OR (SELECT count(*) FROM kn) < ${budget} AS conclusive) f
+  LEFT JOIN LATERAL (SELECT * FROM ((SELECT * FROM a)
+  UNION ALL
+  ${missing([`NOT (${filled})`])}) q WHERE f.conclusive) p ON TRUE
+ ORDER BY ${outerOrder}
+ LIMIT ${limit}`;
+    return { sql, params: params.values };
+  }
+
+  const ctes = [
+    // The threshold, and the matches (up to it) that decide between "sort" and "scan".
+    `t AS (SELECT greatest(10 * ${limit}::bigint, sqrt(${limit}::float8 * greatest(c.reltuples, 0)))::bigint AS threshold
+         FROM pg_class c WHERE c.oid = 'objects.object'::regclass)`,
+    `m AS MATERIALIZED (
+  SELECT o.environment_id, o.id FROM ${rows.objects} o
+   WHERE ${[...visibleClause('o'), filterSql('o')].join('\n     AND ')}
+   LIMIT (SELECT threshold FROM t))`,
+    `n AS (SELECT count(*) < (SELECT threshold FROM t) AS sorted FROM m)`,
+    `sc AS MATERIALIZED ${valued(`${rows.values} k`, keyOf('k'), [valuesOf('k')])}`,
+  ];
+  const branches: string[] = [];
+  // Sort: m holds every match; each with its nearest value (or none), sorted.
+  {
+    const joins = [
+      `LEFT JOIN LATERAL (SELECT ${keyOf('x')} AS v, ${metersOf('x')} AS dm FROM ${rows.values} x
+                     WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND ${valuesOf('x')}
+                     ORDER BY ${keyOf('x')}, x.ordinal LIMIT 1) s0 ON TRUE`,
+    ];
+    const levels = levelsOf(order, 'o', params, joins, rows, { expr: 's0.v', key: byChord, nullable: true });
+    branches.push(
+      branch({
+        loadLinks,
+        levels,
+        from: `m JOIN ${rows.objects} o ON o.environment_id = m.environment_id AND o.id = m.id`,
+        joins,
+        where: ['(SELECT sorted FROM n)', ...(pos ? [after(levels, 0, pos, params, 'o')] : [])],
+        orderBy: orderSql(levels, 'o'),
+        limit,
+        extra: ['s0.dm AS dm'],
+      }),
+    );
+  }
+  // Scan: the index in distance order, then the objects without a value when those did not fill the page.
+  branches.push(`(SELECT * FROM sc WHERE NOT (SELECT sorted FROM n))`);
+  branches.push(missing([`NOT (SELECT sorted FROM n)`, `(SELECT count(*) FROM sc) < ${limit}`]));
+  return { sql: select(ctes, branches), params: params.values };
 }

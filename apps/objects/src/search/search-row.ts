@@ -12,6 +12,8 @@ export interface SearchRow {
   links?: string;
   /** The active ontology version in this statement's snapshot (see OntologyService.readWithActive). */
   active_ontology_version: number;
+  /** Ordered by distanceFrom (docs/api.md §13): the great-circle distance of the value the object sorted by; null without a value. */
+  dm?: number | null;
 }
 
 /**
@@ -20,5 +22,6 @@ export interface SearchRow {
  */
 export function searchRowJson(row: SearchRow): string {
   const head = `{"id":${JSON.stringify(row.id)},"environmentId":${JSON.stringify(row.env)}`;
-  return row.links === undefined ? `${head}}` : `${head},"links":${row.links}}`;
+  const distance = typeof row.dm === 'number' ? `,"distanceMeters":${JSON.stringify(row.dm)}` : '';
+  return row.links === undefined ? `${head}${distance}}` : `${head},"links":${row.links}${distance}}`;
 }

@@ -5,6 +5,7 @@ import { ObjectTypeKeyIndex1764500000000 } from '../database/migrations/17645000
 import { CoveringValueIndexes1764700000000 } from '../database/migrations/1764700000000-CoveringValueIndexes';
 import { buildSearchSql } from './search.repository';
 import { SearchIndexes1764100000000 } from '../database/migrations/1764100000000-SearchIndexes';
+import { GeoSearch1765300000000 } from '../database/migrations/1765300000000-GeoSearch';
 import { testOntologyIndex } from '../../../../test/support/ontologies';
 import { expectSqlSnapshot, renderSqlExamples, sqlSnapshotPath } from '../../../../test/support/sql-snapshot';
 
@@ -51,6 +52,17 @@ const EXAMPLES: Record<string, ObjectSearchFilter> = {
   firstSighting: filterOf('firstSighting', { start: '2026-01-01T00:00:00Z', end: '2026-02-01T00:00:00Z' }),
   lastSighting: filterOf('lastSighting', { start: '2026-01-01T00:00:00Z' }),
   sightedDuring: filterOf('sightedDuring', { start: '2026-01-01T00:00:00Z', end: '2026-02-01T00:00:00Z' }),
+  geoWithinDistance: filterOf('geoWithinDistance', { propertyId: 'home', center: { lat: 48.8566, lon: 2.3522 }, meters: 1000 }),
+  'geoWithinBox across the antimeridian': filterOf('geoWithinBox', { propertyId: 'home', southWest: { lat: -20, lon: 170 }, northEast: { lat: -10, lon: -170 } }),
+  'geoWithinBox reaching 180 and the north pole': filterOf('geoWithinBox', { propertyId: 'home', southWest: { lat: 80, lon: 170 }, northEast: { lat: 90, lon: 180 } }),
+  'geoWithinPolygon (concave)': filterOf('geoWithinPolygon', {
+    propertyId: 'home',
+    points: [
+      { lat: 48.5, lon: 1.5 }, { lat: 48.5, lon: 3 }, { lat: 49.2, lon: 3 }, { lat: 49.2, lon: 2.3 },
+      { lat: 48.7, lon: 2.3 }, { lat: 48.7, lon: 1.9 }, { lat: 49.2, lon: 1.9 }, { lat: 49.2, lon: 1.5 },
+    ],
+  }),
+  'geoWithinPolygon reaching -180 and the south pole': filterOf('geoWithinPolygon', { propertyId: 'home', points: [{ lat: -90, lon: -180 }, { lat: -80, lon: -180 }, { lat: -80, lon: -170 }] }),
 };
 
 function render(): string {
@@ -89,7 +101,7 @@ describe('searchObjects SQL snapshot', () => {
     expect([...seen].sort()).toEqual(
       ['all', 'and', 'or', 'not', 'objectType', 'environment', 'objectId', 'tag', 'propertyExists', 'propertyEquals', 'propertyIn',
         'propertyRange', 'propertyPrefix', 'propertyText', 'propertyOrigin', 'hasLink', 'linkedFrom', 'linksTo', 'firstSighting',
-        'lastSighting', 'sightedDuring'].sort(),
+        'lastSighting', 'sightedDuring', 'geoWithinDistance', 'geoWithinBox', 'geoWithinPolygon'].sort(),
     );
   });
 
@@ -99,11 +111,12 @@ describe('searchObjects SQL snapshot', () => {
     await new SearchIndexes1764100000000().up(runner);
     await new ObjectTypeKeyIndex1764500000000().up(runner);
     await new CoveringValueIndexes1764700000000().up(runner);
+    await new GeoSearch1765300000000().up(runner);
     // The net effect, in creation order: an index a later migration drops does not count.
     const dropped = statements.map((s) => /^DROP (?:INDEX|STATISTICS) IF EXISTS objects\.(\w+)/.exec(s)?.[1]).filter(Boolean);
-    const created = statements.filter(
-      (s) => /^CREATE (INDEX|STATISTICS) /.test(s) && !dropped.some((d) => s.includes(` ${d} ON `) || s.startsWith(`CREATE STATISTICS ${d} `)),
-    );
+    const created = statements
+      .map((s) => s.replace(' IF NOT EXISTS', ''))
+      .filter((s) => /^CREATE (INDEX|STATISTICS) /.test(s) && !s.includes('objects.property_value_history ') && !dropped.some((d) => s.includes(` ${d} ON `) || s.startsWith(`CREATE STATISTICS ${d} `)));
     const order = (list: string[]) => [...list].sort();
     expect(order(created)).toEqual(order(SEARCH_INDEX_DDL.map((s) => s.replace(' IF NOT EXISTS', ''))));
   });

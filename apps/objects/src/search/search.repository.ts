@@ -61,9 +61,14 @@ export class SearchRepository {
    * over a 100,000-object range (100k data set) that took 171 ms against 121 ms planned per call
    * (`node bench/tools/ordered-plans.mjs`). Planning costs 1-6 ms of a page that takes 100+.
    */
-  orderedPage(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions): Promise<OrderedSearchRow[]> {
-    const { sql, params } = buildOrderedSearchSql(filter, ontology, opts);
-    return this.sql.rows<OrderedSearchRow>(sql, params, 'search.orderedPage');
+  async orderedPage(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions): Promise<OrderedSearchRow[]> {
+    const { sql, params, fallback } = buildOrderedSearchSql(filter, ontology, opts);
+    if (!fallback) return this.sql.rows<OrderedSearchRow>(sql, params, 'search.orderedPage');
+    // Nearest first (docs/api.md §13): the nearest values first, prepared (its plan does not depend
+    // on the values); the general statement only when those cannot tell (see buildDistanceOrderedSql).
+    const rows = await this.run<OrderedSearchRow & { conclusive: boolean }>(sql, params, 'search.orderedPage');
+    if (rows[0]?.conclusive === false) return this.sql.rows<OrderedSearchRow>(fallback.sql, fallback.params, 'search.orderedPage');
+    return rows.filter((r) => r.id !== null);
   }
 
   /**

@@ -32,6 +32,9 @@ import {
   SORT_DIRECTIONS,
   SortKey,
   ValueColumn,
+  GeoPoint,
+  geoPointFault,
+  GEOHASH_PRECISION,
 } from '@app/domain';
 import { propertyValueFault } from './filter.validator';
 
@@ -155,21 +158,53 @@ class AnalyticsValidator {
     return { type, payload, name };
   }
 
-  sortKey(v: unknown, path: string): SortKey {
+  /**
+   * One key of `orderBy`: `{propertyId | attribute, direction?}`, or, as the first key only,
+   * `{distanceFrom: {propertyId, point}, direction?}` (docs/api.md §13).
+   */
+  sortKey(v: unknown, path: string, index: number): SortKey {
     const o = this.object(v, path);
-    this.fields(o, path, ['propertyId', 'attribute', 'direction']);
+    if (o.distanceFrom !== undefined && o.distanceFrom !== null) {
+      this.fields(o, path, ['distanceFrom', 'direction']);
+      const dpath = `${path}.distanceFrom`;
+      if (index !== 0) throw new InvalidArgument(dpath, 'distanceFrom may only be the first key of orderBy (other keys may follow it as tie-breakers)');
+      const d = this.object(o.distanceFrom, dpath);
+      this.fields(d, dpath, ['propertyId', 'point']);
+      const field = this.require(this.property(d.propertyId, `${dpath}.propertyId`), `${dpath}.propertyId`, ['geopoint'], 'distanceFrom needs a geopoint property');
+      return { field, direction: this.direction(o, path), distanceFrom: this.point(d.point, `${dpath}.point`) };
+    }
+    this.fields(o, path, ['propertyId', 'attribute', 'direction', 'distanceFrom']);
     const field = this.field(o, path);
     if (field.kind === 'property' && field.column === 'geopoint') {
-      throw new InvalidArgument(`${path}.propertyId`, `property '${field.propertyId}' is a geopoint; geopoints have no order`);
+      throw new InvalidArgument(`${path}.propertyId`, `property '${field.propertyId}' is a geopoint; geopoints have no order (sort by {"distanceFrom": {"propertyId", "point"}} instead)`);
     }
-    let direction: SortKey['direction'] = 'ASC';
-    if (o.direction !== undefined && o.direction !== null) {
-      if (typeof o.direction !== 'string' || !(SORT_DIRECTIONS as readonly string[]).includes(o.direction)) {
-        throw new InvalidArgument(`${path}.direction`, `must be ASC or DESC, not ${typeof o.direction === 'string' ? `'${o.direction}'` : kindOf(o.direction)}`);
-      }
-      direction = o.direction as SortKey['direction'];
+    return { field, direction: this.direction(o, path) };
+  }
+
+  private direction(o: Record<string, unknown>, path: string): SortKey['direction'] {
+    if (o.direction === undefined || o.direction === null) return 'ASC';
+    if (typeof o.direction !== 'string' || !(SORT_DIRECTIONS as readonly string[]).includes(o.direction)) {
+      throw new InvalidArgument(`${path}.direction`, `must be ASC or DESC, not ${typeof o.direction === 'string' ? `'${o.direction}'` : kindOf(o.direction)}`);
     }
-    return { field, direction };
+    return o.direction as SortKey['direction'];
+  }
+
+  /** A geopoint `{"lat", "lon"}` (docs/api.md §13), copied. */
+  point(v: unknown, path: string): GeoPoint {
+    if (v === undefined || v === null) throw new InvalidArgument(path, `missing required field "${path.slice(path.lastIndexOf('.') + 1)}"`);
+    const fault = geoPointFault(v);
+    if (fault) throw new InvalidArgument(`${path}${fault.at}`, fault.reason);
+    const { lat, lon } = v as GeoPoint;
+    return { lat, lon };
+  }
+
+  /** `maxGroups` of an exact or geoGrid bucket: 1 to ANALYTICS_LIMITS.maxGroups, default defaultMaxGroups. */
+  private maxGroups(p: Record<string, unknown>, ppath: string): number {
+    if (p.maxGroups === undefined || p.maxGroups === null) return ANALYTICS_LIMITS.defaultMaxGroups;
+    if (typeof p.maxGroups !== 'number' || !Number.isInteger(p.maxGroups) || p.maxGroups < 1 || p.maxGroups > ANALYTICS_LIMITS.maxGroups) {
+      throw new InvalidArgument(`${ppath}.maxGroups`, `must be an integer from 1 to ${ANALYTICS_LIMITS.maxGroups}`);
+    }
+    return p.maxGroups;
   }
 
   bucket(v: unknown, path: string): ResolvedBucket {
@@ -182,13 +217,7 @@ class AnalyticsValidator {
         if (field.kind === 'property' && field.column === 'geopoint') {
           throw new InvalidArgument(`${ppath}.propertyId`, `property '${field.propertyId}' is a geopoint; exact groups need values with an order`);
         }
-        let maxGroups: number = ANALYTICS_LIMITS.defaultMaxGroups;
-        if (p.maxGroups !== undefined && p.maxGroups !== null) {
-          if (typeof p.maxGroups !== 'number' || !Number.isInteger(p.maxGroups) || p.maxGroups < 1 || p.maxGroups > ANALYTICS_LIMITS.maxGroups) {
-            throw new InvalidArgument(`${ppath}.maxGroups`, `must be an integer from 1 to ${ANALYTICS_LIMITS.maxGroups}`);
-          }
-          maxGroups = p.maxGroups;
-        }
+        const maxGroups = this.maxGroups(p, ppath);
         return { type, name: name ?? fieldName(field), field, maxGroups };
       }
       case 'fixedWidth': {
@@ -220,6 +249,16 @@ class AnalyticsValidator {
           seen.set(key, i);
         });
         return { type, name: name ?? field.propertyId, field, ranges };
+      }
+      case 'geoGrid': {
+        this.fields(p, ppath, ['propertyId', 'precision', 'maxGroups']);
+        const field = this.require(this.property(p.propertyId, `${ppath}.propertyId`), `${ppath}.propertyId`, ['geopoint'], 'geoGrid needs a geopoint property');
+        const precision = p.precision;
+        if (precision === undefined || precision === null) throw new InvalidArgument(`${ppath}.precision`, 'missing required field "precision"');
+        if (typeof precision !== 'number' || !Number.isInteger(precision) || precision < GEOHASH_PRECISION.min || precision > GEOHASH_PRECISION.max) {
+          throw new InvalidArgument(`${ppath}.precision`, `must be an integer from ${GEOHASH_PRECISION.min} to ${GEOHASH_PRECISION.max} (geohash characters)`);
+        }
+        return { type, name: name ?? field.propertyId, field, precision, maxGroups: this.maxGroups(p, ppath) };
       }
       default: {
         // duration
@@ -303,6 +342,12 @@ class AnalyticsValidator {
         const field = this.require(this.property(p.propertyId, `${ppath}.propertyId`), `${ppath}.propertyId`, ['number'], `${type} needs a long or double property`);
         return { type, name: name ?? `${type}.${field.propertyId}`, field };
       }
+      case 'geoBounds':
+      case 'geoCentroid': {
+        this.fields(p, ppath, ['propertyId']);
+        const field = this.require(this.property(p.propertyId, `${ppath}.propertyId`), `${ppath}.propertyId`, ['geopoint'], `${type} needs a geopoint property`);
+        return { type, name: name ?? `${type}.${field.propertyId}`, field };
+      }
       default: {
         // exactDistinct, approximateDistinct
         this.fields(p, ppath, ['propertyId', 'attribute']);
@@ -324,7 +369,7 @@ function fieldName(field: ResolvedField): string {
 export function validateOrderBy(input: unknown, ontology: OntologyIndex, path = 'orderBy'): SortKey[] | undefined {
   if (input === undefined || input === null) return undefined;
   const v = new AnalyticsValidator(ontology);
-  return v.list(input, path, 1, ANALYTICS_LIMITS.orderByKeys).map((k, i) => v.sortKey(k, `${path}[${i}]`));
+  return v.list(input, path, 1, ANALYTICS_LIMITS.orderByKeys).map((k, i) => v.sortKey(k, `${path}[${i}]`, i));
 }
 
 /**

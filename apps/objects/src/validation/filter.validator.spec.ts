@@ -80,6 +80,10 @@ describe('validateFilter: valid filters', () => {
     ['firstSighting end', F('firstSighting', { end: '2026-01-01T00:00:00Z' })],
     ['lastSighting both', F('lastSighting', { start: '2026-01-01T00:00:00Z', end: '2026-01-01T00:00:00Z' })],
     ['sightedDuring', F('sightedDuring', { start: '2026-01-01T01:00:00+01:00', end: '2026-01-01T00:00:00Z' })],
+    ['geoWithinDistance', F('geoWithinDistance', { propertyId: 'pos', center: { lat: -90, lon: 180 }, meters: 20_037_509 })],
+    ['geoWithinBox across the antimeridian', F('geoWithinBox', { propertyId: 'pos', southWest: { lat: -10, lon: 170 }, northEast: { lat: -10, lon: -170 } })],
+    ['geoWithinPolygon closed', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 0, lon: 1 }, { lat: 1, lon: 0 }, { lat: 0, lon: 0 }] })],
+    ['geoWithinPolygon concave, repeated vertices in a row', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 0, lon: 2 }, { lat: 0, lon: 2 }, { lat: 2, lon: 2 }, { lat: 1, lon: 1 }, { lat: 2, lon: 0 }] })],
   ];
 
   it.each(valid)('accepts %s', (_name, filter) => {
@@ -264,6 +268,25 @@ describe('validateFilter: payload faults', () => {
     ['sightedDuring missing end', { type: 'sightedDuring', sightedDuring: { start: '2026-01-01T00:00:00Z' } }, 'filter.sightedDuring.end', /missing required field "end"/],
     ['sightedDuring reversed', F('sightedDuring', { start: '2026-01-01T00:00:01Z', end: '2026-01-01T01:00:00+01:00' }), 'filter.sightedDuring.end', /not be before start/],
     ['sightedDuring bad', F('sightedDuring', { start: 5 as never, end: '2026-01-01T00:00:00Z' }), 'filter.sightedDuring.start', /RFC 3339/],
+    // geo (docs/api.md §13)
+    ['distance on a string', F('geoWithinDistance', { propertyId: 'name', center: { lat: 0, lon: 0 }, meters: 1 }), 'filter.geoWithinDistance.propertyId', /string; geoWithinDistance needs a geopoint property/],
+    ['distance lat', F('geoWithinDistance', { propertyId: 'pos', center: { lat: -90.1, lon: 0 }, meters: 1 }), 'filter.geoWithinDistance.center.lat', /\[-90, 90\]/],
+    ['distance lon NaN', { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'pos', center: { lat: 0, lon: 'x' }, meters: 1 } }, 'filter.geoWithinDistance.center.lon', /must be a number/],
+    ['distance no center', { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'pos', meters: 1 } }, 'filter.geoWithinDistance.center', /missing required field "center"/],
+    ['distance center array', { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'pos', center: [0, 0], meters: 1 } }, 'filter.geoWithinDistance.center', /must be a point/],
+    ['distance zero', F('geoWithinDistance', { propertyId: 'pos', center: { lat: 0, lon: 0 }, meters: 0 }), 'filter.geoWithinDistance.meters', /above 0 and at most 20037509/],
+    ['distance too far', F('geoWithinDistance', { propertyId: 'pos', center: { lat: 0, lon: 0 }, meters: 20_037_509.5 }), 'filter.geoWithinDistance.meters', /at most/],
+    ['box reversed latitudes', F('geoWithinBox', { propertyId: 'pos', southWest: { lat: 1, lon: 0 }, northEast: { lat: 0, lon: 1 } }), 'filter.geoWithinBox.northEast.lat', /not be below southWest.lat/],
+    ['box extra point field', { type: 'geoWithinBox', geoWithinBox: { propertyId: 'pos', southWest: { lat: 0, lon: 0, z: 1 }, northEast: { lat: 1, lon: 1 } } }, 'filter.geoWithinBox.southWest.z', /unknown field 'z'/],
+    ['polygon two vertices', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 1, lon: 1 }] }), 'filter.geoWithinPolygon.points', /3 to 1000 vertices/],
+    ['polygon two distinct', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 0, lon: 0 }, { lat: 1, lon: 1 }] }), 'filter.geoWithinPolygon.points', /2 distinct vertices/],
+    ['polygon bow tie', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 1, lon: 1 }, { lat: 1, lon: 0 }, { lat: 0, lon: 1 }] }), 'filter.geoWithinPolygon.points', /cross or touch/],
+    ['polygon touching itself', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 0, lon: 4 }, { lat: 4, lon: 4 }, { lat: 0, lon: 2 }, { lat: 4, lon: 0 }] }), 'filter.geoWithinPolygon.points', /cross or touch/],
+    ['polygon spike back over an edge', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 0, lon: 4 }, { lat: 0, lon: 2 }, { lat: 3, lon: 1 }] }), 'filter.geoWithinPolygon.points', /overlap|cross or touch/],
+    ['polygon zero area', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 1, lon: 1 }, { lat: 3, lon: 3 }] }), 'filter.geoWithinPolygon.points', /zero area/],
+    ['polygon vertex', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 1, lon: 1 }, { lat: 1, lon: 181 }] }), 'filter.geoWithinPolygon.points[2].lon', /\[-180, 180\]/],
+    ['polygon 1001 vertices', F('geoWithinPolygon', { propertyId: 'pos', points: Array.from({ length: 1001 }, (_, i) => ({ lat: Math.sin(i), lon: Math.cos(i) })) }), 'filter.geoWithinPolygon.points', /not 1001/],
+    ['polygon unknown field', { type: 'geoWithinPolygon', geoWithinPolygon: { propertyId: 'pos', points: [], holes: [] } }, 'filter.geoWithinPolygon.holes', /unknown field 'holes'/],
   ])('%s', (_name, input, path, reason) => expectFault(json(input), path, reason));
 
   it('says when no ontology is published', () => {

@@ -20,6 +20,11 @@ import {
   FilterType,
   ObjectSearchFilter,
   PropertyValue,
+  checkPolygon,
+  GeoPoint,
+  geoPointFault,
+  MAX_GEO_DISTANCE_METERS,
+  POLYGON_VERTICES,
 } from '@app/domain';
 
 const MAX_ORIGIN_LENGTH = 1024;
@@ -255,7 +260,63 @@ class FilterValidator {
         if (start.date.getTime() > end.date.getTime()) throw new InvalidFilter(`${path}.end`, 'end must not be before start');
         return { type, sightedDuring: { start: start.raw, end: end.raw } };
       }
+      case 'geoWithinDistance': {
+        this.fields(p, path, ['propertyId', 'center', 'meters']);
+        const propertyId = this.geoProperty(p, path, type);
+        const center = this.point(p.center, `${path}.center`);
+        const meters = p.meters;
+        if (meters === undefined || meters === null) throw new InvalidFilter(`${path}.meters`, 'missing required field "meters"');
+        if (typeof meters !== 'number' || !Number.isFinite(meters) || meters <= 0 || meters > MAX_GEO_DISTANCE_METERS) {
+          throw new InvalidFilter(`${path}.meters`, `must be a number above 0 and at most ${MAX_GEO_DISTANCE_METERS}, not ${typeof meters === 'number' ? meters : kindOf(meters)}`);
+        }
+        return { type, geoWithinDistance: { propertyId, center, meters } };
+      }
+      case 'geoWithinBox': {
+        this.fields(p, path, ['propertyId', 'southWest', 'northEast']);
+        const propertyId = this.geoProperty(p, path, type);
+        const southWest = this.point(p.southWest, `${path}.southWest`);
+        const northEast = this.point(p.northEast, `${path}.northEast`);
+        if (southWest.lat > northEast.lat) {
+          throw new InvalidFilter(`${path}.northEast.lat`, `must not be below southWest.lat (${southWest.lat}): a box is a range of latitude (southWest.lon > northEast.lon is one across the antimeridian)`);
+        }
+        return { type, geoWithinBox: { propertyId, southWest, northEast } };
+      }
+      case 'geoWithinPolygon': {
+        this.fields(p, path, ['propertyId', 'points']);
+        const propertyId = this.geoProperty(p, path, type);
+        const list = this.list(p, 'points', path);
+        const points = list.map((v, i) => this.point(v, `${path}.points[${i}]`));
+        const closed = points.length > 1 && points[0].lat === points[points.length - 1].lat && points[0].lon === points[points.length - 1].lon;
+        const vertices = closed ? points.length - 1 : points.length;
+        if (vertices < POLYGON_VERTICES.min || vertices > POLYGON_VERTICES.max) {
+          throw new InvalidFilter(`${path}.points`, `a polygon has ${POLYGON_VERTICES.min} to ${POLYGON_VERTICES.max} vertices (a repeated closing vertex not counted), not ${vertices}`);
+        }
+        const polygon = checkPolygon(points);
+        if ('reason' in polygon) throw new InvalidFilter(`${path}.points`, `the polygon ${polygon.reason}`);
+        return { type, geoWithinPolygon: { propertyId, points } };
+      }
     }
+  }
+
+  /** A geopoint `{"lat", "lon"}` (docs/api.md §13), copied. */
+  private point(v: unknown, path: string): GeoPoint {
+    if (v === undefined || v === null) {
+      throw new InvalidFilter(path, path.endsWith(']') ? 'must be a point {"lat", "lon"}, not null' : `missing required field "${path.slice(path.lastIndexOf('.') + 1)}"`);
+    }
+    const fault = geoPointFault(v);
+    if (fault) throw new InvalidFilter(`${path}${fault.at}`, fault.reason);
+    const { lat, lon } = v as GeoPoint;
+    return { lat, lon };
+  }
+
+  /** The property of a geo variant: known, and a geopoint (on some object type). */
+  private geoProperty(p: Record<string, unknown>, path: string, variant: string): string {
+    const propertyId = this.propertyId(p, path, true)!;
+    const types = this.typesOf(propertyId);
+    if (!types.includes('geopoint')) {
+      throw new InvalidFilter(`${path}.propertyId`, `property '${propertyId}' is of type ${joinTypes(types)}; ${variant} needs a geopoint property`);
+    }
+    return propertyId;
   }
 
   /** A `linkedFrom` / `linksTo` inside `hops` others: refused past the link hops of the limits. */

@@ -2,6 +2,7 @@
  * Ordering and aggregation (docs/api.md §9): what a validated request says, resolved against the
  * ontology so the SQL builders never look a property up again.
  */
+import type { GeoPoint } from '../geo/geo';
 import { PropertyType } from '../ontology/ontology.types';
 
 /** Object attributes that can be ordered, grouped or counted like a property. */
@@ -56,10 +57,15 @@ export const ATTRIBUTE_COLUMN: Record<ObjectAttribute, 'string' | 'timestamp'> =
   lastSighting: 'timestamp',
 };
 
-/** One key of `orderBy`. */
+/**
+ * One key of `orderBy`. With `distanceFrom` (docs/api.md §13; only as the first key), `field` is a
+ * geopoint property and objects sort by the great-circle distance of their nearest (ASC) or
+ * farthest (DESC) value from that point.
+ */
 export interface SortKey {
   field: ResolvedField;
   direction: SortDirection;
+  distanceFrom?: GeoPoint;
 }
 
 export const DURATION_UNITS = ['HOUR', 'DAY', 'WEEK', 'MONTH', 'YEAR'] as const;
@@ -78,23 +84,27 @@ export type ResolvedBucket =
   | { type: 'exact'; name: string; field: ResolvedField; maxGroups: number }
   | { type: 'fixedWidth'; name: string; field: ResolvedProperty; width: number }
   | { type: 'ranges'; name: string; field: ResolvedProperty; ranges: ResolvedRange[] }
-  | { type: 'duration'; name: string; field: ResolvedField; unit: DurationUnit };
+  | { type: 'duration'; name: string; field: ResolvedField; unit: DurationUnit }
+  | { type: 'geoGrid'; name: string; field: ResolvedProperty; precision: number; maxGroups: number };
 
 export type ValueMetricType = 'min' | 'max' | 'sum' | 'avg';
 export type DistinctMetricType = 'exactDistinct' | 'approximateDistinct';
 
+export type GeoMetricType = 'geoBounds' | 'geoCentroid';
+
 export type ResolvedMetric =
   | { type: 'count'; name: string }
   | { type: ValueMetricType; name: string; field: ResolvedProperty }
-  | { type: DistinctMetricType; name: string; field: ResolvedField };
+  | { type: DistinctMetricType; name: string; field: ResolvedField }
+  | { type: GeoMetricType; name: string; field: ResolvedProperty };
 
 export interface ResolvedAggregation {
   groupBy: ResolvedBucket[];
   metrics: ResolvedMetric[];
 }
 
-export const BUCKET_TYPES = ['exact', 'fixedWidth', 'ranges', 'duration'] as const;
-export const METRIC_TYPES = ['count', 'min', 'max', 'sum', 'avg', 'exactDistinct', 'approximateDistinct'] as const;
+export const BUCKET_TYPES = ['exact', 'fixedWidth', 'ranges', 'duration', 'geoGrid'] as const;
+export const METRIC_TYPES = ['count', 'min', 'max', 'sum', 'avg', 'exactDistinct', 'approximateDistinct', 'geoBounds', 'geoCentroid'] as const;
 
 /** Limits of docs/api.md §9. */
 export const ANALYTICS_LIMITS = {

@@ -2,6 +2,8 @@
  * ObjectSearchFilter (docs/api.md §7) in the Conjure union encoding:
  * `{"type": "<variant>", "<variant>": { ...payload }}`.
  */
+import type { GeoPoint } from '../geo/geo';
+
 export type PropertyValue = string | number | boolean | { lat: number; lon: number };
 
 export interface FilterPayloads {
@@ -26,6 +28,9 @@ export interface FilterPayloads {
   firstSighting: { start?: string; end?: string };
   lastSighting: { start?: string; end?: string };
   sightedDuring: { start: string; end: string };
+  geoWithinDistance: { propertyId: string; center: GeoPoint; meters: number };
+  geoWithinBox: { propertyId: string; southWest: GeoPoint; northEast: GeoPoint };
+  geoWithinPolygon: { propertyId: string; points: GeoPoint[] };
 }
 
 export type FilterType = keyof FilterPayloads;
@@ -37,7 +42,7 @@ export type ObjectSearchFilter = { [T in FilterType]: FilterOf<T> }[FilterType];
 export const FILTER_TYPES: readonly FilterType[] = [
   'and', 'or', 'not', 'all', 'objectType', 'environment', 'objectId', 'tag', 'propertyExists', 'propertyEquals',
   'propertyIn', 'propertyRange', 'propertyPrefix', 'propertyText', 'propertyOrigin', 'hasLink', 'linkedFrom',
-  'linksTo', 'firstSighting', 'lastSighting', 'sightedDuring',
+  'linksTo', 'firstSighting', 'lastSighting', 'sightedDuring', 'geoWithinDistance', 'geoWithinBox', 'geoWithinPolygon',
 ];
 
 /** Builds a filter in the union encoding: `filterOf('not', {filter})`. */

@@ -8,6 +8,7 @@ import { AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, ANALYTICS_LIMITS, DURATION_UN
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions, getSchemaPath } from '@nestjs/swagger';
 import { Allow, IsOptional, IsString } from 'class-validator';
+import { apiSchemaRef } from '../http/api-schemas';
 import { unionMemberDto } from '../http/union-member';
 
 const DIRECTION: ApiPropertyOptions = { enum: [...SORT_DIRECTIONS], default: 'ASC' };
@@ -22,6 +23,15 @@ export class PropertySortKeyDto {
   propertyId: string;
   @ApiPropertyOptional(DIRECTION) direction?: 'ASC' | 'DESC';
 }
+export class DistanceFromDto {
+  @ApiProperty({ example: 'location', description: 'A geopoint property' }) propertyId: string;
+  @ApiProperty({ ...apiSchemaRef('GeoPoint'), description: 'The point distances are measured from', example: { lat: 48.8566, lon: 2.3522 } }) point: unknown;
+}
+export class DistanceSortKeyDto {
+  @ApiProperty({ type: DistanceFromDto, description: 'Only as the first key: nearest first (ASC) or farthest first (DESC) by great-circle distance; a multi-valued property by its nearest (ASC) or farthest (DESC) value; each result with a value carries distanceMeters' })
+  distanceFrom: DistanceFromDto;
+  @ApiPropertyOptional(DIRECTION) direction?: 'ASC' | 'DESC';
+}
 export class AttributeSortKeyDto {
   @ApiProperty(ATTRIBUTE) attribute: string;
   @ApiPropertyOptional(DIRECTION) direction?: 'ASC' | 'DESC';
@@ -32,9 +42,9 @@ export const ORDER_BY_SCHEMA: ApiPropertyOptions = {
   type: 'array',
   minItems: 1,
   maxItems: ANALYTICS_LIMITS.orderByKeys,
-  items: { oneOf: [{ $ref: getSchemaPath(PropertySortKeyDto) }, { $ref: getSchemaPath(AttributeSortKeyDto) }] },
+  items: { oneOf: [{ $ref: getSchemaPath(PropertySortKeyDto) }, { $ref: getSchemaPath(AttributeSortKeyDto) }, { $ref: getSchemaPath(DistanceSortKeyDto) }] },
   description:
-    'Up to 3 keys, each a property or an attribute, ASC by default. Objects without a value come last in both directions; ties by (environmentId, id) ascending; strings by code point. Absent: (environmentId, id). The paging token is bound to it.',
+    'Up to 3 keys, each a property or an attribute, ASC by default; the first may be distanceFrom (nearest first). Objects without a value come last in both directions; ties by (environmentId, id) ascending; strings by code point. Absent: (environmentId, id). The paging token is bound to it.',
   example: [{ propertyId: 'updatedAt', direction: 'DESC' }, { attribute: 'type' }],
 };
 
@@ -75,10 +85,23 @@ export class DurationBucketPayloadDto {
   @ApiProperty({ enum: [...DURATION_UNITS], description: 'UTC; WEEK starts on Monday (ISO); key = bucket start' }) unit: string;
 }
 
+export class GeoGridBucketPayloadDto {
+  @ApiProperty({ description: 'A geopoint property', example: 'location' }) propertyId: string;
+  @ApiProperty({ minimum: 1, maximum: 8, description: 'geohash characters; key = the cell\'s geohash (alphabet 0123456789bcdefghjkmnpqrstuvwxyz)', example: 4 }) precision: number;
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: ANALYTICS_LIMITS.maxGroups,
+    default: ANALYTICS_LIMITS.defaultMaxGroups,
+    description: 'The cells with the most objects are kept (ties: the smaller geohash), then `truncated` is true',
+  })
+  maxGroups?: number;
+}
+
 export const ExactBucketDto = unionMemberDto('ExactBucketDto', 'exact', ExactBucketPayloadDto, NAME);
 export const FixedWidthBucketDto = unionMemberDto('FixedWidthBucketDto', 'fixedWidth', FixedWidthBucketPayloadDto, NAME);
 export const RangesBucketDto = unionMemberDto('RangesBucketDto', 'ranges', RangesBucketPayloadDto, NAME);
 export const DurationBucketDto = unionMemberDto('DurationBucketDto', 'duration', DurationBucketPayloadDto, NAME);
+export const GeoGridBucketDto = unionMemberDto('GeoGridBucketDto', 'geoGrid', GeoGridBucketPayloadDto, NAME);
 
 // Metric payloads
 export class EmptyPayloadDto {}
@@ -107,13 +130,32 @@ export const SumMetricDto = metricDto('sum', PropertyMetricPayloadDto, 'Sum of e
 export const AvgMetricDto = metricDto('avg', PropertyMetricPayloadDto, 'Mean of every value (numbers)');
 export const ExactDistinctMetricDto = metricDto('exactDistinct', DistinctMetricPayloadDto, 'Distinct values (0 over none)');
 export const ApproximateDistinctMetricDto = metricDto('approximateDistinct', DistinctMetricPayloadDto, 'Distinct values, within 2 % (counted exactly here)');
+export const GeoBoundsMetricDto = metricDto('geoBounds', PropertyMetricPayloadDto, 'The least and greatest latitude and longitude of the values of a geopoint property: {southWest, northEast} (never a box across the antimeridian)');
+export const GeoCentroidMetricDto = metricDto('geoCentroid', PropertyMetricPayloadDto, 'The mean of the values of a geopoint property as unit vectors: {lat, lon} (left out when that mean is within 1e-9 of the sphere\'s center)');
 
-export const BUCKET_MODELS = [ExactBucketDto, FixedWidthBucketDto, RangesBucketDto, DurationBucketDto];
-export const METRIC_MODELS = [CountMetricDto, MinMetricDto, MaxMetricDto, SumMetricDto, AvgMetricDto, ExactDistinctMetricDto, ApproximateDistinctMetricDto];
-const METRIC_TYPES_IN_ORDER = ['count', 'min', 'max', 'sum', 'avg', 'exactDistinct', 'approximateDistinct'];
+export const BUCKET_MODELS = [ExactBucketDto, FixedWidthBucketDto, RangesBucketDto, DurationBucketDto, GeoGridBucketDto];
+const BUCKET_TYPES_IN_ORDER = ['exact', 'fixedWidth', 'ranges', 'duration', 'geoGrid'];
+export const METRIC_MODELS = [
+  CountMetricDto,
+  MinMetricDto,
+  MaxMetricDto,
+  SumMetricDto,
+  AvgMetricDto,
+  ExactDistinctMetricDto,
+  ApproximateDistinctMetricDto,
+  GeoBoundsMetricDto,
+  GeoCentroidMetricDto,
+];
+const METRIC_TYPES_IN_ORDER = ['count', 'min', 'max', 'sum', 'avg', 'exactDistinct', 'approximateDistinct', 'geoBounds', 'geoCentroid'];
+
+/** A geoBounds metric's value. */
+export class GeoBoundsDto {
+  @ApiProperty({ ...apiSchemaRef('GeoPoint'), description: 'The least latitude and longitude', example: { lat: 40.4168, lon: -3.7038 } }) southWest: unknown;
+  @ApiProperty({ ...apiSchemaRef('GeoPoint'), description: 'The greatest latitude and longitude', example: { lat: 52.52, lon: 13.405 } }) northEast: unknown;
+}
 
 /** Every class the §9 schemas reference, for ApiExtraModels. */
-export const ANALYTICS_MODELS = [PropertySortKeyDto, AttributeSortKeyDto, ...BUCKET_MODELS, ...METRIC_MODELS];
+export const ANALYTICS_MODELS = [PropertySortKeyDto, AttributeSortKeyDto, DistanceSortKeyDto, DistanceFromDto, GeoBoundsDto, ...BUCKET_MODELS, ...METRIC_MODELS];
 
 export const GROUP_BY_SCHEMA: ApiPropertyOptions = {
   type: 'array',
@@ -122,7 +164,7 @@ export const GROUP_BY_SCHEMA: ApiPropertyOptions = {
     oneOf: BUCKET_MODELS.map((m) => ({ $ref: getSchemaPath(m) })),
     discriminator: {
       propertyName: 'type',
-      mapping: Object.fromEntries(['exact', 'fixedWidth', 'ranges', 'duration'].map((t, i) => [t, getSchemaPath(BUCKET_MODELS[i])])),
+      mapping: Object.fromEntries(BUCKET_TYPES_IN_ORDER.map((t, i) => [t, getSchemaPath(BUCKET_MODELS[i])])),
     },
   },
   description: '0–3 buckets; a group per combination of their keys. Absent or empty: one group with key {}.',
@@ -144,7 +186,12 @@ export const METRICS_SCHEMA: ApiPropertyOptions = {
 export class AggregateGroupDto {
   @ApiProperty({ type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { $ref: getSchemaPath(RangeDto) }] }, description: 'Bucket name → the group key: a property or attribute value, a bucket start, or the range as given ({} without groupBy)', example: { type: 'device', month: '2026-01-01T00:00:00.000Z' } })
   key: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: { oneOf: [{ type: 'number' }, { type: 'string' }] }, description: 'Metric name → value (a number; min and max of dates, timestamps and strings: a string)', example: { count: 120, 'avg.score': 49.7 } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'number' }, { type: 'string' }, { $ref: getSchemaPath(GeoBoundsDto) }, { $ref: '#/components/schemas/GeoPoint' }] },
+    description: 'Metric name → value (a number; min and max of dates, timestamps and strings: a string; geoBounds: {southWest, northEast}; geoCentroid: {lat, lon})',
+    example: { count: 120, 'avg.score': 49.7 },
+  })
   metrics: Record<string, unknown>;
 }
 

@@ -36,9 +36,22 @@ const object = (properties: Record<string, SchemaObject>, required: string[] = [
 });
 
 /** `{"type": "<variant>", "<variant>": payload}` */
-function variant(type: string, payload: SchemaObject, description?: string): SchemaObject {
-  return object({ type: { type: 'string', enum: [type] }, [type]: payload }, ['type', type], description);
+function variant(type: string, payload: SchemaObject, description?: string, example?: unknown): SchemaObject {
+  return { ...object({ type: { type: 'string', enum: [type] }, [type]: payload }, ['type', type], description), ...(example === undefined ? {} : { example }) };
 }
+
+/** Examples of the geo variants (docs/api.md §13), on the demo data's sites (scripts/lib/demo-data.mjs). */
+const FILTER_EXAMPLES: Partial<Record<FilterType, unknown>> = {
+  geoWithinDistance: { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'location', center: { lat: 48.8566, lon: 2.3522 }, meters: 500000 } },
+  geoWithinBox: { type: 'geoWithinBox', geoWithinBox: { propertyId: 'location', southWest: { lat: -40, lon: 170 }, northEast: { lat: -10, lon: -170 } } },
+  geoWithinPolygon: {
+    type: 'geoWithinPolygon',
+    geoWithinPolygon: {
+      propertyId: 'location',
+      points: [{ lat: 54.9, lon: 8.6 }, { lat: 54.2, lon: 14.2 }, { lat: 50.9, lon: 15.0 }, { lat: 47.5, lon: 13.0 }, { lat: 47.6, lon: 7.6 }, { lat: 51.0, lon: 6.0 }],
+    },
+  },
+};
 
 /** A union in the Conjure encoding, with a discriminator on `type`. */
 function union(variants: Record<string, string>, description: string): SchemaObject {
@@ -83,6 +96,24 @@ const FILTER_PAYLOADS: Record<FilterType, [SchemaObject, string]> = {
   firstSighting: [object({ start: string(DATETIME, { format: 'date-time' }), end: string(DATETIME, { format: 'date-time' }) }), 'First sighting in [start, end); at least one of them'],
   lastSighting: [object({ start: string(DATETIME, { format: 'date-time' }), end: string(DATETIME, { format: 'date-time' }) }), 'Last sighting in [start, end); at least one of them'],
   sightedDuring: [object({ start: string(DATETIME, { format: 'date-time' }), end: string(DATETIME, { format: 'date-time' }) }, ['start', 'end']), 'Sighted at some time overlapping [start, end]'],
+  geoWithinDistance: [
+    object(
+      { propertyId: string('A geopoint property'), center: ref('GeoPoint'), meters: { type: 'number', minimum: 0, maximum: 20037509, description: 'Above 0' } },
+      ['propertyId', 'center', 'meters'],
+    ),
+    'Objects with a value at most `meters` from `center` (great-circle distance on a sphere of radius 6,371,008.8 m)',
+  ],
+  geoWithinBox: [
+    object({ propertyId: string('A geopoint property'), southWest: ref('GeoPoint'), northEast: ref('GeoPoint') }, ['propertyId', 'southWest', 'northEast']),
+    'Objects with a value inside the box, edges included (southWest.lat ≤ northEast.lat; southWest.lon > northEast.lon: a box across the antimeridian)',
+  ],
+  geoWithinPolygon: [
+    object(
+      { propertyId: string('A geopoint property'), points: { type: 'array', items: ref('GeoPoint'), minItems: 3, maxItems: 1001, description: '3 to 1,000 vertices, in either order, closed implicitly (a repeated closing vertex is allowed)' } },
+      ['propertyId', 'points'],
+    ),
+    'Objects with a value inside the simple polygon or on its edges (straight lines in lat/lon; it never crosses the antimeridian)',
+  ],
 };
 
 const filterVariantName = (t: string) => `${cap(t)}ObjectSearchFilter`;
@@ -151,7 +182,7 @@ export const API_SCHEMAS: Record<string, SchemaObject> = {
     Object.fromEntries(FILTER_TYPES.map((t) => [t, filterVariantName(t)])),
     'ObjectSearchFilter (docs/api.md §7), a union in the encoding {"type": "<variant>", "<variant>": {...}}; at most 32 levels, 1,000 nodes, 10,000 entries per list and 8 link hops (linkedFrom / linksTo nested in one another)',
   ),
-  ...Object.fromEntries(FILTER_TYPES.map((t) => [filterVariantName(t), variant(t, FILTER_PAYLOADS[t][0], FILTER_PAYLOADS[t][1])])),
+  ...Object.fromEntries(FILTER_TYPES.map((t) => [filterVariantName(t), variant(t, FILTER_PAYLOADS[t][0], FILTER_PAYLOADS[t][1], FILTER_EXAMPLES[t])])),
   ObjectSetDefinition: union(
     Object.fromEntries(Object.keys(DEFINITION_PAYLOADS).map((t) => [t, definitionVariantName(t)])),
     'ObjectSetDefinition (docs/api.md §5), a union in the encoding {"type": "<variant>", "<variant>": {...}}',

@@ -9,6 +9,7 @@ import { CompactObjectJson1764800000000 } from './1764800000000-CompactObjectJso
 import { SearchRowHistory1764917000000 } from './1764917000000-SearchRowHistory';
 import { OmitNullTrigger1765000000000 } from './1765000000000-OmitNullTrigger';
 import { ChangeFeed1765100000000 } from './1765100000000-ChangeFeed';
+import { GeoSearch1765300000000 } from './1765300000000-GeoSearch';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
 export const OBJECTS_MIGRATIONS = [
@@ -23,4 +24,5 @@ export const OBJECTS_MIGRATIONS = [
   SearchRowHistory1764917000000,
   OmitNullTrigger1765000000000,
   ChangeFeed1765100000000,
+  GeoSearch1765300000000,
 ];

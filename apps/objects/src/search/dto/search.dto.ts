@@ -42,6 +42,11 @@ export class OntologyObjectIdsAndLinksDto {
     example: { worksFor: ['c-7'] },
   })
   links?: Record<string, string[]>;
+  @ApiPropertyOptional({
+    description: 'Only when ordered by distanceFrom (docs/api.md §13) and the object has a value: the great-circle distance in meters of the value it sorted by',
+    example: 1520.7,
+  })
+  distanceMeters?: number;
 }
 
 export class ObjectIdsAndLinksPageDto {

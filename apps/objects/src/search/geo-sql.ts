@@ -1,0 +1,194 @@
+/**
+ * The SQL of geo search (docs/api.md §13) over a value row `pv` of objects.property_value (or its
+ * history): the predicates of the geo filter variants, and the expressions the ordered search and
+ * the aggregations share. Each predicate searches the GiST index of the values' unit vectors
+ * (property_value_geo_unit_idx, GeoSearch migration) with a box of unit-sphere space around its
+ * shape, then checks each candidate exactly: the great-circle distance, the latitude/longitude
+ * ranges, the polygon. Values are parameters; only the shape of the statement comes from the
+ * filter (which of the pole and antimeridian cases can apply).
+ */
+import { checkPolygon, distanceUnitBoxRadius, FilterPayloads, GEOHASH_ALPHABET, latLonRectUnitBox, unitBoxText } from '@app/domain';
+
+/** Where a predicate's values go: SqlParams of filter-compiler.ts (a parameter's placeholder per value). */
+interface SqlParams {
+  add(value: unknown): string;
+}
+
+/** The unit vector of the value row's geopoint: the expression property_value_geo_unit_idx indexes. */
+export const geoUnit = (pv: string) => `objects.geo_unit(${pv}.value_geo)`;
+/** The unit vector of a point given as parameters (lon, lat). */
+export const geoUnitOf = (lon: string, lat: string) => `objects.geo_unit(point(${lon}, ${lat}))`;
+/**
+ * A value's longitude for the exact tests, written `+ 0` (exact in float8) so that it is not the
+ * expression of property_value_geo_idx (property_id, lon, lat), the btree of geopoint equality:
+ * PostgreSQL estimates a longitude range there well and a box of the GiST index poorly (a fixed
+ * 0.1 %), and would scan the whole meridian stripe (every latitude) instead of the box.
+ */
+const LON = (pv: string) => `(${pv}.value_geo[0] + 0)`;
+const LAT = (pv: string) => `${pv}.value_geo[1]`;
+
+/** Longitude and latitude of a point as float8 parameters. */
+function pointParams(p: { lat: number; lon: number }, params: SqlParams): { lon: string; lat: string } {
+  return { lon: `${params.add(p.lon)}::float8`, lat: `${params.add(p.lat)}::float8` };
+}
+
+/**
+ * geoWithinDistance: the values within the box of unit-sphere space that holds the sphere's cap
+ * (the index), then at most `meters` away, by the same great-circle distance an ordered search
+ * reports (geo_meters of the unit vectors' chord).
+ */
+export function withinDistanceSql(pv: string, f: FilterPayloads['geoWithinDistance'], params: SqlParams): string {
+  const { lon, lat } = pointParams(f.center, params);
+  const radius = `${params.add(distanceUnitBoxRadius(f.meters))}::float8`;
+  const meters = `${params.add(f.meters)}::float8`;
+  return `(${pv}.value_geo IS NOT NULL AND objects.geo_in(${geoUnit(pv)}, objects.geo_near(point(${lon}, ${lat}), ${radius}))
+      AND objects.geo_meters(objects.geo_chord(${geoUnit(pv)}, ${geoUnitOf(lon, lat)})) <= ${meters})`;
+}
+
+/**
+ * The longitude test of a range [west, east] (or, across the antimeridian, west → 180 and
+ * −180 → east) on the longitude expression `x`, with −180 and 180 one meridian.
+ */
+function lonRangeSql(x: string, west: string, east: string, wraps: boolean, values: { west: number; east: number }): string {
+  const range = wraps ? `(${x} >= ${west} OR ${x} <= ${east})` : `${x} BETWEEN ${west} AND ${east}`;
+  const holds = (lon: number) => (wraps ? lon >= values.west || lon <= values.east : values.west <= lon && lon <= values.east);
+  const parts = [range];
+  // A value at −180 lies on the meridian 180 of a range that holds 180 but not −180, and the reverse.
+  if (holds(180) && !holds(-180)) parts.push(`${x} = -180`);
+  if (holds(-180) && !holds(180)) parts.push(`${x} = 180`);
+  return parts.length === 1 ? range : `(${parts.join(' OR ')})`;
+}
+
+/**
+ * geoWithinBox: the values in the box of unit-sphere space around the latitude/longitude box
+ * (the index), then within its latitudes and longitudes, edges included. A value at a pole lies
+ * in a box that reaches that pole, whatever its longitude.
+ */
+export function withinBoxSql(pv: string, f: FilterPayloads['geoWithinBox'], params: SqlParams): string {
+  const { southWest: sw, northEast: ne } = f;
+  const wraps = sw.lon > ne.lon;
+  const box = `${params.add(unitBoxText(latLonRectUnitBox(sw.lat, ne.lat, sw.lon, ne.lon)))}::cube`;
+  const [south, north, west, east] = [sw.lat, ne.lat, sw.lon, ne.lon].map((v) => `${params.add(v)}::float8`);
+  const lon = [lonRangeSql(LON(pv), west, east, wraps, { west: sw.lon, east: ne.lon })];
+  if (ne.lat === 90) lon.push(`${LAT(pv)} = 90`);
+  if (sw.lat === -90) lon.push(`${LAT(pv)} = -90`);
+  return `(${pv}.value_geo IS NOT NULL AND objects.geo_in(${geoUnit(pv)}, ${box})
+      AND ${LAT(pv)} BETWEEN ${south} AND ${north} AND ${lon.length === 1 ? lon[0] : `(${lon.join(' OR ')})`})`;
+}
+
+/**
+ * The margin (degrees of the lat/lon plane) beyond which PostgreSQL's own point-in-polygon test
+ * (`point <@ polygon`, C) answers exactly: it compares with a tolerance of 1e-6, which moves a
+ * vertex by at most 1e-6 and an edge's side test by at most 1e-6 / its length. A point farther
+ * than that from every edge is inside or outside alike for the tolerant test and the exact one.
+ */
+function toleranceMargin(shortestEdge: number): number {
+  return 1e-5 + 1e-5 / shortestEdge;
+}
+
+/**
+ * geoWithinPolygon: the values in the box of unit-sphere space around the polygon's bounds (the
+ * index), then within its bounds, then inside or on the polygon in the lat/lon plane. Far from
+ * its edges PostgreSQL's point-in-polygon test decides (exact there, see toleranceMargin);
+ * near them, the crossing test over the edges in exact arithmetic: on an edge when the cross
+ * product is 0 within the edge's bounds, else inside when an odd number of edges cross the ray
+ * toward +lon. A value at lon ±180 is also tested at the other one; a value at a pole lies in a
+ * polygon with a vertex at that pole.
+ */
+export function withinPolygonSql(pv: string, f: FilterPayloads['geoWithinPolygon'], params: SqlParams, edge: string): string {
+  const polygon = checkPolygon(f.points);
+  if ('reason' in polygon) throw new Error(`unvalidated polygon: ${polygon.reason}`);
+  const { vertices: v, south, north, west, east } = polygon;
+  const box = `${params.add(unitBoxText(latLonRectUnitBox(south, north, west, east)))}::cube`;
+  const shape = `${params.add(`(${v.map((p) => `(${p.lon},${p.lat})`).join(',')})`)}::polygon`;
+  const margin = `${params.add(toleranceMargin(polygon.shortestEdge))}::float8`;
+  const [eax, eay, ebx, eby] = ['ax', 'ay', 'bx', 'by'].map((c) => `${edge}.${c}`);
+  const next = (i: number) => v[(i + 1) % v.length];
+  const [ax, ay, bx, by] = [v.map((p) => p.lon), v.map((p) => p.lat), v.map((_, i) => next(i).lon), v.map((_, i) => next(i).lat)].map((a) => `${params.add(a)}::float8[]`);
+  const [s, n, w, e] = [south, north, west, east].map((x) => `${params.add(x)}::float8`);
+  const inside = (x: string, y: string, pt: string) =>
+    `(${y} BETWEEN ${s} AND ${n} AND ${x} BETWEEN ${w} AND ${e} AND CASE WHEN ${pt} <-> path(${shape}) > ${margin} THEN ${pt} <@ ${shape}
+        ELSE (SELECT bool_or((${ebx} - ${eax}) * (${y} - ${eay}) = (${eby} - ${eay}) * (${x} - ${eax})
+                             AND ${x} BETWEEN least(${eax}, ${ebx}) AND greatest(${eax}, ${ebx}) AND ${y} BETWEEN least(${eay}, ${eby}) AND greatest(${eay}, ${eby}))
+                   OR count(*) FILTER (WHERE (${eay} > ${y}) <> (${eby} > ${y}) AND ${x} < (${ebx} - ${eax}) * (${y} - ${eay}) / (${eby} - ${eay}) + ${eax}) % 2 = 1
+                FROM unnest(${ax}, ${ay}, ${bx}, ${by}) AS ${edge}(ax, ay, bx, by)) END)`;
+  const tests = [inside(LON(pv), LAT(pv), `${pv}.value_geo`)];
+  // The other end of the antimeridian, where the polygon reaches it.
+  if (west === -180) tests.push(`(${LON(pv)} = 180 AND ${inside('-180::float8', LAT(pv), `point(-180, ${LAT(pv)})`)})`);
+  if (east === 180) tests.push(`(${LON(pv)} = -180 AND ${inside('180::float8', LAT(pv), `point(180, ${LAT(pv)})`)})`);
+  if (north === 90) tests.push(`${LAT(pv)} = 90`);
+  if (south === -90) tests.push(`${LAT(pv)} = -90`);
+  return `(${pv}.value_geo IS NOT NULL AND objects.geo_in(${geoUnit(pv)}, ${box})
+      AND ${tests.length === 1 ? tests[0] : `(${tests.join('\n       OR ')})`})`;
+}
+
+/**
+ * The index of the geohash cell along one axis, `bits` deep, of the coordinate `c` over
+ * [lo, lo + span]: what bisecting the range `bits` times gives (a value on a boundary goes to
+ * the upper cell; the top of the range stays in the last cell). The guess by division is
+ * corrected against the exact boundaries (lo + span × k / 2^bits is exact in float8), so a value
+ * within rounding of a boundary lands where bisection puts it.
+ */
+function cellIndexSql(c: string, lo: number, span: number, bits: number): string {
+  const cells = 2 ** bits;
+  const g = `least(floor((${c} - (${lo})) * ${cells} / ${span})::bigint, ${cells - 1})`;
+  return `(${g} - (${c} < ${lo} + ${span} * ${g}::float8 / ${cells})::int + (${g} < ${cells - 1} AND ${c} >= ${lo} + ${span} * (${g} + 1)::float8 / ${cells})::int)`;
+}
+
+/**
+ * A lateral row `alias(x, y)` with the geohash cell indexes, along longitude (x) and latitude
+ * (y), of the geopoint column `value` at `precision` characters: 5 × precision bits, the
+ * longitude taking the first and every other one (standard geohash). OFFSET 0 keeps it a row of
+ * its own, computed once for the many bits read from it.
+ */
+export function geohashCellsJoin(value: string, precision: number, alias: string): string {
+  const bits = 5 * precision;
+  return `CROSS JOIN LATERAL (SELECT ${cellIndexSql(`${value}[0]`, -180, 360, Math.ceil(bits / 2))} AS x, ${cellIndexSql(`${value}[1]`, -90, 180, Math.floor(bits / 2))} AS y OFFSET 0) ${alias}`;
+}
+
+/**
+ * The geohash of the cells `alias(x, y)` as one integer: its 5 × precision bits, longitude and
+ * latitude interleaved (the first bit the longitude's top one). Integers compare as the
+ * geohashes do (the alphabet is in code-point order), so groups sort by it.
+ */
+export function geohashCodeSql(alias: string, precision: number): string {
+  const bits = 5 * precision;
+  const lonBits = Math.ceil(bits / 2);
+  const odd = bits % 2 === 1;
+  const terms: string[] = [];
+  // Bit i (from the lowest) of x lands at 2i + 1 (even total) or 2i (odd); of y at 2i or 2i + 1.
+  // Each term in parentheses: PostgreSQL gives &, | and << one precedence, left to right.
+  for (let i = 0; i < lonBits; i++) terms.push(`((${alias}.x & ${2 ** i}) << ${i + (odd ? 0 : 1)})`);
+  for (let i = 0; i < Math.floor(bits / 2); i++) terms.push(`((${alias}.y & ${2 ** i}) << ${i + (odd ? 1 : 0)})`);
+  return `(${terms.join(' | ')})`;
+}
+
+/** The geohash text of a code (geohashCodeSql): its precision characters of the alphabet, 5 bits each, the highest first. */
+export function geohashTextSql(code: string, precision: number): string {
+  const chars = Array.from({ length: precision }, (_, i) => `substr('${GEOHASH_ALPHABET}', ((${code} >> ${5 * (precision - 1 - i)}) & 31)::int + 1, 1)`);
+  return chars.join(' || ');
+}
+
+/**
+ * The geoBounds metric over the value rows `x` of the group, `of` the FILTER clause of its
+ * property: the least and greatest latitude and longitude of the values, null without any.
+ */
+export function geoBoundsSql(x: string, of: string): string {
+  const agg = (f: 'min' | 'max', i: 0 | 1) => `${f}(${x}.value_geo[${i}]) ${of}`;
+  return `CASE WHEN count(${x}.value_geo) ${of} > 0 THEN json_build_object('southWest', json_build_object('lat', ${agg('min', 1)}, 'lon', ${agg('min', 0)}), 'northEast', json_build_object('lat', ${agg('max', 1)}, 'lon', ${agg('max', 0)})) END`;
+}
+
+/**
+ * The geoCentroid metric: the mean of the values' unit vectors, as a latitude and longitude;
+ * null without values or when the mean lies within 1e-9 of the sphere's center (no direction).
+ */
+export function geoCentroidSql(x: string, of: string): string {
+  const lat = `${x}.value_geo[1]`;
+  const lon = `${x}.value_geo[0]`;
+  const sx = `sum(cosd(${lat}) * cosd(${lon})) ${of}`;
+  const sy = `sum(cosd(${lat}) * sind(${lon})) ${of}`;
+  const sz = `sum(sind(${lat})) ${of}`;
+  const n = `count(${x}.value_geo) ${of}`;
+  return `CASE WHEN ${n} > 0 AND sqrt(${sx} ^ 2 + ${sy} ^ 2 + ${sz} ^ 2) / ${n} > 1e-9
+          THEN json_build_object('lat', atan2d(${sz}, sqrt(${sx} ^ 2 + ${sy} ^ 2)), 'lon', atan2d(${sy}, ${sx})) END`;
+}
