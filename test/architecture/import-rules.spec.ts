@@ -23,7 +23,11 @@ const KERNEL_FORBIDDEN = [
   /^(nestjs-)?pino(-http)?(\/|$)/,
   /^@app\/platform(\/|$)/,
 ];
-const ALIASES: Record<string, string> = { '@app/domain': 'libs/domain/src', '@app/platform': 'libs/platform/src', '@app/client': 'libs/client/src' };
+const ALIASES: Record<string, string> = {
+  '@app/domain': 'libs/domain/src',
+  '@app/platform': 'libs/platform/src',
+  '@app/client': 'libs/client/src',
+};
 
 function tsFiles(dir: string, out: string[] = []): string[] {
   for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
@@ -31,8 +35,7 @@ function tsFiles(dir: string, out: string[] = []): string[] {
     // A package's build output (libs/client/dist) is not source.
     if (entry.isDirectory()) {
       if (entry.name !== 'dist' && entry.name !== 'node_modules') tsFiles(path, out);
-    }
-    else if (entry.name.endsWith('.ts')) out.push(path.split(sep).join('/'));
+    } else if (entry.name.endsWith('.ts')) out.push(path.split(sep).join('/'));
   }
   return out;
 }
@@ -44,7 +47,10 @@ function specifiers(file: string): string[] {
 
 /** The repository path a specifier points into, or undefined for a package. */
 function target(file: string, spec: string): string | undefined {
-  if (spec.startsWith('.')) return relative(ROOT, resolve(ROOT, dirname(file), spec)).split(sep).join('/');
+  if (spec.startsWith('.'))
+    return relative(ROOT, resolve(ROOT, dirname(file), spec))
+      .split(sep)
+      .join('/');
   const alias = Object.keys(ALIASES).find((a) => spec === a || spec.startsWith(`${a}/`));
   return alias ? ALIASES[alias] + spec.slice(alias.length) : undefined;
 }
@@ -81,7 +87,19 @@ function fileOf(path: string, known: ReadonlySet<string>): string | undefined {
 /** Every import circle among `files`, each as `a -> b -> a`, found by a depth-first walk. */
 export function importCircles(files: string[], read: (file: string) => string[] = specifiers): string[] {
   const known = new Set(files);
-  const edges = new Map(files.map((file) => [file, [...new Set(read(file).map((spec) => target(file, spec)).flatMap((to) => (to === undefined ? [] : [fileOf(to, known)])).filter((f): f is string => !!f))]]));
+  const edges = new Map(
+    files.map((file) => [
+      file,
+      [
+        ...new Set(
+          read(file)
+            .map((spec) => target(file, spec))
+            .flatMap((to) => (to === undefined ? [] : [fileOf(to, known)]))
+            .filter((f): f is string => !!f),
+        ),
+      ],
+    ]),
+  );
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
   const circles: string[] = [];
@@ -124,15 +142,32 @@ describe('import rules', () => {
       'libs/platform/src/index.ts': ['./a/a'],
       'libs/platform/src/c.ts': ['./a/a'],
     };
-    expect(importCircles(Object.keys(imports), (f) => imports[f])).toEqual(['libs/platform/src/a/a.ts -> libs/platform/src/b/b.ts -> libs/platform/src/index.ts -> libs/platform/src/a/a.ts']);
+    expect(importCircles(Object.keys(imports), (f) => imports[f])).toEqual([
+      'libs/platform/src/a/a.ts -> libs/platform/src/b/b.ts -> libs/platform/src/index.ts -> libs/platform/src/a/a.ts',
+    ]);
     // ES module specifiers name the emitted .js file (libs/client).
-    const esm: Record<string, string[]> = { 'libs/client/src/sdk/a.ts': ['./b.js'], 'libs/client/src/sdk/b.ts': ['../index.js'], 'libs/client/src/index.ts': ['./sdk/a.js'] };
-    expect(importCircles(Object.keys(esm), (f) => esm[f])).toEqual(['libs/client/src/sdk/a.ts -> libs/client/src/sdk/b.ts -> libs/client/src/index.ts -> libs/client/src/sdk/a.ts']);
+    const esm: Record<string, string[]> = {
+      'libs/client/src/sdk/a.ts': ['./b.js'],
+      'libs/client/src/sdk/b.ts': ['../index.js'],
+      'libs/client/src/index.ts': ['./sdk/a.js'],
+    };
+    expect(importCircles(Object.keys(esm), (f) => esm[f])).toEqual([
+      'libs/client/src/sdk/a.ts -> libs/client/src/sdk/b.ts -> libs/client/src/index.ts -> libs/client/src/sdk/a.ts',
+    ]);
   });
 
   it('sees each kind of break', () => {
     const imports: Record<string, string[]> = {
-      'libs/domain/src/filter/a.ts': ['@nestjs/common', 'pg', 'typeorm', 'express', 'prom-client', '@opentelemetry/api', '@app/platform', '../../../platform/src/http'],
+      'libs/domain/src/filter/a.ts': [
+        '@nestjs/common',
+        'pg',
+        'typeorm',
+        'express',
+        'prom-client',
+        '@opentelemetry/api',
+        '@app/platform',
+        '../../../platform/src/http',
+      ],
       'libs/domain/src/filter/b.ts': ['./filter.types', '../errors', 'node:crypto'],
       'libs/platform/src/http/c.ts': ['../../../../apps/objects/src/create-app', '@app/domain'],
       'apps/objects/src/search/d.ts': ['../../../object-sets/src/clients/objects.client', '@app/platform', '../clients/object-sets.client'],

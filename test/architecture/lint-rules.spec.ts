@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../support/paths';
 
-
 /**
  * `npm run lint` (CI's first step after npm ci) runs ESLint with typescript-eslint's type-checked
  * rules over apps/, libs/ and test/. This checks that the rules that catch a promise nobody waits
@@ -51,7 +50,10 @@ describe('ESLint (npm run lint)', () => {
     const paths = ['apps/objects/src/main.ts', 'libs/platform/src/index.ts', 'test/support/clock.ts'];
     const found = lint(paths);
     for (const path of paths) {
-      expect({ path, rules: found[path] }).toEqual({ path, rules: ['@typescript-eslint/no-floating-promises', '@typescript-eslint/no-misused-promises'] });
+      expect({ path, rules: found[path] }).toEqual({
+        path,
+        rules: ['@typescript-eslint/no-floating-promises', '@typescript-eslint/no-misused-promises'],
+      });
     }
   });
 

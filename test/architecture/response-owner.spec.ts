@@ -15,7 +15,15 @@ describe('the response of every route', () => {
 
   it('are found on both apps', () => {
     const names = handlers.map((h) => h.name);
-    expect(names).toEqual(expect.arrayContaining(['ObjectsController.load', 'ObjectSetsController.members', 'MetricsController.scrape', 'HealthController.ready', 'LiveSetsController.events']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'ObjectsController.load',
+        'ObjectSetsController.members',
+        'MetricsController.scrape',
+        'HealthController.ready',
+        'LiveSetsController.events',
+      ]),
+    );
     expect(handlers.find((h) => h.name === 'ObjectsController.load')?.route).toBe('GET /objects/:id');
   });
 
@@ -25,6 +33,7 @@ describe('the response of every route', () => {
       .map((h) => h.name)
       .sort();
     expect(own).toEqual(Object.keys(ROUTES_THAT_WRITE_THEIR_RESPONSE).sort());
-    for (const [name, route] of Object.entries(ROUTES_THAT_WRITE_THEIR_RESPONSE)) expect(handlers.find((h) => h.name === name)?.route).toBe(route);
+    for (const [name, route] of Object.entries(ROUTES_THAT_WRITE_THEIR_RESPONSE))
+      expect(handlers.find((h) => h.name === name)?.route).toBe(route);
   });
 });

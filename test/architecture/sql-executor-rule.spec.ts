@@ -32,14 +32,22 @@ const repoPath = (file: string) => relative(ROOT, file).split(sep).join('/');
 
 /** The repository's compiler options (tsconfig.json). */
 function compilerOptions(): ts.CompilerOptions {
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  );
   if (!parsed) throw new Error('tsconfig.json not read');
   return { ...parsed.options, noEmit: true };
 }
 
 /** The TypeScript files of apps/ and libs/ that tsconfig.json includes. */
 function sourceFiles(): string[] {
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })!;
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  )!;
   return parsed.fileNames.filter((f) => /^(apps|libs)\//.test(repoPath(f)));
 }
 
@@ -179,7 +187,12 @@ describe('one SQL executor', () => {
   });
 
   it('sees each way around it', () => {
-    expect(sqlExecutorViolations(program, Object.keys(fixtures).map((f) => join(ROOT, f)))).toEqual([
+    expect(
+      sqlExecutorViolations(
+        program,
+        Object.keys(fixtures).map((f) => join(ROOT, f)),
+      ),
+    ).toEqual([
       'apps/fixture/src/bad.repository.ts:6: this.dataSource.query (DataSource.query of TypeORM)',
       'apps/fixture/src/bad.repository.ts:7: this.manager.query (EntityManager.query of TypeORM)',
       'apps/fixture/src/bad.repository.ts:8: this.queryRunner.query (QueryRunner.query of TypeORM)',
@@ -187,7 +200,7 @@ describe('one SQL executor', () => {
       'apps/fixture/src/bad.repository.ts:9: m.query (EntityManager.query of TypeORM)',
       'apps/fixture/src/bad.repository.ts:10: this.manager.transaction (EntityManager.transaction of TypeORM)',
       'apps/fixture/src/bad.repository.ts:11: this.pool.query (Pool.query of pg)',
-      'apps/fixture/src/bad.repository.ts:12: new Client({ connectionString: \'postgres://x\' }).connect (Client.connect of pg)',
+      "apps/fixture/src/bad.repository.ts:12: new Client({ connectionString: 'postgres://x' }).connect (Client.connect of pg)",
       'apps/fixture/src/bad.repository.ts:12: Client (Client of pg)',
       'apps/fixture/src/bad.repository.ts:13: this.dataSource.createQueryRunner (DataSource.createQueryRunner of TypeORM)',
       'apps/fixture/src/bad.service.ts:5: this.repository.dataSource.transaction (DataSource.transaction of TypeORM)',

@@ -8,13 +8,30 @@ import { PARAM_TYPES, RouteHandler, routeHandlersOfBothApps } from '../support/c
  */
 describe('request bodies', () => {
   const handlers = routeHandlersOfBothApps();
-  const bodies = handlers.flatMap((h) => h.parameters.filter((p) => p.type === PARAM_TYPES.BODY).map((p) => ({ route: h.name, pipes: p.pipes, metatype: p.metatype })));
+  const bodies = handlers.flatMap((h) =>
+    h.parameters.filter((p) => p.type === PARAM_TYPES.BODY).map((p) => ({ route: h.name, pipes: p.pipes, metatype: p.metatype })),
+  );
 
   it('are found on the routes of both apps', () => {
     const names = [...new Set(handlers.map((h) => h.controller.name))];
-    expect(names).toEqual(expect.arrayContaining(['ObjectsController', 'SearchController', 'ObjectWritesController', 'OntologyController', 'ObjectSetsController']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'ObjectsController',
+        'SearchController',
+        'ObjectWritesController',
+        'OntologyController',
+        'ObjectSetsController',
+      ]),
+    );
     const routes = bodies.map((b) => b.route);
-    expect(routes).toEqual(expect.arrayContaining(['ObjectsController.bulk', 'SearchController.searchObjects', 'ObjectSetsController.create', 'OntologyController.publish']));
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        'ObjectsController.bulk',
+        'SearchController.searchObjects',
+        'ObjectSetsController.create',
+        'OntologyController.publish',
+      ]),
+    );
   });
 
   it('each go through the validation pipe', () => {
@@ -38,7 +55,10 @@ function documentedQueryValues(handler: RouteHandler): string[] {
 /** Left out of the OpenAPI document (the internal routes). */
 function undocumented(handler: RouteHandler): boolean {
   const fn = (handler.controller.prototype as Record<string, object>)[handler.method];
-  return !!(Reflect.getMetadata('swagger/apiExcludeEndpoint', fn) as { disable?: boolean } | undefined)?.disable || !!(Reflect.getMetadata('swagger/apiExcludeController', handler.controller) as boolean[] | undefined)?.[0];
+  return (
+    !!(Reflect.getMetadata('swagger/apiExcludeEndpoint', fn) as { disable?: boolean } | undefined)?.disable ||
+    !!(Reflect.getMetadata('swagger/apiExcludeController', handler.controller) as boolean[] | undefined)?.[0]
+  );
 }
 
 /**
@@ -51,20 +71,47 @@ describe('request queries', () => {
 
   it('are found on the routes of both apps', () => {
     expect(queries.map((q) => q.handler.name)).toEqual(
-      expect.arrayContaining(['ObjectsController.load', 'ObjectsController.bulk', 'ChangesController.page', 'ObjectSetsController.diff', 'LiveSetsController.events', 'ObjectWritesController.put']),
+      expect.arrayContaining([
+        'ObjectsController.load',
+        'ObjectsController.bulk',
+        'ChangesController.page',
+        'ObjectSetsController.diff',
+        'LiveSetsController.events',
+        'ObjectWritesController.put',
+      ]),
     );
   });
 
   it('are each a query DTO, whole, through the query pipe', () => {
     const faults = queries
-      .filter((q) => q.data !== undefined || !q.pipes.includes(QUERY_VALIDATION_PIPE) || typeof q.metatype !== 'function' || queryValuesOf(q.metatype as never).length === 0)
-      .map((q) => `${q.handler.name}: ${q.data !== undefined ? `@Query(${JSON.stringify(q.data)})` : `${(q.metatype as { name?: string })?.name} through ${q.pipes.length} pipes`}`);
+      .filter(
+        (q) =>
+          q.data !== undefined ||
+          !q.pipes.includes(QUERY_VALIDATION_PIPE) ||
+          typeof q.metatype !== 'function' ||
+          queryValuesOf(q.metatype as never).length === 0,
+      )
+      .map(
+        (q) =>
+          `${q.handler.name}: ${q.data !== undefined ? `@Query(${JSON.stringify(q.data)})` : `${(q.metatype as { name?: string })?.name} through ${q.pipes.length} pipes`}`,
+      );
     expect(faults).toEqual([]);
   });
 
   it('declare the values their operation documents, and every operation that documents one takes its query', () => {
-    const declared = Object.fromEntries(queries.filter((q) => !undocumented(q.handler)).map((q) => [q.handler.name, queryValuesOf(q.metatype as never).map(String).sort()]));
-    const documented = Object.fromEntries(handlers.map((h) => [h.name, documentedQueryValues(h).sort()]).filter(([, names]) => names.length > 0));
+    const declared = Object.fromEntries(
+      queries
+        .filter((q) => !undocumented(q.handler))
+        .map((q) => [
+          q.handler.name,
+          queryValuesOf(q.metatype as never)
+            .map(String)
+            .sort(),
+        ]),
+    );
+    const documented = Object.fromEntries(
+      handlers.map((h) => [h.name, documentedQueryValues(h).sort()]).filter(([, names]) => names.length > 0),
+    );
     expect(declared).toEqual(documented);
   });
 });

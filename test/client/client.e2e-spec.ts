@@ -28,7 +28,12 @@ function checkAgainst(api: ApiName, faults: string[]): Middleware {
     async onResponse({ request, response }) {
       const text = await response.clone().text();
       const url = new URL(request.url);
-      const res = { status: response.status, text, body: text ? JSON.parse(text) : {}, headers: { 'content-type': response.headers.get('content-type') ?? '' } };
+      const res = {
+        status: response.status,
+        text,
+        body: text ? JSON.parse(text) : {},
+        headers: { 'content-type': response.headers.get('content-type') ?? '' },
+      };
       const fault = responseFault(api, request.method, url.pathname, res);
       if (fault) faults.push(fault);
       return undefined;
@@ -84,7 +89,10 @@ describe('typed client (libs/client)', () => {
       { id: 'active', value: true, origin: 'hr' },
       { id: 'home', value: { lat: 38.9, lon: -77.0 }, origin: 'web', trigger: 'import-1' },
     ];
-    const put = objects.PUT('/objects/{environmentId}/{id}', { params: { path: { environmentId: 'prod', id: 'p-1' } }, body: { type: 'person', properties, tags: ['vip'] } });
+    const put = objects.PUT('/objects/{environmentId}/{id}', {
+      params: { path: { environmentId: 'prod', id: 'p-1' } },
+      body: { type: 'person', properties, tags: ['vip'] },
+    });
     const created = await put;
     expect(created.response.status).toBe(201);
     expect(created.data?.version).toBe(1);
@@ -122,7 +130,17 @@ describe('typed client (libs/client)', () => {
       unwrap(
         objects.POST('/objects/search', {
           params: { query: { pageSize: 10, pagingToken } },
-          body: { filter: { type: 'and', and: { filters: [{ type: 'environment', environment: { environmentIds: ['test'] } }, { type: 'propertyRange', propertyRange: { propertyId: 'age', gte: 5 } }] } } },
+          body: {
+            filter: {
+              type: 'and',
+              and: {
+                filters: [
+                  { type: 'environment', environment: { environmentIds: ['test'] } },
+                  { type: 'propertyRange', propertyRange: { propertyId: 'age', gte: 5 } },
+                ],
+              },
+            },
+          },
         }),
       ),
     )) {
@@ -133,7 +151,9 @@ describe('typed client (libs/client)', () => {
     expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => `q-${String(i + 5).padStart(2, '0')}`));
 
     const bulk: string[] = [];
-    for await (const page of pages((pagingToken) => unwrap(objects.POST('/objects/bulk', { params: { query: { pageSize: 7, pagingToken } }, body: { objectIds: ids.slice(0, 15) } })))) {
+    for await (const page of pages((pagingToken) =>
+      unwrap(objects.POST('/objects/bulk', { params: { query: { pageSize: 7, pagingToken } }, body: { objectIds: ids.slice(0, 15) } })),
+    )) {
       bulk.push(...page.objects.map((o) => `${o.environmentId}/${o.id}`));
     }
     expect(bulk).toHaveLength(15);
@@ -151,14 +171,24 @@ describe('typed client (libs/client)', () => {
     );
     expect(set.creator).toBe('ada');
     expect(set.definition.type).toBe('filter');
-    const members = await unwrap(sets.GET('/object-sets/{id}/members', { params: { path: { id: set.id }, query: { consistency: 'STRONG' } } }));
+    const members = await unwrap(
+      sets.GET('/object-sets/{id}/members', { params: { path: { id: set.id }, query: { consistency: 'STRONG' } } }),
+    );
     expect(members.members.test).toEqual(['q-18', 'q-19', 'q-20', 'q-21', 'q-22', 'q-23', 'q-24']);
     const found: string[] = [];
-    for await (const page of pages((pagingToken) => unwrap(sets.POST('/object-sets/search', { body: { filter: { type: 'userId', userId: { userId: 'ada' } }, maxPageSize: 1, pagingToken } })))) {
+    for await (const page of pages((pagingToken) =>
+      unwrap(
+        sets.POST('/object-sets/search', { body: { filter: { type: 'userId', userId: { userId: 'ada' } }, maxPageSize: 1, pagingToken } }),
+      ),
+    )) {
       found.push(...page.objectSets.map((s) => s.title));
     }
     expect(found).toEqual(['Adults in test']);
-    const union = await unwrap(sets.POST('/object-sets', { body: { title: 'Union', definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [set.id] } } } }));
+    const union = await unwrap(
+      sets.POST('/object-sets', {
+        body: { title: 'Union', definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [set.id] } } },
+      }),
+    );
     expect((await unwrap(sets.GET('/object-sets/{id}/metadata', { params: { path: { id: union.id } } }))).title).toBe('Union');
   });
 
@@ -167,7 +197,12 @@ describe('typed client (libs/client)', () => {
     expect(missing).toBeInstanceOf(ConjureError);
     expect(isConjureError(missing, 'ObjectNotFound')).toBe(true);
     if (!isConjureError(missing, 'ObjectNotFound')) throw missing;
-    expect({ status: missing.status, errorCode: missing.errorCode, errorName: missing.errorName, objectId: missing.parameters.objectId }).toEqual({
+    expect({
+      status: missing.status,
+      errorCode: missing.errorCode,
+      errorName: missing.errorName,
+      objectId: missing.parameters.objectId,
+    }).toEqual({
       status: 404,
       errorCode: 'NOT_FOUND',
       errorName: 'ObjectNotFound',
@@ -180,12 +215,21 @@ describe('typed client (libs/client)', () => {
       params: { path: { environmentId: 'prod', id: 'p-1' }, query: { expectedVersion: 7 } },
       body: { type: 'person', properties: [] },
     });
-    const errorName: 'VersionConflict' | undefined = conflict.response.status === 409 && conflict.error?.errorName === 'VersionConflict' ? conflict.error.errorName : undefined;
+    const errorName: 'VersionConflict' | undefined =
+      conflict.response.status === 409 && conflict.error?.errorName === 'VersionConflict' ? conflict.error.errorName : undefined;
     expect(errorName).toBe('VersionConflict');
 
-    const invalid = await unwrap(sets.POST('/object-sets', { body: { title: 'Bad', definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: ['ri.object-set.main.object-set.00000000-0000-4000-8000-000000000999'] } } } })).catch(
-      (e: unknown) => e,
-    );
+    const invalid = await unwrap(
+      sets.POST('/object-sets', {
+        body: {
+          title: 'Bad',
+          definition: {
+            type: 'operation',
+            operation: { operator: 'UNION', objectSetIds: ['ri.object-set.main.object-set.00000000-0000-4000-8000-000000000999'] },
+          },
+        },
+      }),
+    ).catch((e: unknown) => e);
     expect(isConjureError(invalid, 'InvalidObjectSetDefinition')).toBe(true);
   });
   it('sends back the newest X-Consistency-Token it received (docs/api.md §11), shared between clients through a session, or none when told', async () => {
@@ -202,7 +246,10 @@ describe('typed client (libs/client)', () => {
       });
     const session: ConsistencySession = {};
     const writer = recording(session);
-    const put = await writer.PUT('/objects/{environmentId}/{id}', { params: { path: { environmentId: 'prod', id: 'p-token' } }, body: { type: 'person', properties: [] } });
+    const put = await writer.PUT('/objects/{environmentId}/{id}', {
+      params: { path: { environmentId: 'prod', id: 'p-token' } },
+      body: { type: 'person', properties: [] },
+    });
     expect(put.response.status).toBe(201);
     const written = put.response.headers.get('x-consistency-token');
     expect(written).toEqual(expect.any(String));
@@ -219,14 +266,22 @@ describe('typed client (libs/client)', () => {
     // A client of its own (the default) starts without one; `false` never sends one.
     await recording().GET('/objects/{id}', { params: { path: { id: 'p-token' }, query: { environmentId: 'prod' } } });
     const none = recording(false);
-    await none.PUT('/objects/{environmentId}/{id}', { params: { path: { environmentId: 'prod', id: 'p-token' } }, body: { type: 'person', properties: [] } });
+    await none.PUT('/objects/{environmentId}/{id}', {
+      params: { path: { environmentId: 'prod', id: 'p-token' } },
+      body: { type: 'person', properties: [] },
+    });
     await none.GET('/objects/{id}', { params: { path: { id: 'p-token' }, query: { environmentId: 'prod' } } });
     expect(sent.slice(2)).toEqual([null, null, null]);
   });
   it('follows the change feed with for await (changes), from a cursor, each change once', async () => {
     const start = await unwrap(objects.GET('/objects/changes'));
     for (const id of ['cf-1', 'cf-2', 'cf-3']) {
-      await unwrap(objects.PUT('/objects/{environmentId}/{id}', { params: { path: { environmentId: 'prod', id } }, body: { type: 'person', properties: [{ id: 'name', value: id, origin: 'crm' }] } }));
+      await unwrap(
+        objects.PUT('/objects/{environmentId}/{id}', {
+          params: { path: { environmentId: 'prod', id } },
+          body: { type: 'person', properties: [{ id: 'name', value: id, origin: 'crm' }] },
+        }),
+      );
     }
     const seen: string[] = [];
     const abort = new AbortController();
@@ -238,9 +293,18 @@ describe('typed client (libs/client)', () => {
   });
 
   it("subscribes to a set's events and, when the connection breaks, resumes after the last event by itself", async () => {
-    const set = await unwrap(sets.POST('/object-sets', { body: { title: 'watched', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['watched'] } } } } } }));
+    const set = await unwrap(
+      sets.POST('/object-sets', {
+        body: { title: 'watched', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['watched'] } } } } },
+      }),
+    );
     const put = (id: string) =>
-      unwrap(objects.PUT('/objects/{environmentId}/{id}', { params: { path: { environmentId: 'prod', id } }, body: { type: 'person', properties: [], tags: ['watched'] } }));
+      unwrap(
+        objects.PUT('/objects/{environmentId}/{id}', {
+          params: { path: { environmentId: 'prod', id } },
+          body: { type: 'person', properties: [], tags: ['watched'] },
+        }),
+      );
     // A fetch whose first stream breaks off after its first change (a dropped connection).
     let connections = 0;
     const lastEventIds: (string | null)[] = [];
@@ -289,7 +353,9 @@ describe('typed client (libs/client)', () => {
 
   it('ends a subscription with the error answer when there is nothing to follow', async () => {
     const errors: string[] = [];
-    const sub = subscribe({ baseUrl: t.objectSetsUrl }, 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6', { error: (e) => errors.push(`${e.status} ${e.errorName}`) });
+    const sub = subscribe({ baseUrl: t.objectSetsUrl }, 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6', {
+      error: (e) => errors.push(`${e.status} ${e.errorName}`),
+    });
     await sub.ended;
     expect(errors).toEqual(['404 ObjectSetNotFound']);
   });

@@ -45,7 +45,13 @@ function shownFields(shown: string): string[] {
     else if (c === '}' || c === ']') depth--;
     else if (c === '"' && depth === 1) {
       const end = shown.indexOf('"', i + 1);
-      if (shown.slice(end + 1).trimStart().startsWith(':')) fields.push(shown.slice(i + 1, end));
+      if (
+        shown
+          .slice(end + 1)
+          .trimStart()
+          .startsWith(':')
+      )
+        fields.push(shown.slice(i + 1, end));
       i = end;
     }
   }
@@ -85,7 +91,8 @@ describe('docs/api.md, every example run on a fresh npm start', () => {
       for (const [, shown] of block.text.matchAll(/^# (\{.*\})\s*$/gm)) {
         const fields = shownFields(shown);
         const answered = mine.some((c) => c.json && typeof c.json === 'object' && fields.every((f) => f in (c.json as object)));
-        if (!answered) faults.push(`no call of the example shows ${shown.slice(0, 120)}: ${mine.map((c) => c.body.slice(0, 120)).join(' | ')}`);
+        if (!answered)
+          faults.push(`no call of the example shows ${shown.slice(0, 120)}: ${mine.map((c) => c.body.slice(0, 120)).join(' | ')}`);
       }
     }
     expect(faults).toEqual([]);

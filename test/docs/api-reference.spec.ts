@@ -28,7 +28,10 @@ function documented(): Operation[] {
   const out: Operation[] = [];
   for (const file of API_FILES) {
     const api = JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as {
-      paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema?: ErrorSchema }> }> }>>;
+      paths: Record<
+        string,
+        Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema?: ErrorSchema }> }> }>
+      >;
     };
     for (const [path, operations] of Object.entries(api.paths)) {
       for (const [method, op] of Object.entries(operations)) {
@@ -71,7 +74,10 @@ describe('docs/api.md', () => {
     const wrong = operations
       .filter((o) => docs.has(o.operationId))
       .filter((o) => docs.get(o.operationId)!.method !== o.method || docs.get(o.operationId)!.path !== o.path)
-      .map((o) => `${o.operationId}: documented as ${docs.get(o.operationId)!.method} ${docs.get(o.operationId)!.path}, is ${o.method} ${o.path}`);
+      .map(
+        (o) =>
+          `${o.operationId}: documented as ${docs.get(o.operationId)!.method} ${docs.get(o.operationId)!.path}, is ${o.method} ${o.path}`,
+      );
     expect(wrong).toEqual([]);
   });
 
@@ -103,7 +109,8 @@ describe('docs/api.md', () => {
       const text = readFileSync(file, 'utf8');
       const where = relative(ROOT, file);
       for (const m of text.matchAll(/docs\/api\.md §(\d+)/g)) if (!numbers.has(m[1])) faults.push(`${where}: docs/api.md has no §${m[1]}`);
-      for (const m of text.matchAll(/(?<![\w/.])(API\.md|API §\d+|ARCHITECTURE\.md|seed §[\d.]+)/g)) faults.push(`${where}: ${m[1]} is not in the repository (docs/api.md has the same section numbers)`);
+      for (const m of text.matchAll(/(?<![\w/.])(API\.md|API §\d+|ARCHITECTURE\.md|seed §[\d.]+)/g))
+        faults.push(`${where}: ${m[1]} is not in the repository (docs/api.md has the same section numbers)`);
     }
     expect(faults).toEqual([]);
   });

@@ -40,7 +40,8 @@ type Schema = {
 function shapeFaults(doc: Document, schema: Schema, example: unknown, at: string): string[] {
   if (schema.$ref) return shapeFaults(doc, doc.components.schemas[schema.$ref.split('/').pop()!] as Schema, example, at);
   if (schema.oneOf) return schema.oneOf.some((s) => shapeFaults(doc, s, example, at).length === 0) ? [] : [`${at}: matches no variant`];
-  if (schema.enum && !schema.enum.includes(example)) return [`${at}: ${JSON.stringify(example)} is not one of ${JSON.stringify(schema.enum)}`];
+  if (schema.enum && !schema.enum.includes(example))
+    return [`${at}: ${JSON.stringify(example)} is not one of ${JSON.stringify(schema.enum)}`];
   const is: Record<string, (v: unknown) => boolean> = {
     array: Array.isArray,
     object: (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
@@ -49,10 +50,13 @@ function shapeFaults(doc: Document, schema: Schema, example: unknown, at: string
     integer: (v) => Number.isInteger(v),
     boolean: (v) => typeof v === 'boolean',
   };
-  if (schema.type && is[schema.type] && !is[schema.type](example)) return [`${at}: ${JSON.stringify(example)} is not of type ${schema.type}`];
+  if (schema.type && is[schema.type] && !is[schema.type](example))
+    return [`${at}: ${JSON.stringify(example)} is not of type ${schema.type}`];
   if (Array.isArray(example) && schema.items) return example.flatMap((e, i) => shapeFaults(doc, schema.items!, e, `${at}[${i}]`));
   if (is.object(example) && schema.properties) {
-    return Object.entries(example as Record<string, unknown>).flatMap(([k, v]) => (schema.properties![k] ? shapeFaults(doc, schema.properties![k], v, `${at}.${k}`) : []));
+    return Object.entries(example as Record<string, unknown>).flatMap(([k, v]) =>
+      schema.properties![k] ? shapeFaults(doc, schema.properties![k], v, `${at}.${k}`) : [],
+    );
   }
   return [];
 }
@@ -72,7 +76,8 @@ function documentedExamples(doc: Document): { at: string; schema: Schema; exampl
         if (p.example !== undefined && p.schema) found.push({ at: `${op.operationId} ${p.name}`, schema: p.schema, example: p.example });
       }
       const json = op.requestBody?.content['application/json'];
-      if (json?.example !== undefined && json.schema) found.push({ at: `${op.operationId} body`, schema: json.schema, example: json.example });
+      if (json?.example !== undefined && json.schema)
+        found.push({ at: `${op.operationId} body`, schema: json.schema, example: json.example });
     }
   }
   return found;
@@ -94,7 +99,8 @@ async function firstEvent(url: string): Promise<string> {
   const abort = new AbortController();
   try {
     const res = await fetch(url, { signal: abort.signal, headers: { accept: 'text/event-stream' } });
-    if (res.status !== 200 || !res.headers.get('content-type')?.startsWith('text/event-stream')) return `${res.status} ${res.headers.get('content-type')} ${(await res.text()).slice(0, 300)}`;
+    if (res.status !== 200 || !res.headers.get('content-type')?.startsWith('text/event-stream'))
+      return `${res.status} ${res.headers.get('content-type')} ${(await res.text()).slice(0, 300)}`;
     const reader = res.body!.getReader();
     let text = '';
     // Up to the end of the first event (the stream starts with a `retry:` line of its own).
@@ -132,7 +138,8 @@ describe('OpenAPI documents and the demo data of npm start', () => {
   });
 
   const get = (path: string) => fetch(`${app.base}${path}`);
-  const post = (path: string, body: unknown) => fetch(`${app.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown) =>
+    fetch(`${app.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   it('serves Swagger UI at /docs, /docs/objects and /docs/object-sets, as the docker-compose gateway does', async () => {
     for (const path of ['/docs', '/docs/objects', '/docs/object-sets']) {
@@ -142,23 +149,41 @@ describe('OpenAPI documents and the demo data of npm start', () => {
     }
   });
 
-  it('documents only the public API, under the API\'s own schema names', () => {
+  it("documents only the public API, under the API's own schema names", () => {
     for (const doc of Object.values(docs)) {
       const paths = Object.keys(doc.paths);
       expect(paths.filter((p) => p.includes('internal'))).toEqual([]);
-      expect(Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId)).filter((id) => /internal/i.test(id))).toEqual([]);
+      expect(
+        Object.values(doc.paths)
+          .flatMap((ops) => Object.values(ops).map((op) => op.operationId))
+          .filter((id) => /internal/i.test(id)),
+      ).toEqual([]);
       expect(Object.keys(doc.components.schemas).filter((name) => /Dto$/.test(name))).toEqual([]);
     }
     expect(Object.keys(docs['object-sets'].components.schemas)).toEqual(
-      expect.arrayContaining(['ObjectSetMetadata', 'CreateObjectSetRequest', 'SearchObjectSetsRequest', 'GetObjectSetMembersResult', 'NotObjectSetFilter', 'ObjectSetFilterOperand']),
+      expect.arrayContaining([
+        'ObjectSetMetadata',
+        'CreateObjectSetRequest',
+        'SearchObjectSetsRequest',
+        'GetObjectSetMembersResult',
+        'NotObjectSetFilter',
+        'ObjectSetFilterOperand',
+      ]),
     );
     expect(Object.keys(docs['object-sets'].components.schemas)).not.toContain('ObjectSetFilterNot');
     expect(Object.keys(docs.objects.components.schemas)).toEqual(
-      expect.arrayContaining(['OntologyObject', 'OntologyObjectWithVersion', 'ObjectSearchRequest', 'BulkLoadObjectRequest', 'ObjectPage', 'PublishOntologyRequest']),
+      expect.arrayContaining([
+        'OntologyObject',
+        'OntologyObjectWithVersion',
+        'ObjectSearchRequest',
+        'BulkLoadObjectRequest',
+        'ObjectPage',
+        'PublishOntologyRequest',
+      ]),
     );
   });
 
-  it('loads demo data that agrees with itself: every person\'s age is their age on the day they were last seen', async () => {
+  it("loads demo data that agrees with itself: every person's age is their age on the day they were last seen", async () => {
     const search = await post('/objects/search?pageSize=10000', { filter: { type: 'objectType', objectType: { types: ['person'] } } });
     expect(search.status).toBe(200);
     const ids = [...new Set(((await search.json()) as { objects: { id: string }[] }).objects.map((o) => o.id))];
@@ -166,11 +191,16 @@ describe('OpenAPI documents and the demo data of npm start', () => {
     const wrong: string[] = [];
     for (let i = 0; i < ids.length; i += 1000) {
       const res = await post('/objects/bulk?pageSize=1000', { objectIds: ids.slice(i, i + 1000) });
-      const page = (await res.json()) as { objects: { id: string; environmentId: string; properties: { id: string; value: unknown }[]; metadata: { lastSighting: string } }[] };
+      const page = (await res.json()) as {
+        objects: { id: string; environmentId: string; properties: { id: string; value: unknown }[]; metadata: { lastSighting: string } }[];
+      };
       for (const o of page.objects) {
         const value = (id: string) => o.properties.find((p) => p.id === id)?.value;
         const expected = ageOn(value('born') as string, o.metadata.lastSighting.slice(0, 10));
-        if (value('age') !== expected) wrong.push(`${o.environmentId}/${o.id}: born ${JSON.stringify(value('born'))}, seen ${o.metadata.lastSighting}, age ${JSON.stringify(value('age'))} (not ${expected})`);
+        if (value('age') !== expected)
+          wrong.push(
+            `${o.environmentId}/${o.id}: born ${JSON.stringify(value('born'))}, seen ${o.metadata.lastSighting}, age ${JSON.stringify(value('age'))} (not ${expected})`,
+          );
       }
     }
     expect(wrong).toEqual([]);
@@ -184,16 +214,20 @@ describe('OpenAPI documents and the demo data of npm start', () => {
       const res = await get(`/object-sets/${encodeURIComponent(id)}/members`);
       expect({ role, status: res.status }).toEqual({ role, status: 200 });
     }
-    const vip = (await (await get(`/object-sets/${encodeURIComponent(demo.DEMO_SET_IDS.vipPeople)}/members`)).json()) as { members: Record<string, string[]> };
+    const vip = (await (await get(`/object-sets/${encodeURIComponent(demo.DEMO_SET_IDS.vipPeople)}/members`)).json()) as {
+      members: Record<string, string[]>;
+    };
     expect(Object.values(vip.members).flat().length).toBeGreaterThan(0);
   });
 
   it('has examples of the shape their schemas describe, down to every property', () => {
-    const faults = Object.values(docs).flatMap((doc) => documentedExamples(doc).flatMap(({ at, schema, example }) => shapeFaults(doc, schema, example, at)));
+    const faults = Object.values(docs).flatMap((doc) =>
+      documentedExamples(doc).flatMap(({ at, schema, example }) => shapeFaults(doc, schema, example, at)),
+    );
     expect(faults).toEqual([]);
   });
 
-  it('runs every operation\'s example request as written, each answering 2xx', async () => {
+  it("runs every operation's example request as written, each answering 2xx", async () => {
     // The objects API's publishOntology example publishes the demo ontology again (so every
     // other example still fits it).
     expect(docs.objects.paths['/ontology'].put.requestBody!.content['application/json'].example).toEqual(demo.DEMO_ONTOLOGY);
@@ -223,7 +257,9 @@ describe('OpenAPI documents and the demo data of npm start', () => {
             continue;
           }
           const url = `${app.base}${path}${query.size ? `?${query}` : ''}`;
-          if ((op as { responses?: Record<string, { content?: Record<string, unknown> }> }).responses?.['200']?.content?.['text/event-stream']) {
+          if (
+            (op as { responses?: Record<string, { content?: Record<string, unknown> }> }).responses?.['200']?.content?.['text/event-stream']
+          ) {
             // An event stream never ends: its example must open it and start with `ready`.
             results.push(`${op.operationId}: ${await firstEvent(url)}`);
             continue;
@@ -236,7 +272,12 @@ describe('OpenAPI documents and the demo data of npm start', () => {
           const text = await res.text();
           results.push(`${op.operationId}: ${res.status}${res.ok ? '' : ` ${text.slice(0, 300)}`}`);
           // Each answer as the committed OpenAPI file documents it (test/support/openapi-responses.ts).
-          const answer = { status: res.status, text, body: text ? JSON.parse(text) : {}, headers: { 'content-type': res.headers.get('content-type') ?? '' } };
+          const answer = {
+            status: res.status,
+            text,
+            body: text ? JSON.parse(text) : {},
+            headers: { 'content-type': res.headers.get('content-type') ?? '' },
+          };
           const fault = responseFault(name as ApiName, method, path, answer);
           if (fault) results.push(fault);
         }
@@ -274,13 +315,18 @@ describe('OpenAPI documents and the demo data of npm start', () => {
               throw e;
             });
             const text = await res.text();
-            return { status: res.status, errorName: res.status === 400 ? (JSON.parse(text) as { errorName: string }).errorName : undefined };
+            return {
+              status: res.status,
+              errorName: res.status === 400 ? (JSON.parse(text) as { errorName: string }).errorName : undefined,
+            };
           };
-          const schemaOf = (schema: Schema | undefined): Schema | undefined => (schema?.$ref ? (doc.components.schemas[schema.$ref.split('/').pop()!] as Schema) : schema);
+          const schemaOf = (schema: Schema | undefined): Schema | undefined =>
+            schema?.$ref ? (doc.components.schemas[schema.$ref.split('/').pop()!] as Schema) : schema;
           if (json?.example !== undefined && schemaOf(json.schema)?.additionalProperties === false) {
             checked++;
             const res = await send(required, { ...(json.example as object), notAField: 1 });
-            if (res.status !== 400 || res.errorName !== 'InvalidArgument') results.push(`${op.operationId}: an unknown body field gave ${res.status} ${res.errorName ?? ''}`);
+            if (res.status !== 400 || res.errorName !== 'InvalidArgument')
+              results.push(`${op.operationId}: an unknown body field gave ${res.status} ${res.errorName ?? ''}`);
           }
           for (const p of op.parameters ?? []) {
             if (p.in !== 'query' || p.schema?.type !== 'integer') continue;
@@ -290,7 +336,11 @@ describe('OpenAPI documents and the demo data of npm start', () => {
               q.set(p.name, String(value));
               return q;
             };
-            const refused = [1.5, ...(p.schema.minimum !== undefined ? [p.schema.minimum - 1] : []), ...(p.schema.maximum !== undefined ? [p.schema.maximum + 1] : [])];
+            const refused = [
+              1.5,
+              ...(p.schema.minimum !== undefined ? [p.schema.minimum - 1] : []),
+              ...(p.schema.maximum !== undefined ? [p.schema.maximum + 1] : []),
+            ];
             for (const value of refused) {
               checked++;
               const res = await send(query(value), body);

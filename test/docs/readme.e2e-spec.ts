@@ -58,7 +58,8 @@ describe('the README, followed on a fresh npm start', () => {
         const text = await res.text();
         answers.push(`${body ? 'POST ' : ''}${url}: ${res.status}`);
         if (url.endsWith('/object-sets/search')) expect(JSON.parse(text).objectSets).toHaveLength(8);
-        if (url.endsWith('/members')) expect(Object.values(JSON.parse(text).members as Record<string, string[]>).flat().length).toBeGreaterThan(0);
+        if (url.endsWith('/members'))
+          expect(Object.values(JSON.parse(text).members as Record<string, string[]>).flat().length).toBeGreaterThan(0);
       }
     }
     expect(answers.filter((a) => !a.endsWith(': 200'))).toEqual([]);
@@ -75,7 +76,14 @@ describe('the README, followed on a fresh npm start', () => {
         (c) => {
           expect(c.status).toBe(200);
           expect(c.json).toMatchObject({ activeVersion: 1, breaking: true, changeCount: 1, objectSetCount: 1 });
-          expect(c.json.changes).toEqual([expect.objectContaining({ kind: 'PROPERTY_REMOVED', objectTypeId: 'person', propertyId: 'active', objectCount: expect.any(Number) })]);
+          expect(c.json.changes).toEqual([
+            expect.objectContaining({
+              kind: 'PROPERTY_REMOVED',
+              objectTypeId: 'person',
+              propertyId: 'active',
+              objectCount: expect.any(Number),
+            }),
+          ]);
           expect(c.json.changes[0].objectCount).toBeGreaterThan(0);
           expect(c.json.objectSets).toEqual([expect.objectContaining({ title: 'Active people in prod', usedBy: 2 })]);
         },
@@ -102,8 +110,20 @@ describe('the README, followed on a fresh npm start', () => {
           expect(c.json.object.links).toEqual({ dockedAt: ['port-7'] });
         },
       ],
-      ['GET ship-1', (c) => expect([c.status, c.json.id, c.json.properties[0].value, c.json.links]).toEqual([200, 'ship-1', 'HMS Endeavour', { dockedAt: ['port-7'] }])],
-      ['bulk: in request order', (c) => expect([c.status, c.json.objects.map((o: { id: string }) => o.id)]).toEqual([200, ['ship-1', 'person-001']])],
+      [
+        'GET ship-1',
+        (c) =>
+          expect([c.status, c.json.id, c.json.properties[0].value, c.json.links]).toEqual([
+            200,
+            'ship-1',
+            'HMS Endeavour',
+            { dockedAt: ['port-7'] },
+          ]),
+      ],
+      [
+        'bulk: in request order',
+        (c) => expect([c.status, c.json.objects.map((o: { id: string }) => o.id)]).toEqual([200, ['ship-1', 'person-001']]),
+      ],
       [
         'history: versions 1 and 2',
         (c) => {
@@ -113,8 +133,15 @@ describe('the README, followed on a fresh npm start', () => {
       ],
       ['at version 1', (c) => expect([c.status, c.json.version, c.json.object.properties[0].value]).toEqual([200, 1, 'Endeavour'])],
       ['at a timestamp: version 2', (c) => expect([c.status, c.json.version]).toEqual([200, 2])],
-      ['ingest port-7', (c) => expect([c.status, c.json.results]).toEqual([200, [{ environmentId: 'prod', id: 'port-7', version: 1, changed: true }]])],
-      ['search: ship-1 with its link', (c) => expect([c.status, c.json.objects]).toEqual([200, [{ id: 'ship-1', environmentId: 'prod', links: { dockedAt: ['port-7'] } }]])],
+      [
+        'ingest port-7',
+        (c) => expect([c.status, c.json.results]).toEqual([200, [{ environmentId: 'prod', id: 'port-7', version: 1, changed: true }]]),
+      ],
+      [
+        'search: ship-1 with its link',
+        (c) =>
+          expect([c.status, c.json.objects]).toEqual([200, [{ id: 'ship-1', environmentId: 'prod', links: { dockedAt: ['port-7'] } }]]),
+      ],
       ['ordered search: the one ship', (c) => expect([c.status, c.json.objects]).toEqual([200, [{ id: 'ship-1', environmentId: 'prod' }]])],
       [
         'count by type and environment: one ship in prod among the demo objects',
@@ -161,7 +188,10 @@ describe('the README, followed on a fresh npm start', () => {
       try {
         check(calls[i]);
       } catch (e) {
-        throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
+        throw new Error(
+          `step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`,
+          { cause: e },
+        );
       }
     });
   });
@@ -181,7 +211,11 @@ describe('the README, followed on a fresh npm start', () => {
         'the dry run: breaking, naming "Active people in prod"',
         (c) => {
           expect(c.status).toBe(200);
-          expect(c.json).toMatchObject({ activeVersion: before.version, breaking: true, changes: [{ kind: 'PROPERTY_REMOVED', objectTypeId: 'person', propertyId: 'active' }] });
+          expect(c.json).toMatchObject({
+            activeVersion: before.version,
+            breaking: true,
+            changes: [{ kind: 'PROPERTY_REMOVED', objectTypeId: 'person', propertyId: 'active' }],
+          });
           expect(c.json.objectSets).toEqual([
             {
               objectSetId: 'ri.object-set.main.object-set.00000000-0000-4000-8000-000000000003',
@@ -193,7 +227,10 @@ describe('the README, followed on a fresh npm start', () => {
           ]);
         },
       ],
-      ['the publish: 409 OntologyChangeBreaks', (c) => expect([c.status, c.json.errorName, c.json.parameters.breaking]).toEqual([409, 'OntologyChangeBreaks', true])],
+      [
+        'the publish: 409 OntologyChangeBreaks',
+        (c) => expect([c.status, c.json.errorName, c.json.parameters.breaking]).toEqual([409, 'OntologyChangeBreaks', true]),
+      ],
       ['GET /ontology (to add nickname)', (c) => expect([c.status, c.json.version]).toEqual([200, before.version])],
       ['the addition: published', (c) => expect([c.status, c.json.version]).toEqual([200, before.version + 1])],
     ];
@@ -202,7 +239,10 @@ describe('the README, followed on a fresh npm start', () => {
       try {
         check(calls[i]);
       } catch (e) {
-        throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
+        throw new Error(
+          `step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`,
+          { cause: e },
+        );
       }
     });
     const { DEMO_SET_IDS } = esmExports<{ DEMO_SET_IDS: Record<string, string> }>('scripts/lib/demo-data.mjs', ['DEMO_SET_IDS']);
@@ -247,7 +287,10 @@ describe('the README, followed on a fresh npm start', () => {
       try {
         check(calls[i]);
       } catch (e) {
-        throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
+        throw new Error(
+          `step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`,
+          { cause: e },
+        );
       }
     });
   });
@@ -267,21 +310,39 @@ describe('the README, followed on a fresh npm start', () => {
         'the three sites nearest the Eiffel Tower',
         (c) => {
           expect([c.status, ids(c), typeof c.json.pagingToken]).toEqual([200, ['site-001', 'site-007', 'site-002'], 'string']);
-          expect(c.json.objects.map((o: { distanceMeters: number }) => Math.round(o.distanceMeters / 100) / 10)).toEqual([4.2, 341.3, 393.8]);
+          expect(c.json.objects.map((o: { distanceMeters: number }) => Math.round(o.distanceMeters / 100) / 10)).toEqual([
+            4.2, 341.3, 393.8,
+          ]);
         },
       ],
-      ['the farthest first', (c) => expect([c.status, ids(c), Math.round(c.json.objects[0].distanceMeters / 1000)]).toEqual([200, ['site-025'], 18547])],
+      [
+        'the farthest first',
+        (c) => expect([c.status, ids(c), Math.round(c.json.objects[0].distanceMeters / 1000)]).toEqual([200, ['site-025'], 18547]),
+      ],
       [
         'sites per geohash cell of one character',
-        (c) => expect([c.status, c.json.groups.slice(0, 2), c.json.truncated]).toEqual([200, [{ key: { location: 'u' }, metrics: { count: 8 } }, { key: { location: 'g' }, metrics: { count: 3 } }], false]),
+        (c) =>
+          expect([c.status, c.json.groups.slice(0, 2), c.json.truncated]).toEqual([
+            200,
+            [
+              { key: { location: 'u' }, metrics: { count: 8 } },
+              { key: { location: 'g' }, metrics: { count: 3 } },
+            ],
+            false,
+          ]),
       ],
       [
         'bounds and centroid per country, by country',
         (c) => {
           expect(c.status).toBe(200);
-          expect(c.json.groups.map((g: { key: { country: string } }) => g.key.country)).toEqual([...c.json.groups.map((g: { key: { country: string } }) => g.key.country)].sort());
+          expect(c.json.groups.map((g: { key: { country: string } }) => g.key.country)).toEqual(
+            [...c.json.groups.map((g: { key: { country: string } }) => g.key.country)].sort(),
+          );
           expect(firstGroup(c).key).toEqual({ country: 'AQ' });
-          expect(firstGroup(c).metrics['geoBounds.location']).toEqual({ southWest: { lat: -90, lon: 0 }, northEast: { lat: -77.8419, lon: 166.6863 } });
+          expect(firstGroup(c).metrics['geoBounds.location']).toEqual({
+            southWest: { lat: -90, lon: 0 },
+            northEast: { lat: -77.8419, lon: 166.6863 },
+          });
           expect(firstGroup(c).metrics['geoCentroid.location'].lat).toBeCloseTo(-83.921, 3);
         },
       ],
@@ -291,7 +352,10 @@ describe('the README, followed on a fresh npm start', () => {
       try {
         check(calls[i]);
       } catch (e) {
-        throw new Error(`step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`, { cause: e });
+        throw new Error(
+          `step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`,
+          { cause: e },
+        );
       }
     });
   });

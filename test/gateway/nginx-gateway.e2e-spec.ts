@@ -27,12 +27,20 @@ if (!hasNginx && process.env.REQUIRE_NGINX === '1') {
 }
 
 /** The template as the nginx image writes it, with the given limits; the upstreams and the listen address replaced. */
-function render(env: { BODY_LIMIT: string; LARGE_BODY_LIMIT: string }, ports: { objects: number; objectSets: number; listen: number }, dir: string): string {
-  const vars = execFileSync('sh', ['-c', '. ./docker/nginx/10-body-limit.envsh && echo "$NGINX_BODY_LIMIT_BYTES $NGINX_LARGE_BODY_LIMIT_BYTES"'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, ...env },
-    encoding: 'utf8',
-  })
+function render(
+  env: { BODY_LIMIT: string; LARGE_BODY_LIMIT: string },
+  ports: { objects: number; objectSets: number; listen: number },
+  dir: string,
+): string {
+  const vars = execFileSync(
+    'sh',
+    ['-c', '. ./docker/nginx/10-body-limit.envsh && echo "$NGINX_BODY_LIMIT_BYTES $NGINX_LARGE_BODY_LIMIT_BYTES"'],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, ...env },
+      encoding: 'utf8',
+    },
+  )
     .trim()
     .split(' ');
   const filled = execFileSync('envsubst', ['$NGINX_BODY_LIMIT_BYTES $NGINX_LARGE_BODY_LIMIT_BYTES'], {
@@ -71,7 +79,10 @@ interface RunningNginx {
 }
 
 /** nginx with the template, in front of the apps on the given ports, in a directory of its own. */
-async function startNginx(limits: { BODY_LIMIT: string; LARGE_BODY_LIMIT: string }, ports: { objects: number; objectSets: number }): Promise<RunningNginx> {
+async function startNginx(
+  limits: { BODY_LIMIT: string; LARGE_BODY_LIMIT: string },
+  ports: { objects: number; objectSets: number },
+): Promise<RunningNginx> {
   const dir = nginxDirectory('nginx-gateway');
   const listen = await freePort();
   const site = render(limits, { ...ports, listen }, dir);
@@ -121,17 +132,35 @@ async function startNginx(limits: { BODY_LIMIT: string; LARGE_BODY_LIMIT: string
     checkedGatewayFetch(gw.base, path, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
 
   it('answers reads and errors of both apps as the OpenAPI documents say', async () => {
-    expect((await call('/objects/prod/n-1', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [{ id: 'name', value: 'Nina', origin: 'crm' }], tags: ['vip'] }) })).status).toBe(201);
+    expect(
+      (
+        await call('/objects/prod/n-1', {
+          method: 'PUT',
+          body: JSON.stringify({ type: 'person', properties: [{ id: 'name', value: 'Nina', origin: 'crm' }], tags: ['vip'] }),
+        })
+      ).status,
+    ).toBe(201);
     expect((await call('/objects/n-1')).status).toBe(200);
-    expect((await call('/objects/search', { method: 'POST', body: JSON.stringify({ filter: { type: 'tag', tag: { tags: ['vip'] } } }) })).status).toBe(200);
+    expect(
+      (await call('/objects/search', { method: 'POST', body: JSON.stringify({ filter: { type: 'tag', tag: { tags: ['vip'] } } }) })).status,
+    ).toBe(200);
     expect((await call('/objects/nobody')).status).toBe(404);
     expect((await call('/objects/prod/n-2', { method: 'PUT', body: JSON.stringify({ type: 'ghost', properties: [] }) })).status).toBe(400);
-    expect((await call('/object-sets/search', { method: 'POST', body: JSON.stringify({ filter: { type: 'title', title: { title: 'x' } } }) })).status).toBe(200);
+    expect(
+      (await call('/object-sets/search', { method: 'POST', body: JSON.stringify({ filter: { type: 'title', title: { title: 'x' } } }) }))
+        .status,
+    ).toBe(200);
     expect((await call('/object-sets/ri.object-set.main.object-set.00000000-0000-0000-0000-000000000000/metadata')).status).toBe(404);
   });
 
   it('passes event streams as they are written, heartbeats included, and wakes long polls of the change feed', async () => {
-    const set = await call('/object-sets', { method: 'POST', body: JSON.stringify({ title: 'streamed', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['streamed'] } } } } }) });
+    const set = await call('/object-sets', {
+      method: 'POST',
+      body: JSON.stringify({
+        title: 'streamed',
+        definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['streamed'] } } } },
+      }),
+    });
     const setId = (await set.json()).id;
     const stream = await SseClient.open(`${gw.base}/object-sets/${setId}/events`);
     try {
@@ -139,10 +168,16 @@ async function startNginx(limits: { BODY_LIMIT: string; LARGE_BODY_LIMIT: string
       expect(stream.contentType).toMatch(/^text\/event-stream/);
       expect((await stream.next(3000)).event).toBe('ready');
       const cursor = (await (await call('/objects/changes')).json()).cursor;
-      const poll = checkedGatewayFetch(gw.base, `/objects/changes?after=${encodeURIComponent(cursor)}&waitMs=20000`).then(async (r) => ({ body: await r.json(), at: Date.now() }));
+      const poll = checkedGatewayFetch(gw.base, `/objects/changes?after=${encodeURIComponent(cursor)}&waitMs=20000`).then(async (r) => ({
+        body: await r.json(),
+        at: Date.now(),
+      }));
       await new Promise((r) => setTimeout(r, 300));
       const written = Date.now();
-      expect((await call('/objects/prod/s-1', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [], tags: ['streamed'] }) })).status).toBe(201);
+      expect(
+        (await call('/objects/prod/s-1', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [], tags: ['streamed'] }) }))
+          .status,
+      ).toBe(201);
       const change = await stream.next(3000);
       expect(change).toMatchObject({ event: 'change', data: { added: { prod: ['s-1'] } } });
       const { body, at } = await poll;
@@ -172,7 +207,12 @@ async function startNginx(limits: { BODY_LIMIT: string; LARGE_BODY_LIMIT: string
       expect(res.headers.get('x-request-id')).toBe('nginx-down-1');
       expect(res.headers.get('content-type')).toBe('application/json');
       const body = await res.json();
-      expect(body).toEqual({ errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', errorInstanceId: body.errorInstanceId, parameters: { dependency: 'object-sets' } });
+      expect(body).toEqual({
+        errorCode: 'UNAVAILABLE',
+        errorName: 'DependencyUnavailable',
+        errorInstanceId: body.errorInstanceId,
+        parameters: { dependency: 'object-sets' },
+      });
       expect(body.errorInstanceId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       // The other app is served as before.
       expect((await checkedGatewayFetch(down.base, '/objects/n-1')).status).toBe(200);
@@ -196,11 +236,17 @@ async function startNginx(limits: { BODY_LIMIT: string; LARGE_BODY_LIMIT: string
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
       expect((await res.json()).errorName).toBe('NotFound');
     }
-    expect((await call('/objects/internal/x-1', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [] }) })).status).toBe(201);
+    expect((await call('/objects/internal/x-1', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [] }) })).status).toBe(
+      201,
+    );
   });
 
   it('drops the X-User-Id a client sends: under AUTH_MODE=none every caller through the gateway is anonymous', async () => {
-    const res = await call('/object-sets', { method: 'POST', headers: { 'x-user-id': 'mallory' }, body: JSON.stringify({ title: 'mine', definition: { type: 'empty', empty: {} } }) });
+    const res = await call('/object-sets', {
+      method: 'POST',
+      headers: { 'x-user-id': 'mallory' },
+      body: JSON.stringify({ title: 'mine', definition: { type: 'empty', empty: {} } }),
+    });
     expect(res.status).toBe(201);
     expect((await res.json()).creator).toBe('anonymous');
   });

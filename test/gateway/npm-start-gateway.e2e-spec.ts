@@ -82,7 +82,10 @@ describe('npm start gateway', () => {
   });
 
   it('routes /object-sets to the object-sets app', async () => {
-    const res = await call('/object-sets/search', { method: 'POST', body: JSON.stringify({ filter: { type: 'title', title: { title: 'x' } } }) });
+    const res = await call('/object-sets/search', {
+      method: 'POST',
+      body: JSON.stringify({ filter: { type: 'title', title: { title: 'x' } } }),
+    });
     const direct = await fetch(`${t.objectSetsUrl}/object-sets/search`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -105,7 +108,7 @@ describe('npm start gateway', () => {
     expect((await call('/objectsfoo')).status).toBe(404);
   });
 
-  it('keeps the apps\' /metrics internal: 404 NotFound through the gateway, Prometheus text directly', async () => {
+  it("keeps the apps' /metrics internal: 404 NotFound through the gateway, Prometheus text directly", async () => {
     for (const path of ['/metrics', '/metrics/', '/metrics?name=http_requests_total']) {
       const res = await call(path);
       expect(res.status).toBe(404);
@@ -137,7 +140,10 @@ describe('npm start gateway', () => {
     ]);
     const responses = parseResponses(bytes, ['GET', 'POST', 'GET', 'GET', 'GET']);
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 404, 200]);
-    expectDocumented(['GET /objects/g-1', 'POST /object-sets/search', 'GET /health/live', 'GET /objects/nobody', 'GET /ontology'], responses);
+    expectDocumented(
+      ['GET /objects/g-1', 'POST /object-sets/search', 'GET /health/live', 'GET /objects/nobody', 'GET /ontology'],
+      responses,
+    );
     expect(JSON.parse(responses[0].body)).toMatchObject({ id: 'g-1', environmentId: 'prod' });
     expect(JSON.parse(responses[1].body)).toHaveProperty('objectSets');
     expect(JSON.parse(responses[2].body)).toEqual({ status: 'ok' });
@@ -147,18 +153,33 @@ describe('npm start gateway', () => {
 
   it('relays a request that arrives a byte at a time, and a chunked body in odd pieces', async () => {
     const one = rawRequest('GET', '/objects/g-1', { headers: { connection: 'close' } });
-    const slow = parseResponses(await exchange(port(), [...Buffer.from(one)].map((b) => Buffer.from([b]))), ['GET']);
+    const slow = parseResponses(
+      await exchange(
+        port(),
+        [...Buffer.from(one)].map((b) => Buffer.from([b])),
+      ),
+      ['GET'],
+    );
     expect(slow[0].status).toBe(200);
     expect(JSON.parse(slow[0].body).id).toBe('g-1');
 
-    const body = JSON.stringify({ objects: [{ environmentId: 'prod', id: 'chunked-1', type: 'person', properties: [{ id: 'name', value: 'Chunk', origin: 'crm' }] }] });
-    const chunks = [body.slice(0, 7), body.slice(7, 50), body.slice(50)].map((c) => `${Buffer.byteLength(c).toString(16)};ext=1\r\n${c}\r\n`);
+    const body = JSON.stringify({
+      objects: [{ environmentId: 'prod', id: 'chunked-1', type: 'person', properties: [{ id: 'name', value: 'Chunk', origin: 'crm' }] }],
+    });
+    const chunks = [body.slice(0, 7), body.slice(7, 50), body.slice(50)].map(
+      (c) => `${Buffer.byteLength(c).toString(16)};ext=1\r\n${c}\r\n`,
+    );
     const head = rawRequest('POST', '/objects/ingest', { headers: { ...json, 'transfer-encoding': 'chunked' } });
     // HEAD after it on the same connection: the chunked body must end exactly where it ends. (Not a
     // GET of the new object: Node runs pipelined requests' handlers concurrently.)
     const wire = head + chunks.join('') + '0\r\n\r\n' + rawRequest('HEAD', '/ontology', { headers: { connection: 'close' } });
     // Cut the wire at arbitrary places, across heads, chunk sizes and data.
-    const pieces = [wire.slice(0, 10), wire.slice(10, head.length + 3), wire.slice(head.length + 3, head.length + 30), wire.slice(head.length + 30)];
+    const pieces = [
+      wire.slice(0, 10),
+      wire.slice(10, head.length + 3),
+      wire.slice(head.length + 3, head.length + 30),
+      wire.slice(head.length + 30),
+    ];
     const [ingest, after] = parseResponses(await exchange(port(), pieces, { gapMs: 20 }), ['POST', 'HEAD']);
     expect(ingest.status).toBe(200);
     expectDocumented(['POST /objects/ingest'], [ingest]);
@@ -171,7 +192,9 @@ describe('npm start gateway', () => {
   it('frames bodiless responses (HEAD, 204) and a 100-continue, and keeps the connection usable', async () => {
     await call('/objects/prod/to-delete', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [] }) });
     const put = JSON.stringify({ type: 'person', properties: [{ id: 'name', value: 'Cont', origin: 'crm' }] });
-    const expectHead = rawRequest('PUT', '/objects/prod/continued', { headers: { ...json, expect: '100-continue', 'content-length': String(put.length) } });
+    const expectHead = rawRequest('PUT', '/objects/prod/continued', {
+      headers: { ...json, expect: '100-continue', 'content-length': String(put.length) },
+    });
     const bytes = await exchange(
       port(),
       [
@@ -182,7 +205,16 @@ describe('npm start gateway', () => {
     );
     const responses = parseResponses(bytes, ['HEAD', 'DELETE', 'PUT', 'GET']);
     expect(responses.map((r) => r.status)).toEqual([200, 204, 100, 201, 200]);
-    expectDocumented(['HEAD /objects/g-1', 'DELETE /objects/prod/to-delete', 'PUT /objects/prod/continued', 'PUT /objects/prod/continued', 'GET /objects/g-1'], responses);
+    expectDocumented(
+      [
+        'HEAD /objects/g-1',
+        'DELETE /objects/prod/to-delete',
+        'PUT /objects/prod/continued',
+        'PUT /objects/prod/continued',
+        'GET /objects/g-1',
+      ],
+      responses,
+    );
     expect(responses[0].body).toBe('');
     expect(JSON.parse(responses[3].body).object.id).toBe('continued');
     expect(JSON.parse(responses[4].body).id).toBe('g-1');
@@ -195,8 +227,16 @@ describe('npm start gateway', () => {
   });
 
   it.each([
-    ['both Content-Length and Transfer-Encoding', 'POST /objects/search HTTP/1.1\r\nhost: x\r\ncontent-length: 4\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n', 400],
-    ['two different Content-Lengths', 'POST /objects/search HTTP/1.1\r\nhost: x\r\ncontent-length: 4\r\ncontent-length: 5\r\n\r\n{}{}', 400],
+    [
+      'both Content-Length and Transfer-Encoding',
+      'POST /objects/search HTTP/1.1\r\nhost: x\r\ncontent-length: 4\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n',
+      400,
+    ],
+    [
+      'two different Content-Lengths',
+      'POST /objects/search HTTP/1.1\r\nhost: x\r\ncontent-length: 4\r\ncontent-length: 5\r\n\r\n{}{}',
+      400,
+    ],
     ['a Transfer-Encoding other than chunked', 'POST /objects/search HTTP/1.1\r\nhost: x\r\ntransfer-encoding: gzip\r\n\r\n', 400],
     ['bare LF line ends', 'GET /objects/g-1 HTTP/1.1\nhost: x\n\r\n\r\n', 400],
     ['an absolute-form target', 'GET http://evil/objects/g-1 HTTP/1.1\r\nhost: x\r\n\r\n', 400],
@@ -230,20 +270,37 @@ describe('npm start gateway', () => {
     }
     // The apps themselves still answer each other (a filter within the limit: past it, the answer is 413 MembersTooLarge).
     const few = JSON.stringify({ filter: { type: 'objectId', objectId: { ids: ['x-1'] } }, limit: 10 });
-    expect((await fetch(`${t.objectsUrl}/objects/internal/members`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: few })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${t.objectsUrl}/objects/internal/members`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: few,
+        })
+      ).status,
+    ).toBe(200);
     const write = await call('/objects/internal/x-1', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [] }) });
     expect(write.status).toBe(201);
   });
 
   it('relays an event stream as it is written (ready, changes, heartbeats) and a long poll of the change feed', async () => {
-    const set = await call('/object-sets', { method: 'POST', body: JSON.stringify({ title: 'relayed', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['relayed'] } } } } }) });
+    const set = await call('/object-sets', {
+      method: 'POST',
+      body: JSON.stringify({
+        title: 'relayed',
+        definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['relayed'] } } } },
+      }),
+    });
     const stream = await SseClient.open(`${gw.url}/object-sets/${(await set.json()).id}/events`);
     try {
       expect((await stream.next(3000)).event).toBe('ready');
       const cursor = (await (await call('/objects/changes')).json()).cursor;
       const poll = checkedGatewayFetch(gw.url, `/objects/changes?after=${encodeURIComponent(cursor)}&waitMs=20000`).then((r) => r.json());
       await new Promise((r) => setTimeout(r, 200));
-      expect((await call('/objects/prod/rl-1', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [], tags: ['relayed'] }) })).status).toBe(201);
+      expect(
+        (await call('/objects/prod/rl-1', { method: 'PUT', body: JSON.stringify({ type: 'person', properties: [], tags: ['relayed'] }) }))
+          .status,
+      ).toBe(201);
       expect(await stream.next(3000)).toMatchObject({ event: 'change', data: { added: { prod: ['rl-1'] } } });
       expect((await poll).changes.map((c: { id: string }) => c.id)).toEqual(['rl-1']);
       const pings = stream.comments;
@@ -263,10 +320,18 @@ describe('npm start gateway', () => {
         ['POST', '/objects/search'],
         ['PUT', '/ontology'],
       ]) {
-        const res = await checkedGatewayFetch(down.url, path, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+        const res = await checkedGatewayFetch(down.url, path, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          body: method === 'GET' ? undefined : '{}',
+        });
         expect(res.status).toBe(503);
         expect(res.headers.get('retry-after')).toBe('5');
-        expect(await res.json()).toMatchObject({ errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', parameters: { dependency: 'objects' } });
+        expect(await res.json()).toMatchObject({
+          errorCode: 'UNAVAILABLE',
+          errorName: 'DependencyUnavailable',
+          parameters: { dependency: 'objects' },
+        });
       }
       expect((await fetch(`${down.url}/health/ready`)).status).toBe(503);
     } finally {
@@ -290,7 +355,11 @@ describe('npm start gateway', () => {
       expect(Date.now() - t0).toBeGreaterThanOrEqual(1400);
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('5');
-      expect(await res.json()).toMatchObject({ errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', parameters: { dependency: 'object-sets' } });
+      expect(await res.json()).toMatchObject({
+        errorCode: 'UNAVAILABLE',
+        errorName: 'DependencyUnavailable',
+        parameters: { dependency: 'object-sets' },
+      });
       // The other app is still served.
       expect((await checkedGatewayFetch(slow.url, '/objects/g-1')).status).toBe(200);
     } finally {
@@ -333,7 +402,15 @@ describe('npm start gateway handing connections to the apps', () => {
       if ((await fetch(`${base}/health/ready`).catch(() => undefined))?.ok) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    expect((await checkedGatewayFetch(base, '/ontology', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(WRITE_ONTOLOGY) })).status).toBe(200);
+    expect(
+      (
+        await checkedGatewayFetch(base, '/ontology', {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(WRITE_ONTOLOGY),
+        })
+      ).status,
+    ).toBe(200);
     const put = await checkedGatewayFetch(base, '/objects/prod/h-1', {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
@@ -350,12 +427,17 @@ describe('npm start gateway handing connections to the apps', () => {
     await drop?.();
   });
 
-  const stats = async () => (await (await fetch(`${base}/health/gateway`)).json()) as { connectionsHandedOver: number; requestsRelayed: number };
+  const stats = async () =>
+    (await (await fetch(`${base}/health/gateway`)).json()) as { connectionsHandedOver: number; requestsRelayed: number };
   const gatewayPort = () => Number(new URL(base).port);
 
   it('answers a session through npm start (successes and errors of both apps) as the OpenAPI documents say', async () => {
     const call = async (method: string, path: string, body?: unknown) =>
-      checkedGatewayFetch(base, path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      checkedGatewayFetch(base, path, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     const vip = { type: 'tag', tag: { tags: ['vip'] } };
     const statuses: [string, number][] = [];
     const step = async (method: string, path: string, body?: unknown) => {
@@ -364,7 +446,9 @@ describe('npm start gateway handing connections to the apps', () => {
       return res.status === 204 ? undefined : await res.json();
     };
     await step('PUT', '/objects/prod/s-1', { type: 'person', properties: [{ id: 'name', value: 'Sam', origin: 'crm' }], tags: ['vip'] });
-    await step('POST', '/objects/ingest', { objects: [{ environmentId: 'prod', id: 's-2', type: 'person', properties: [{ id: 'age', value: 41, origin: 'hr' }], tags: ['vip'] }] });
+    await step('POST', '/objects/ingest', {
+      objects: [{ environmentId: 'prod', id: 's-2', type: 'person', properties: [{ id: 'age', value: 41, origin: 'hr' }], tags: ['vip'] }],
+    });
     await step('GET', '/objects/s-1');
     await step('GET', '/objects/s-1?environmentId=prod');
     await step('POST', '/objects/bulk', { objectIds: ['s-1', 's-2', 'nobody'] });
@@ -414,12 +498,19 @@ describe('npm start gateway handing connections to the apps', () => {
     const set = await checkedGatewayFetch(base, '/object-sets', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'handed', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['handed'] } } } } }),
+      body: JSON.stringify({
+        title: 'handed',
+        definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['handed'] } } } },
+      }),
     });
     const stream = await SseClient.open(`${base}/object-sets/${(await set.json()).id}/events`);
     try {
       expect((await stream.next(3000)).event).toBe('ready');
-      const put = await checkedGatewayFetch(base, '/objects/prod/hd-1', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'person', properties: [], tags: ['handed'] }) });
+      const put = await checkedGatewayFetch(base, '/objects/prod/hd-1', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'person', properties: [], tags: ['handed'] }),
+      });
       expect(put.status).toBe(201);
       expect(await stream.next(3000)).toMatchObject({ event: 'change', data: { added: { prod: ['hd-1'] } } });
     } finally {
@@ -453,7 +544,10 @@ describe('npm start gateway handing connections to the apps', () => {
         rawRequest('GET', '/objects/h-1', { headers: { connection: 'close' } }),
     ]);
     const answers = parseResponses(bytes, Array(6).fill('GET'));
-    expectDocumented(['GET /objects/h-1', 'POST /object-sets/search', 'GET /health/ready', 'GET /docs', 'GET /nowhere', 'GET /objects/h-1'], answers);
+    expectDocumented(
+      ['GET /objects/h-1', 'POST /object-sets/search', 'GET /health/ready', 'GET /docs', 'GET /nowhere', 'GET /objects/h-1'],
+      answers,
+    );
     const [object, sets, ready, docs, nowhere, again] = answers;
     expect(JSON.parse(object.body).id).toBe('h-1');
     expect(sets.status).toBe(200);
@@ -468,7 +562,9 @@ describe('npm start gateway handing connections to the apps', () => {
 
   it('answers 404 for /metrics on a connection handed to an app: the app sends it back to the gateway', async () => {
     const bytes = await exchange(gatewayPort(), [
-      rawRequest('GET', '/objects/h-1') + rawRequest('GET', '/metrics') + rawRequest('GET', '/objects/h-1', { headers: { connection: 'close' } }),
+      rawRequest('GET', '/objects/h-1') +
+        rawRequest('GET', '/metrics') +
+        rawRequest('GET', '/objects/h-1', { headers: { connection: 'close' } }),
     ]);
     const [object, metrics, again] = parseResponses(bytes, Array(3).fill('GET'));
     expect(object.status).toBe(200);
@@ -489,7 +585,9 @@ describe('npm start gateway handing connections to the apps', () => {
       properties: [{ id: 'name', value: `Person ${i} ${'y'.repeat(200)}`, origin: 'crm' }],
     }));
     const body = JSON.stringify({ objects });
-    const wire = Buffer.from(rawRequest('POST', '/objects/ingest', { headers: { 'content-type': 'application/json', connection: 'close' }, body }));
+    const wire = Buffer.from(
+      rawRequest('POST', '/objects/ingest', { headers: { 'content-type': 'application/json', connection: 'close' }, body }),
+    );
     // The head and the first bytes of the body first, the rest in pieces while the handover happens.
     const pieces = [wire.subarray(0, 300)];
     for (let i = 300; i < wire.length; i += 64 * 1024) pieces.push(wire.subarray(i, i + 64 * 1024));
@@ -539,7 +637,9 @@ const CLIENT_HEADERS = { 'x-user-id': 'mallory', 'x-consistency-level': 'PRIMARY
 
 /** An HTTP server that answers every request with the request's headers as JSON. */
 async function echoServer(): Promise<{ server: Server; url: string }> {
-  const server = createHttpServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.headers)));
+  const server = createHttpServer((req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.headers)),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
@@ -561,7 +661,11 @@ describe('the npm start gateway drops X-User-Id and X-Consistency-Level from cli
     const opts = JSON.stringify({ port: 0, host: '127.0.0.1', objectsUrl: echo.url, objectSetsUrl: echo.url });
     gateway = spawn(
       process.execPath,
-      ['--input-type=module', '-e', `import { startGateway } from '${module}'; const g = await startGateway(${opts}); process.send(g.address().port);`],
+      [
+        '--input-type=module',
+        '-e',
+        `import { startGateway } from '${module}'; const g = await startGateway(${opts}); process.send(g.address().port);`,
+      ],
       { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] },
     );
     port = await new Promise<number>((resolve, reject) => {
@@ -585,7 +689,9 @@ describe('the npm start gateway drops X-User-Id and X-Consistency-Level from cli
 
 describe('an app drops them from the requests of a connection the npm start gateway handed over', () => {
   it('from the first request (read by the gateway) and from those that follow', async () => {
-    const server = createHttpServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.headers)));
+    const server = createHttpServer((req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.headers)),
+    );
     const send = process.send;
     // acceptGatewayConnections takes over only in a process the gateway started with an IPC channel.
     process.send ??= (() => true) as unknown as typeof process.send;
@@ -594,7 +700,18 @@ describe('an app drops them from the requests of a connection the npm start gate
       socket.pause();
       const head = rawRequest('GET', '/objects/one', { headers: CLIENT_HEADERS });
       // What the gateway sends the app: the connection, with the bytes it read and its rules.
-      process.emit('message', { type: 'gateway:connection', head, paths: ['/objects'], closed: [], dropped: ['x-user-id', 'x-consistency-level'], relay: 'http://127.0.0.1:9' }, socket);
+      process.emit(
+        'message',
+        {
+          type: 'gateway:connection',
+          head,
+          paths: ['/objects'],
+          closed: [],
+          dropped: ['x-user-id', 'x-consistency-level'],
+          relay: 'http://127.0.0.1:9',
+        },
+        socket,
+      );
     });
     await new Promise<void>((resolve) => takeOver.listen(0, '127.0.0.1', resolve));
     try {
@@ -637,7 +754,8 @@ const hasNginx = spawnSync('nginx', ['-v']).status === 0;
     writeNginxConfig(dir, site);
     nginx = spawn('nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'inherit' });
     base = `http://127.0.0.1:${listen}`;
-    for (let i = 0; i < 100 && !(await fetch(`${base}/objects/x`).catch(() => undefined))?.ok; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && !(await fetch(`${base}/objects/x`).catch(() => undefined))?.ok; i++)
+      await new Promise((r) => setTimeout(r, 100));
   });
   afterAll(async () => {
     if (nginx && nginx.exitCode === null) {

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { ObjectSearchFilter } from '@app/domain';
-import { compareCodePoints, evaluableInMemory, evaluableWithNeighbours, evaluate, Neighbours, ObjectRows } from '../../apps/objects/src/live-sets/filter-evaluator';
+import {
+  compareCodePoints,
+  evaluableInMemory,
+  evaluableWithNeighbours,
+  evaluate,
+  Neighbours,
+  ObjectRows,
+} from '../../apps/objects/src/live-sets/filter-evaluator';
 import { OBJECT_ROWS_AT_SQL } from '../../apps/objects/src/live-sets/set-changes.sql';
 import { startObjectsApp, TestObjectsApp } from '../support/apps';
 import { testOntologyIndex, WRITE_ONTOLOGY } from '../support/ontologies';
@@ -55,25 +62,45 @@ const objectArb = fc.record({
 const pick = <T>(list: readonly T[]) => fc.constantFrom(...list);
 const v = (type: string, payload: unknown) => ({ type, [type]: payload }) as unknown as ObjectSearchFilter;
 const propertyValue = fc.constantFrom(...Object.keys(PROPERTIES)).chain((p) => fc.tuple(fc.constant(p), pick(PROPERTIES[p])));
-const rangeBound = fc.constantFrom('name', 'email', 'age', 'score', 'born', 'seenAt').chain((p) => fc.tuple(fc.constant(p), pick(PROPERTIES[p]), pick(PROPERTIES[p])));
+const rangeBound = fc
+  .constantFrom('name', 'email', 'age', 'score', 'born', 'seenAt')
+  .chain((p) => fc.tuple(fc.constant(p), pick(PROPERTIES[p]), pick(PROPERTIES[p])));
 
 const leaf: fc.Arbitrary<ObjectSearchFilter> = fc.oneof(
   fc.constant(v('all', {})),
   fc.subarray(['person', 'company']).map((types) => v('objectType', { types })),
   fc.subarray(ENVS).map((environmentIds) => v('environment', { environmentIds })),
   fc.subarray(IDS, { maxLength: 3 }).map((ids) => v('objectId', { ids })),
-  fc.tuple(fc.subarray(TAGS), fc.constantFrom('ANY', 'ALL', undefined)).map(([tags, match]) => v('tag', { tags, ...(match ? { match } : {}) })),
+  fc
+    .tuple(fc.subarray(TAGS), fc.constantFrom('ANY', 'ALL', undefined))
+    .map(([tags, match]) => v('tag', { tags, ...(match ? { match } : {}) })),
   fc.constantFrom(...Object.keys(PROPERTIES)).map((propertyId) => v('propertyExists', { propertyId })),
   propertyValue.map(([propertyId, value]) => v('propertyEquals', { propertyId, value })),
-  fc.constantFrom(...Object.keys(PROPERTIES)).chain((p) => fc.subarray([...PROPERTIES[p]], { minLength: 1, maxLength: Math.min(3, PROPERTIES[p].length) }).map((values) => v('propertyIn', { propertyId: p, values }))),
+  fc
+    .constantFrom(...Object.keys(PROPERTIES))
+    .chain((p) =>
+      fc
+        .subarray([...PROPERTIES[p]], { minLength: 1, maxLength: Math.min(3, PROPERTIES[p].length) })
+        .map((values) => v('propertyIn', { propertyId: p, values })),
+    ),
   fc
     .tuple(rangeBound, fc.subarray(['gt', 'gte', 'lt', 'lte'], { minLength: 1, maxLength: 2 }))
     .map(([[propertyId, a, b], ops]) => v('propertyRange', { propertyId, ...Object.fromEntries(ops.map((op, i) => [op, i ? b : a])) })),
-  fc.tuple(fc.constantFrom('name', 'email'), pick(['a', 'ad', 'A', 'a_', 'a%', '\uFFFD', '\u{1F600}', 'z'])).map(([propertyId, prefix]) => v('propertyPrefix', { propertyId, prefix })),
-  fc.tuple(pick(ORIGINS), fc.option(fc.constantFrom(...Object.keys(PROPERTIES)), { nil: undefined })).map(([origin, propertyId]) => v('propertyOrigin', { origin, ...(propertyId ? { propertyId } : {}) })),
-  fc.tuple(fc.constantFrom('worksFor', 'knows'), fc.option(fc.subarray(IDS, { maxLength: 2 }), { nil: undefined })).map(([linkId, targetIds]) => v('hasLink', { linkId, ...(targetIds ? { targetIds } : {}) })),
   fc
-    .tuple(fc.constantFrom('firstSighting', 'lastSighting'), fc.option(pick(SIGHTINGS), { nil: undefined }), fc.option(pick(SIGHTINGS), { nil: undefined }))
+    .tuple(fc.constantFrom('name', 'email'), pick(['a', 'ad', 'A', 'a_', 'a%', '\uFFFD', '\u{1F600}', 'z']))
+    .map(([propertyId, prefix]) => v('propertyPrefix', { propertyId, prefix })),
+  fc
+    .tuple(pick(ORIGINS), fc.option(fc.constantFrom(...Object.keys(PROPERTIES)), { nil: undefined }))
+    .map(([origin, propertyId]) => v('propertyOrigin', { origin, ...(propertyId ? { propertyId } : {}) })),
+  fc
+    .tuple(fc.constantFrom('worksFor', 'knows'), fc.option(fc.subarray(IDS, { maxLength: 2 }), { nil: undefined }))
+    .map(([linkId, targetIds]) => v('hasLink', { linkId, ...(targetIds ? { targetIds } : {}) })),
+  fc
+    .tuple(
+      fc.constantFrom('firstSighting', 'lastSighting'),
+      fc.option(pick(SIGHTINGS), { nil: undefined }),
+      fc.option(pick(SIGHTINGS), { nil: undefined }),
+    )
     .filter(([, start, end]) => start !== undefined || end !== undefined)
     .map(([type, start, end]) => v(type, { ...(start ? { start } : {}), ...(end ? { end } : {}) })),
   fc.tuple(pick(SIGHTINGS), pick(SIGHTINGS)).map(([start, end]) => v('sightedDuring', { start, end })),
@@ -109,11 +136,29 @@ describe('live sets: filters decided in memory agree with the compiled SQL', () 
   beforeAll(async () => {
     t = await startObjectsApp();
     await t.http().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
-    const objects = fc.sample(fc.uniqueArray(objectArb, { minLength: 12, maxLength: 16, selector: (o) => `${o.env}/${o.id}` }), { numRuns: 1, seed: 7 })[0];
+    const objects = fc.sample(fc.uniqueArray(objectArb, { minLength: 12, maxLength: 16, selector: (o) => `${o.env}/${o.id}` }), {
+      numRuns: 1,
+      seed: 7,
+    })[0];
     // And one person with a value of every property (of every column), two emails.
-    objects.push({ env: 'dev', id: 'all-values', type: 'person', tags: ['a'], values: Object.keys(PROPERTIES).map((p, k) => [p, k, ORIGINS[k % 2]] as [string, number, string]).concat([['email', 7, 'crm']]), worksFor: [], knows: ['o-1'], first: 1 });
+    objects.push({
+      env: 'dev',
+      id: 'all-values',
+      type: 'person',
+      tags: ['a'],
+      values: Object.keys(PROPERTIES)
+        .map((p, k) => [p, k, ORIGINS[k % 2]] as [string, number, string])
+        .concat([['email', 7, 'crm']]),
+      worksFor: [],
+      knows: ['o-1'],
+      first: 1,
+    });
     // And two names that JavaScript's `<` orders otherwise than PostgreSQL's C collation.
-    for (const [id, k] of [['fffd', 6], ['emoji', 7]] as const) objects.push({ env: 'prod', id, type: 'company', tags: [], values: [['name', k, 'crm']], worksFor: [], knows: [], first: 0 });
+    for (const [id, k] of [
+      ['fffd', 6],
+      ['emoji', 7],
+    ] as const)
+      objects.push({ env: 'prod', id, type: 'company', tags: [], values: [['name', k, 'crm']], worksFor: [], knows: [], first: 0 });
     const body = objects.map((o) => {
       // A company has only `name`; a single-valued property keeps its first value.
       const allowed = o.type === 'company' ? ['name'] : Object.keys(PROPERTIES);
@@ -127,14 +172,22 @@ describe('live sets: filters decided in memory agree with the compiled SQL', () 
         type: o.type,
         properties,
         tags: o.tags,
-        links: o.type === 'person' ? { ...(o.worksFor.length ? { worksFor: o.worksFor } : {}), ...(o.knows.length ? { knows: o.knows } : {}) } : {},
+        links:
+          o.type === 'person'
+            ? { ...(o.worksFor.length ? { worksFor: o.worksFor } : {}), ...(o.knows.length ? { knows: o.knows } : {}) }
+            : {},
         metadata: { firstSighting: SIGHTINGS[o.first], lastSighting: SIGHTINGS[o.first + 1] },
       };
     });
     await t.http().post('/objects/ingest').send({ objects: body }).expect(200);
     const now = new Date(Date.now() + 1000).toISOString();
     const keys = body.map((o) => [o.environmentId, o.id]);
-    const res = await t.db.query(OBJECT_ROWS_AT_SQL, [keys.map((_, n) => n), keys.map((k) => k[0]), keys.map((k) => k[1]), keys.map(() => now)]);
+    const res = await t.db.query(OBJECT_ROWS_AT_SQL, [
+      keys.map((_, n) => n),
+      keys.map((k) => k[0]),
+      keys.map((k) => k[1]),
+      keys.map(() => now),
+    ]);
     for (const r of res.rows) {
       const [env, id] = keys[r.n];
       rows.set(`${env}/${id}`, {
@@ -163,7 +216,8 @@ describe('live sets: filters decided in memory agree with the compiled SQL', () 
 
   it('reads the rows of every type of value as they are stored', () => {
     const all = [...rows.values()].flatMap((o) => o.values);
-    for (const column of ['string', 'number', 'boolean', 'date', 'timestampUs', 'geo'] as const) expect(all.some((x) => x[column] !== null)).toBe(true);
+    for (const column of ['string', 'number', 'boolean', 'date', 'timestampUs', 'geo'] as const)
+      expect(all.some((x) => x[column] !== null)).toBe(true);
     // Timestamps as instants in microseconds whatever their offset: 12:00+02:00 is 10:00Z.
     const seen = all.filter((x) => x.propertyId === 'seenAt').map((x) => x.timestampUs);
     for (const us of seen) expect(TIMES.map((s) => Date.parse(s) * 1000)).toContain(us);
@@ -180,7 +234,10 @@ describe('live sets: filters decided in memory agree with the compiled SQL', () 
   /** Every object's rows and the links into each: what a round reads around its candidates. */
   const around: Neighbours = {
     rows: (env, id) => rows.get(`${env}/${id}`),
-    incoming: (env, id) => [...rows.values()].filter((o) => o.environmentId === env).flatMap((o) => o.links.filter((l) => l.targetId === id).map((l) => ({ linkId: l.linkId, sourceId: o.id }))),
+    incoming: (env, id) =>
+      [...rows.values()]
+        .filter((o) => o.environmentId === env)
+        .flatMap((o) => o.links.filter((l) => l.targetId === id).map((l) => ({ linkId: l.linkId, sourceId: o.id }))),
   };
 
   /** Whether the in-memory decision agrees with the search (false: the search refused the filter). */
@@ -190,7 +247,10 @@ describe('live sets: filters decided in memory agree with the compiled SQL', () 
     // A filter the validator refuses (a value that fits no column of the property) is not one live sets evaluate.
     if (res.status !== 200) return false;
     const found = (res.body.objects as { environmentId: string; id: string }[]).map((o) => `${o.environmentId}/${o.id}`).sort();
-    const decided = [...rows.entries()].filter(([, o]) => evaluate(filter, ontology, o, around)).map(([k]) => k).sort();
+    const decided = [...rows.entries()]
+      .filter(([, o]) => evaluate(filter, ontology, o, around))
+      .map(([k]) => k)
+      .sort();
     expect({ filter, objects: decided }).toEqual({ filter, objects: found });
     return true;
   }
@@ -199,7 +259,13 @@ describe('live sets: filters decided in memory agree with the compiled SQL', () 
     for (const op of ['gt', 'gte', 'lt', 'lte']) {
       for (const bound of ['\uFFFD', '\u{1F600}']) expect(await agree(v('propertyRange', { propertyId: 'name', [op]: bound }))).toBe(true);
     }
-    const above = (await t.http().post('/objects/search').send({ filter: v('propertyRange', { propertyId: 'name', gt: '\uFFFD' }) }).expect(200)).body.objects;
+    const above = (
+      await t
+        .http()
+        .post('/objects/search')
+        .send({ filter: v('propertyRange', { propertyId: 'name', gt: '\uFFFD' }) })
+        .expect(200)
+    ).body.objects;
     expect(above.map((o: { id: string }) => o.id)).toContain('emoji');
   });
 
@@ -230,7 +296,9 @@ describe('live sets: filters decided in memory agree with the compiled SQL', () 
   }, 120_000);
 
   it('leaves deeper link traversals, full text and case-insensitive prefixes to SQL', () => {
-    expect(evaluableWithNeighbours(v('linkedFrom', { linkId: 'knows', source: v('linksTo', { linkId: 'knows', target: v('all', {}) }) }))).toBe(false);
+    expect(
+      evaluableWithNeighbours(v('linkedFrom', { linkId: 'knows', source: v('linksTo', { linkId: 'knows', target: v('all', {}) }) })),
+    ).toBe(false);
     expect(evaluableWithNeighbours(v('linkedFrom', { linkId: 'knows', source: v('all', {}) }))).toBe(true);
   });
 

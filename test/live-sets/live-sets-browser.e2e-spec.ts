@@ -34,7 +34,15 @@ if (!hasChromium && process.env.REQUIRE_BROWSER === '1') {
     gateway = await startGateway(t.objectsUrl, t.objectSetsUrl);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = await browser.newPage();
   }, 60_000);
@@ -68,7 +76,10 @@ if (!hasChromium && process.env.REQUIRE_BROWSER === '1') {
     const set = await fetch(`${gateway.url}/object-sets`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'browser', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['seen'] } } } } }),
+      body: JSON.stringify({
+        title: 'browser',
+        definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['seen'] } } } },
+      }),
     });
     const setId = (await set.json()).id as string;
     await page.goto(`${gateway.url}/health/live`);
@@ -90,11 +101,14 @@ if (!hasChromium && process.env.REQUIRE_BROWSER === '1') {
     await t.objectSets.close();
     await put('b-2', ['seen']);
     await put('b-1', []);
-    restarted = await withEnv({ LOG_LEVEL: 'silent', DATABASE_URL: t.databaseUrl, OBJECTS_URL: t.objectsUrl, EVENTS_HEARTBEAT_MS: '500' }, async () => {
-      const a = await buildObjectSetsApp();
-      await a.listen(port, '127.0.0.1');
-      return a;
-    });
+    restarted = await withEnv(
+      { LOG_LEVEL: 'silent', DATABASE_URL: t.databaseUrl, OBJECTS_URL: t.objectsUrl, EVENTS_HEARTBEAT_MS: '500' },
+      async () => {
+        const a = await buildObjectSetsApp();
+        await a.listen(port, '127.0.0.1');
+        return a;
+      },
+    );
     const events = await until((e) => e.filter((x) => x.type === 'change').length >= 3);
     expect(events.map((e) => e.type)).toEqual(['ready', 'change', 'change', 'change']);
     expect(events.slice(1).map((e) => [e.data.added, e.data.removed])).toEqual([

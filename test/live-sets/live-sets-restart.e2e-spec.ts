@@ -22,7 +22,10 @@ type Ids = Record<string, string[]>;
 /** The object-sets app from dist/ in a child process, as the images run it. */
 async function spawnObjectSets(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [OBJECT_SETS_ENTRY], { env: { ...process.env, LOG_LEVEL: 'silent', OBJECT_SETS_PORT: String(port), ...env }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [OBJECT_SETS_ENTRY], {
+    env: { ...process.env, LOG_LEVEL: 'silent', OBJECT_SETS_PORT: String(port), ...env },
+    stdio: 'ignore',
+  });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     if (child.exitCode !== null) throw new Error(`the object-sets app exited with ${child.exitCode}`);
@@ -52,7 +55,12 @@ async function pingAfter(s: SseClient): Promise<void> {
 }
 
 const same = (events: ReadEvent[]) => events.map((e) => ({ id: e.id, event: e.event, data: e.data }));
-const person = (name: string, tags: string[]) => ({ type: 'person', properties: [{ id: 'name', value: name, origin: 'w' }], tags, metadata: SIGHTED });
+const person = (name: string, tags: string[]) => ({
+  type: 'person',
+  properties: [{ id: 'name', value: name, origin: 'w' }],
+  tags,
+  metadata: SIGHTED,
+});
 
 describe('live object sets across restarts', () => {
   let t: TestBothApps;
@@ -70,7 +78,13 @@ describe('live object sets across restarts', () => {
   });
 
   it('resumes on a restarted app after SIGKILL, while 8 writers race, with exactly the events of an uninterrupted stream', async () => {
-    const setId = (await t.setsHttp().post('/object-sets').send({ title: 'hot', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['hot'] } } } } }).expect(201)).body.id;
+    const setId = (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'hot', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['hot'] } } } } })
+        .expect(201)
+    ).body.id;
     const env = { DATABASE_URL: t.databaseUrl, OBJECTS_URL: t.objectsUrl, EVENTS_HEARTBEAT_MS: '300' };
     const first = await spawnObjectSets(env);
     children.push(first.child);
@@ -86,7 +100,10 @@ describe('live object sets across restarts', () => {
       for (let i = 0; writing || i < 30; i++) {
         if (i >= 60) break;
         const id = `h-${(w * 7 + i) % 12}`;
-        const res = await t.objectsHttp().put(`/objects/prod/${id}`).send(person(`w${w}i${i}`, (w + i) % 3 ? ['hot'] : []));
+        const res = await t
+          .objectsHttp()
+          .put(`/objects/prod/${id}`)
+          .send(person(`w${w}i${i}`, (w + i) % 3 ? ['hot'] : []));
         expect([200, 201]).toContain(res.status);
       }
     });
@@ -111,23 +128,49 @@ describe('live object sets across restarts', () => {
     expect(got.length).toBeGreaterThan(5);
     expect(same(got)).toEqual(same(upTo(reference.events)));
     // And their fold is the members then.
-    let members: Ids = (await t.setsHttp().get(`/object-sets/${setId}/members`).query({ asOf: ready.data.asOf as string })).body.members;
+    let members: Ids = (
+      await t
+        .setsHttp()
+        .get(`/object-sets/${setId}/members`)
+        .query({ asOf: ready.data.asOf as string })
+    ).body.members;
     for (const e of got) {
       const next: Record<string, Set<string>> = Object.fromEntries(Object.entries(members).map(([k, v]) => [k, new Set(v)]));
       for (const [env2, ids] of Object.entries(e.data.added as Ids)) for (const id of ids) (next[env2] ??= new Set()).add(id);
       for (const [env2, ids] of Object.entries(e.data.removed as Ids)) for (const id of ids) next[env2]?.delete(id);
-      members = Object.fromEntries(Object.entries(next).filter(([, s]) => s.size).map(([k, s]) => [k, [...s].sort()]));
+      members = Object.fromEntries(
+        Object.entries(next)
+          .filter(([, s]) => s.size)
+          .map(([k, s]) => [k, [...s].sort()]),
+      );
     }
-    expect(members).toEqual((await t.setsHttp().get(`/object-sets/${setId}/members`).query({ asOf: new Date(endAt).toISOString() })).body.members);
+    expect(members).toEqual(
+      (
+        await t
+          .setsHttp()
+          .get(`/object-sets/${setId}/members`)
+          .query({ asOf: new Date(endAt).toISOString() })
+      ).body.members,
+    );
   });
 
   it('frees the slot of a client that gives up while its stream is being opened', async () => {
-    const setId = (await t.setsHttp().post('/object-sets').send({ title: 'gone', definition: { type: 'empty', empty: {} } }).expect(201)).body.id;
+    const setId = (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'gone', definition: { type: 'empty', empty: {} } })
+        .expect(201)
+    ).body.id;
     // An objects app that accepts connections and never answers: opening a stream waits on it.
     const sockets: Socket[] = [];
     const silent = createServer((socket) => void sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const sets = await spawnObjectSets({ DATABASE_URL: t.databaseUrl, OBJECTS_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, EVENTS_MAX_STREAMS_PER_CALLER: '1' });
+    const sets = await spawnObjectSets({
+      DATABASE_URL: t.databaseUrl,
+      OBJECTS_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      EVENTS_MAX_STREAMS_PER_CALLER: '1',
+    });
     children.push(sets.child);
     /** How an open that its client abandons after `ms` ends: the status it got, or 'abandoned'. */
     const openFor = async (ms: number) => {
@@ -150,7 +193,13 @@ describe('live object sets across restarts', () => {
   });
 
   it('ends its streams when it stops gracefully (SIGTERM), so that clients reconnect elsewhere', async () => {
-    const setId = (await t.setsHttp().post('/object-sets').send({ title: 'stop', definition: { type: 'empty', empty: {} } }).expect(201)).body.id;
+    const setId = (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'stop', definition: { type: 'empty', empty: {} } })
+        .expect(201)
+    ).body.id;
     const sets = await spawnObjectSets({ DATABASE_URL: t.databaseUrl, OBJECTS_URL: t.objectsUrl });
     children.push(sets.child);
     const s = await SseClient.open(`${sets.url}/object-sets/${setId}/events`);
@@ -166,14 +215,24 @@ describe('live object sets across restarts', () => {
 
   // Last: it leaves the in-process objects app stopped.
   it('keeps a stream through the objects app going away and coming back', async () => {
-    const setId = (await t.setsHttp().post('/object-sets').send({ title: 'cold', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['cold'] } } } } }).expect(201)).body.id;
+    const setId = (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'cold', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['cold'] } } } } })
+        .expect(201)
+    ).body.id;
     const env = { DATABASE_URL: t.databaseUrl, OBJECTS_URL: t.objectsUrl, EVENTS_HEARTBEAT_MS: '300' };
     const sets = await spawnObjectSets(env);
     children.push(sets.child);
     const s = await SseClient.open(`${sets.url}/object-sets/${setId}/events`);
     streams.push(s);
     expect((await s.next()).event).toBe('ready');
-    await t.objectsHttp().put('/objects/prod/c-1').send(person('C1', ['cold'])).expect(201);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/c-1')
+      .send(person('C1', ['cold']))
+      .expect(201);
     expect((await s.next()).data.added).toEqual({ prod: ['c-1'] });
     // The objects app goes away (its port refuses connections) and a new one starts on it.
     const port = Number(new URL(t.objectsUrl).port);
@@ -185,7 +244,10 @@ describe('live object sets across restarts', () => {
       return a;
     });
     try {
-      await checkedRequest(restarted.getHttpServer(), 'objects').put('/objects/prod/c-2').send(person('C2', ['cold'])).expect(201);
+      await checkedRequest(restarted.getHttpServer(), 'objects')
+        .put('/objects/prod/c-2')
+        .send(person('C2', ['cold']))
+        .expect(201);
       expect((await s.next(20_000)).data.added).toEqual({ prod: ['c-2'] });
       expect(s.ended).toBe(false);
     } finally {

@@ -31,7 +31,13 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
   const streams: SseClient[] = [];
 
   const createSet = async (definition: unknown, extra: Record<string, unknown> = {}) =>
-    (await t.setsHttp().post('/object-sets').send({ title: 'live', definition, ...extra }).expect(201)).body.id as string;
+    (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'live', definition, ...extra })
+        .expect(201)
+    ).body.id as string;
   const open = async (setId: string, query = '', headers: Record<string, string> = {}) => {
     const s = await SseClient.open(`${t.objectSetsUrl}/object-sets/${setId}/events${query}`, headers);
     streams.push(s);
@@ -53,7 +59,11 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
   });
 
   it('starts with ready, then tells each instant that changed a filter set; folded, the events give members?asOf at every event', async () => {
-    await t.objectsHttp().put('/objects/prod/v-0').send(person('Before', ['vip'])).expect(201);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/v-0')
+      .send(person('Before', ['vip']))
+      .expect(201);
     const setId = await createSet({ type: 'filter', filter: { filter: f.and(f.type(['person']), f.tag('vip')) } });
     const s = await open(setId);
     expect(s.status).toBe(200);
@@ -64,11 +74,23 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
     let members = await membersAt(setId, ready.data.asOf as string);
     expect(members).toEqual({ prod: ['v-0'] });
 
-    await t.objectsHttp().put('/objects/prod/v-1').send(person('Ada', ['vip'])).expect(201);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/v-1')
+      .send(person('Ada', ['vip']))
+      .expect(201);
     await t.objectsHttp().put('/objects/prod/v-2').send(person('Not vip')).expect(201);
-    await t.objectsHttp().put('/objects/prod/v-1').send(person('Ada L.', ['vip'])).expect(200);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/v-1')
+      .send(person('Ada L.', ['vip']))
+      .expect(200);
     await t.objectsHttp().put('/objects/prod/v-0').send(person('Before', [])).expect(200);
-    await t.objectsHttp().put('/objects/staging/v-3').send(person('Staging', ['vip'])).expect(201);
+    await t
+      .objectsHttp()
+      .put('/objects/staging/v-3')
+      .send(person('Staging', ['vip']))
+      .expect(201);
     await t.objectsHttp().delete('/objects/staging/v-3').expect(204);
 
     const expected = [
@@ -110,24 +132,56 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
     expect(ready.event).toBe('ready');
     return { s, members: await membersAt(setId, ready.data.asOf as string) };
   };
-  const changeOf = (e: ReadEvent) => ({ added: e.data.added, removed: e.data.removed, updated: e.data.updated, ...(e.data.definitionChanged ? { definitionChanged: true } : {}) });
+  const changeOf = (e: ReadEvent) => ({
+    added: e.data.added,
+    removed: e.data.removed,
+    updated: e.data.updated,
+    ...(e.data.definitionChanged ? { definitionChanged: true } : {}),
+  });
 
   it('follows set algebra and a link traversal over other sets, and tells changes to the sets they build on', async () => {
     const vips = await createSet({ type: 'filter', filter: { filter: f.and(f.type(['person']), f.tag('vip')) } });
-    const core = await createSet({ type: 'stable', stable: { objects: [{ environmentId: 'prod', id: 'a-1' }, { environmentId: 'prod', id: 'a-2' }] } });
+    const core = await createSet({
+      type: 'stable',
+      stable: {
+        objects: [
+          { environmentId: 'prod', id: 'a-1' },
+          { environmentId: 'prod', id: 'a-2' },
+        ],
+      },
+    });
     const union = await createSet({ type: 'operation', operation: { operator: 'UNION', objectSetIds: [vips, core] } });
     const difference = await createSet({ type: 'operation', operation: { operator: 'DIFFERENCE', objectSetIds: [core, vips] } });
-    const employers = await createSet({ type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'worksFor', objectSetId: union } });
+    const employers = await createSet({
+      type: 'linkOperation',
+      linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'worksFor', objectSetId: union },
+    });
     const u = await start(union);
     const d = await start(difference);
     const e = await start(employers);
 
     await t.objectsHttp().put('/objects/prod/co-1').send(company('Acme')).expect(201);
-    await t.objectsHttp().put('/objects/prod/a-1').send(person('A1', [], { worksFor: ['co-1'] })).expect(201);
-    await t.objectsHttp().put('/objects/prod/a-1').send(person('A1', ['vip'], { worksFor: ['co-1'] })).expect(200);
-    await t.objectsHttp().put('/objects/prod/a-3').send(person('A3', ['vip'], { worksFor: ['co-2'] })).expect(201);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/a-1')
+      .send(person('A1', [], { worksFor: ['co-1'] }))
+      .expect(201);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/a-1')
+      .send(person('A1', ['vip'], { worksFor: ['co-1'] }))
+      .expect(200);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/a-3')
+      .send(person('A3', ['vip'], { worksFor: ['co-2'] }))
+      .expect(201);
     await t.objectsHttp().put('/objects/prod/co-2').send(company('Beta')).expect(201);
-    await t.objectsHttp().put('/objects/prod/a-3').send(person('A3', ['vip'])).expect(200); // the link goes: co-2 leaves
+    await t
+      .objectsHttp()
+      .put('/objects/prod/a-3')
+      .send(person('A3', ['vip']))
+      .expect(200); // the link goes: co-2 leaves
 
     const un = await follow(u.s, union, u.members, 4);
     expect(un.events.map(changeOf)).toEqual([
@@ -151,29 +205,44 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
 
     // A referenced set's new definition is an ordinary change of the sets built on it (here none
     // moves until a-2 exists).
-    await t.setsHttp().put(`/object-sets/${core}`).send({ definition: { type: 'stable', stable: { objects: [{ environmentId: 'prod', id: 'a-2' }] } } }).expect(200);
+    await t
+      .setsHttp()
+      .put(`/object-sets/${core}`)
+      .send({ definition: { type: 'stable', stable: { objects: [{ environmentId: 'prod', id: 'a-2' }] } } })
+      .expect(200);
     await t.objectsHttp().put('/objects/prod/a-2').send(person('A2')).expect(201);
-    expect((await follow(d.s, difference, diff.members, 1)).events.map(changeOf)).toEqual([{ added: { prod: ['a-2'] }, removed: {}, updated: {} }]);
+    expect((await follow(d.s, difference, diff.members, 1)).events.map(changeOf)).toEqual([
+      { added: { prod: ['a-2'] }, removed: {}, updated: {} },
+    ]);
     const unionNow = await follow(u.s, union, un.members, 1);
     expect(unionNow.events.map(changeOf)).toEqual([{ added: { prod: ['a-2'] }, removed: {}, updated: {} }]);
 
     // The set's own new definition: the diff, with definitionChanged; for the set built on it, an ordinary change.
-    await t.setsHttp().put(`/object-sets/${union}`).send({ definition: { type: 'operation', operation: { operator: 'INTERSECTION', objectSetIds: [vips, core] } } }).expect(200);
+    await t
+      .setsHttp()
+      .put(`/object-sets/${union}`)
+      .send({ definition: { type: 'operation', operation: { operator: 'INTERSECTION', objectSetIds: [vips, core] } } })
+      .expect(200);
     expect((await follow(u.s, union, unionNow.members, 1)).events.map(changeOf)).toEqual([
       { added: {}, removed: { prod: ['a-1', 'a-2', 'a-3', 'v-1'] }, updated: {}, definitionChanged: true }, // v-1: a vip of the first test
     ]);
-    expect((await follow(e.s, employers, emp.members, 1)).events.map(changeOf)).toEqual([{ added: {}, removed: { prod: ['co-1'] }, updated: {} }]);
+    expect((await follow(e.s, employers, emp.members, 1)).events.map(changeOf)).toEqual([
+      { added: {}, removed: { prod: ['co-1'] }, updated: {} },
+    ]);
     for (const x of [u, d, e]) expect(await x.s.quiet(200)).toEqual([]);
   });
 
   /** Another object-sets app on the same database and objects app: what a client reconnects to. */
   const secondObjectSetsApp = async (env: Record<string, string> = {}): Promise<{ app: NestExpressApplication; url: string }> => {
     const port = await freePort();
-    const app = await withEnv({ LOG_LEVEL: 'silent', DATABASE_URL: t.databaseUrl, OBJECTS_URL: t.objectsUrl, EVENTS_HEARTBEAT_MS: '300', ...env }, async () => {
-      const a = await buildObjectSetsApp();
-      await a.listen(port, '127.0.0.1');
-      return a;
-    });
+    const app = await withEnv(
+      { LOG_LEVEL: 'silent', DATABASE_URL: t.databaseUrl, OBJECTS_URL: t.objectsUrl, EVENTS_HEARTBEAT_MS: '300', ...env },
+      async () => {
+        const a = await buildObjectSetsApp();
+        await a.listen(port, '127.0.0.1');
+        return a;
+      },
+    );
     return { app, url: `http://127.0.0.1:${port}` };
   };
 
@@ -181,7 +250,12 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
     const setId = await createSet({ type: 'filter', filter: { filter: f.tag('res') } });
     const first = await start(setId);
     const ready = first.s.events[0];
-    for (let i = 1; i <= 6; i++) await t.objectsHttp().put(`/objects/prod/r-${i}`).send(person(`R${i}`, ['res'])).expect(201);
+    for (let i = 1; i <= 6; i++)
+      await t
+        .objectsHttp()
+        .put(`/objects/prod/r-${i}`)
+        .send(person(`R${i}`, ['res']))
+        .expect(201);
     await t.objectsHttp().put('/objects/prod/r-2').send(person('R2')).expect(200);
     const all = (await follow(first.s, setId, first.members, 7)).events;
     const same = (events: ReadEvent[]) => events.map((e) => ({ id: e.id, event: e.event, data: e.data }));
@@ -206,7 +280,11 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
       for (let i = 0; i < 6; i++) resumed.push(await elsewhere.next());
       expect(same(resumed)).toEqual(same(all.slice(1)));
       // And it goes on live.
-      await t.objectsHttp().put('/objects/prod/r-7').send(person('R7', ['res'])).expect(201);
+      await t
+        .objectsHttp()
+        .put('/objects/prod/r-7')
+        .send(person('R7', ['res']))
+        .expect(201);
       const live = await elsewhere.next();
       const here = await first.s.next();
       expect(same([live])).toEqual(same([here]));
@@ -220,16 +298,35 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
   it('follows geo filters (docs/api.md §13): a point moving into and out of a circle, a box across the antimeridian and a polygon', async () => {
     const at = (lat: number, lon: number, tags: string[] = []) => ({
       type: 'person',
-      properties: [{ id: 'name', value: 'walker', origin: 'gps' }, { id: 'home', value: { lat, lon }, origin: 'gps' }],
+      properties: [
+        { id: 'name', value: 'walker', origin: 'gps' },
+        { id: 'home', value: { lat, lon }, origin: 'gps' },
+      ],
       tags,
       metadata: SIGHTED,
     });
     const geo = {
       near: { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'home', center: { lat: 48.8566, lon: 2.3522 }, meters: 5_000 } },
-      pacific: { type: 'geoWithinBox', geoWithinBox: { propertyId: 'home', southWest: { lat: -20, lon: 179 }, northEast: { lat: -10, lon: -179 } } },
-      triangle: { type: 'geoWithinPolygon', geoWithinPolygon: { propertyId: 'home', points: [{ lat: 0, lon: 0 }, { lat: 0, lon: 10 }, { lat: 10, lon: 0 }] } },
+      pacific: {
+        type: 'geoWithinBox',
+        geoWithinBox: { propertyId: 'home', southWest: { lat: -20, lon: 179 }, northEast: { lat: -10, lon: -179 } },
+      },
+      triangle: {
+        type: 'geoWithinPolygon',
+        geoWithinPolygon: {
+          propertyId: 'home',
+          points: [
+            { lat: 0, lon: 0 },
+            { lat: 0, lon: 10 },
+            { lat: 10, lon: 0 },
+          ],
+        },
+      },
     };
-    const setId = await createSet({ type: 'filter', filter: { filter: { type: 'or', or: { filters: [geo.near, geo.pacific, geo.triangle] } } } });
+    const setId = await createSet({
+      type: 'filter',
+      filter: { filter: { type: 'or', or: { filters: [geo.near, geo.pacific, geo.triangle] } } },
+    });
     const { s, members: start } = await (async () => {
       const stream = await open(setId);
       const ready = await stream.next();
@@ -247,9 +344,17 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
     ];
     let members = start;
     for (const [lat, lon, want] of moves) {
-      await t.objectsHttp().put('/objects/geo/w-1').send(at(lat, lon)).expect((r) => expect([200, 201]).toContain(r.status));
+      await t
+        .objectsHttp()
+        .put('/objects/geo/w-1')
+        .send(at(lat, lon))
+        .expect((r) => expect([200, 201]).toContain(r.status));
       const e = await s.next();
-      expect({ lat, lon, change: { added: e.data.added, removed: e.data.removed, updated: e.data.updated } }).toEqual({ lat, lon, change: want });
+      expect({ lat, lon, change: { added: e.data.added, removed: e.data.removed, updated: e.data.updated } }).toEqual({
+        lat,
+        lon,
+        change: want,
+      });
       members = fold(members, e);
       expect(members).toEqual(await membersAt(setId, e.data.asOf as string));
     }
@@ -259,11 +364,26 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
     const setId = await createSet({ type: 'filter', filter: { filter: f.tag('load') } });
     const s = await open(setId, '?loadObjects=true');
     expect((await s.next()).event).toBe('ready');
-    await t.objectsHttp().put('/objects/prod/l-1').send(person('L1', ['load'])).expect(201);
-    await t.objectsHttp().put('/objects/prod/l-1').send(person('L1 again', ['load'])).expect(200);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/l-1')
+      .send(person('L1', ['load']))
+      .expect(201);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/l-1')
+      .send(person('L1 again', ['load']))
+      .expect(200);
     await t.objectsHttp().put('/objects/prod/l-1').send(person('L1 gone')).expect(200);
     const [added, updated, removed] = [await s.next(), await s.next(), await s.next()];
-    expect(added.data.objects).toEqual([(await t.objectsHttp().get('/objects/prod/l-1/history').query({ startTime: '2000-01-01T00:00:00Z', endTime: added.data.asOf as string })).body.objects[0].object]);
+    expect(added.data.objects).toEqual([
+      (
+        await t
+          .objectsHttp()
+          .get('/objects/prod/l-1/history')
+          .query({ startTime: '2000-01-01T00:00:00Z', endTime: added.data.asOf as string })
+      ).body.objects[0].object,
+    ]);
     expect((updated.data.objects as { properties: { value: string }[] }[])[0].properties[0].value).toBe('L1 again');
     expect(removed.data.objects).toEqual([]);
     expect(removed.data.removed).toEqual({ prod: ['l-1'] });
@@ -282,7 +402,13 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
     const again = await open(setId, '', { 'Last-Event-ID': deleted.id! });
     expect(again.status).toBe(404);
 
-    const ephemeral = (await t.setsHttp().post('/object-sets').send({ title: 'tmp', definition: { type: 'filter', filter: { filter: f.tag('del') } }, ephemeral: true }).expect(201)).body;
+    const ephemeral = (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'tmp', definition: { type: 'filter', filter: { filter: f.tag('del') } }, ephemeral: true })
+        .expect(201)
+    ).body;
     const e = await open(ephemeral.id);
     expect((await e.next()).event).toBe('ready');
     const expired = await e.next(10_000);
@@ -320,7 +446,14 @@ describe('live object sets with AUTH_MODE=jwt and stream limits', () => {
     t = await startBothApps({ ...JWT_ENV, EVENTS_MAX_STREAMS: '3', EVENTS_MAX_STREAMS_PER_CALLER: '2', EVENTS_HEARTBEAT_MS: '300' });
     const admin = bearer(await token('admin', ['*'], { roles: ['ontology-admin'] }));
     await t.objectsHttp().put('/ontology').set(admin).send(WRITE_ONTOLOGY).expect(200);
-    setId = (await t.setsHttp().post('/object-sets').set(admin).send({ title: 'tagged', definition: { type: 'filter', filter: { filter: f.tag('live') } } }).expect(201)).body.id;
+    setId = (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .set(admin)
+        .send({ title: 'tagged', definition: { type: 'filter', filter: { filter: f.tag('live') } } })
+        .expect(201)
+    ).body.id;
   });
   afterAll(async () => {
     for (const s of streams) s.close();
@@ -336,8 +469,18 @@ describe('live object sets with AUTH_MODE=jwt and stream limits', () => {
     const everything = await open(setId, bearer(await token('root', ['*'], { expiresIn: 4 })));
     expect((await prodOnly.next()).event).toBe('ready');
     expect((await everything.next()).event).toBe('ready');
-    await t.objectsHttp().put('/objects/secret/j-1').set(writer).send(person('Hidden', ['live'])).expect(201);
-    await t.objectsHttp().put('/objects/prod/j-1').set(writer).send(person('Shown', ['live'])).expect(201);
+    await t
+      .objectsHttp()
+      .put('/objects/secret/j-1')
+      .set(writer)
+      .send(person('Hidden', ['live']))
+      .expect(201);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/j-1')
+      .set(writer)
+      .send(person('Shown', ['live']))
+      .expect(201);
     expect((await prodOnly.next()).data.added).toEqual({ prod: ['j-1'] });
     expect((await everything.next()).data.added).toEqual({ secret: ['j-1'] });
     expect((await everything.next()).data.added).toEqual({ prod: ['j-1'] });
@@ -354,7 +497,11 @@ describe('live object sets with AUTH_MODE=jwt and stream limits', () => {
     const a2 = await open(setId, ada);
     const a3 = await open(setId, ada);
     expect([a1.status, a2.status, a3.status]).toEqual([200, 200, 429]);
-    expect(a3.errorBody).toMatchObject({ errorName: 'TooManyStreams', errorCode: 'TOO_MANY_REQUESTS', parameters: { limit: 'EVENTS_MAX_STREAMS_PER_CALLER', max: 2 } });
+    expect(a3.errorBody).toMatchObject({
+      errorName: 'TooManyStreams',
+      errorCode: 'TOO_MANY_REQUESTS',
+      parameters: { limit: 'EVENTS_MAX_STREAMS_PER_CALLER', max: 2 },
+    });
     expect(a3.headers!.get('retry-after')).toMatch(/^\d+$/);
     const b1 = await open(setId, bob);
     const b2 = await open(setId, bob);
@@ -378,27 +525,56 @@ describe('live object sets when a set can no longer be evaluated', () => {
   });
   afterAll(() => t.close());
 
-  it("ends the streams of a set whose filter the ontology no longer allows, keeps the others going, and answers the reconnect with the error naming the set", async () => {
-    const byAge = (await t.setsHttp().post('/object-sets').send({ title: 'aged', definition: { type: 'filter', filter: { filter: { type: 'propertyRange', propertyRange: { propertyId: 'age', gte: 18 } } } } }).expect(201)).body.id;
-    const tagged = (await t.setsHttp().post('/object-sets').send({ title: 'tagged', definition: { type: 'filter', filter: { filter: f.tag('ok') } } }).expect(201)).body.id;
+  it('ends the streams of a set whose filter the ontology no longer allows, keeps the others going, and answers the reconnect with the error naming the set', async () => {
+    const byAge = (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({
+          title: 'aged',
+          definition: { type: 'filter', filter: { filter: { type: 'propertyRange', propertyRange: { propertyId: 'age', gte: 18 } } } },
+        })
+        .expect(201)
+    ).body.id;
+    const tagged = (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'tagged', definition: { type: 'filter', filter: { filter: f.tag('ok') } } })
+        .expect(201)
+    ).body.id;
     const doomed = await SseClient.open(`${t.objectSetsUrl}/object-sets/${byAge}/events`);
     const fine = await SseClient.open(`${t.objectSetsUrl}/object-sets/${tagged}/events`);
     try {
       expect((await doomed.next()).event).toBe('ready');
       expect((await fine.next()).event).toBe('ready');
       // A new ontology without `age`: the set's filter names a property it no longer has (so it is refused unless forced, docs/api.md §6).
-      const withoutAge = { ...WRITE_ONTOLOGY, objectTypes: WRITE_ONTOLOGY.objectTypes.map((o) => ({ ...o, properties: o.properties.filter((p) => p.id !== 'age') })) };
+      const withoutAge = {
+        ...WRITE_ONTOLOGY,
+        objectTypes: WRITE_ONTOLOGY.objectTypes.map((o) => ({ ...o, properties: o.properties.filter((p) => p.id !== 'age') })),
+      };
       const refused = await t.objectsHttp().put('/ontology').send(withoutAge).expect(409);
       expect(refused.body.parameters.objectSets).toEqual([expect.objectContaining({ objectSetId: byAge })]);
       await t.objectsHttp().put('/ontology').query({ force: true }).send(withoutAge).expect(200);
-      await t.objectsHttp().put('/objects/prod/ok-1').send(person('Ok', ['ok'])).expect(201);
+      await t
+        .objectsHttp()
+        .put('/objects/prod/ok-1')
+        .send(person('Ok', ['ok']))
+        .expect(201);
       expect((await fine.next()).data.added).toEqual({ prod: ['ok-1'] });
       await doomed.closed();
       const again = await SseClient.open(`${t.objectSetsUrl}/object-sets/${byAge}/events`, { 'Last-Event-ID': doomed.events[0].id! });
       expect(again.status).toBe(400);
-      expect(again.errorBody).toMatchObject({ errorName: 'InvalidObjectSetDefinition', parameters: { objectSetId: byAge, path: 'definition.filter.filter.propertyRange.propertyId' } });
+      expect(again.errorBody).toMatchObject({
+        errorName: 'InvalidObjectSetDefinition',
+        parameters: { objectSetId: byAge, path: 'definition.filter.filter.propertyRange.propertyId' },
+      });
       // The other set goes on.
-      await t.objectsHttp().put('/objects/prod/ok-2').send(person('Ok', ['ok'])).expect(201);
+      await t
+        .objectsHttp()
+        .put('/objects/prod/ok-2')
+        .send(person('Ok', ['ok']))
+        .expect(201);
       expect((await fine.next()).data.added).toEqual({ prod: ['ok-2'] });
     } finally {
       doomed.close();

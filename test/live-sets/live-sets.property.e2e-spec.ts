@@ -28,7 +28,11 @@ interface ObjectSpec {
   worksFor: string[];
   knows: string[];
 }
-type Write = { kind: 'put'; o: ObjectSpec } | { kind: 'delete'; env: string; id: string } | { kind: 'ingest'; objects: ObjectSpec[] } | { kind: 'redefine'; set: number; definition: number };
+type Write =
+  | { kind: 'put'; o: ObjectSpec }
+  | { kind: 'delete'; env: string; id: string }
+  | { kind: 'ingest'; objects: ObjectSpec[] }
+  | { kind: 'redefine'; set: number; definition: number };
 
 const objectSpec = fc.record({
   env: fc.constantFrom(...ENVS),
@@ -41,10 +45,15 @@ const objectSpec = fc.record({
 });
 const write: fc.Arbitrary<Write> = fc.oneof(
   { weight: 5, arbitrary: objectSpec.map((o) => ({ kind: 'put' as const, o })) },
-  { weight: 1, arbitrary: fc.record({ env: fc.constantFrom(...ENVS), id: fc.constantFrom(...IDS) }).map((k) => ({ kind: 'delete' as const, ...k })) },
   {
     weight: 1,
-    arbitrary: fc.uniqueArray(objectSpec, { minLength: 1, maxLength: 4, selector: (o) => `${o.env}/${o.id}` }).map((objects) => ({ kind: 'ingest' as const, objects })),
+    arbitrary: fc.record({ env: fc.constantFrom(...ENVS), id: fc.constantFrom(...IDS) }).map((k) => ({ kind: 'delete' as const, ...k })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .uniqueArray(objectSpec, { minLength: 1, maxLength: 4, selector: (o) => `${o.env}/${o.id}` })
+      .map((objects) => ({ kind: 'ingest' as const, objects })),
   },
   { weight: 1, arbitrary: fc.record({ set: fc.nat(5), definition: fc.nat(100) }).map((r) => ({ kind: 'redefine' as const, ...r })) },
 );
@@ -77,11 +86,25 @@ function definitionOf(choice: number, f: unknown, earlier: string[]): unknown {
     case 1:
       return { type: 'filter', filter: { filter: f, startingSet: pick(choice) } };
     case 2:
-      return { type: 'stable', stable: { objects: [{ environmentId: 'prod', id: IDS[choice % IDS.length] }, { environmentId: 'dev', id: IDS[(choice + 2) % IDS.length] }] } };
+      return {
+        type: 'stable',
+        stable: {
+          objects: [
+            { environmentId: 'prod', id: IDS[choice % IDS.length] },
+            { environmentId: 'dev', id: IDS[(choice + 2) % IDS.length] },
+          ],
+        },
+      };
     case 3:
-      return { type: 'operation', operation: { operator: ['UNION', 'INTERSECTION', 'DIFFERENCE'][choice % 3], objectSetIds: [pick(choice), pick(choice + 1)] } };
+      return {
+        type: 'operation',
+        operation: { operator: ['UNION', 'INTERSECTION', 'DIFFERENCE'][choice % 3], objectSetIds: [pick(choice), pick(choice + 1)] },
+      };
     case 4:
-      return { type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: choice % 2 ? 'worksFor' : 'knows', objectSetId: pick(choice) } };
+      return {
+        type: 'linkOperation',
+        linkOperation: { operator: 'EXTRACT_TARGET', linkId: choice % 2 ? 'worksFor' : 'knows', objectSetId: pick(choice) },
+      };
     default:
       return { type: 'filter', filter: { filter: f } };
   }
@@ -90,7 +113,8 @@ function definitionOf(choice: number, f: unknown, earlier: string[]): unknown {
 const body = (o: ObjectSpec) => ({
   type: o.type,
   properties: [{ id: 'name', value: o.name, origin: 'gen' }],
-  links: o.type === 'person' ? { ...(o.worksFor.length ? { worksFor: o.worksFor } : {}), ...(o.knows.length ? { knows: o.knows } : {}) } : {},
+  links:
+    o.type === 'person' ? { ...(o.worksFor.length ? { worksFor: o.worksFor } : {}), ...(o.knows.length ? { knows: o.knows } : {}) } : {},
   tags: o.tags,
   metadata: SIGHTED,
 });
@@ -103,11 +127,20 @@ describe('live object sets: the fold of the events is members?asOf, on random hi
     t = await startBothApps({ EVENTS_HEARTBEAT_MS: '300' });
     await t.objectsHttp().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
     const port = await freePort();
-    const app = await withEnv({ LOG_LEVEL: 'silent', DATABASE_URL: t.databaseUrl, OBJECTS_URL: t.objectsUrl, EVENTS_CANDIDATE_LIMIT: '1', EVENTS_HEARTBEAT_MS: '300' }, async () => {
-      const a = await buildObjectSetsApp();
-      await a.listen(port, '127.0.0.1');
-      return a;
-    });
+    const app = await withEnv(
+      {
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: t.databaseUrl,
+        OBJECTS_URL: t.objectsUrl,
+        EVENTS_CANDIDATE_LIMIT: '1',
+        EVENTS_HEARTBEAT_MS: '300',
+      },
+      async () => {
+        const a = await buildObjectSetsApp();
+        await a.listen(port, '127.0.0.1');
+        return a;
+      },
+    );
     whole = { app, url: `http://127.0.0.1:${port}` };
   });
   afterAll(async () => {
@@ -118,69 +151,107 @@ describe('live object sets: the fold of the events is members?asOf, on random hi
   it('holds for every set, and incremental and whole evaluation agree', async () => {
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.nat(100), filter), { minLength: 3, maxLength: 6 }), fc.array(write, { minLength: 4, maxLength: 14 }), async (defs, writes) => {
-        run++;
-        const sets: string[] = [];
-        const definitions: unknown[] = [];
-        for (const [choice, f] of defs) {
-          const definition = definitionOf(choice, f, sets);
-          definitions.push(definition);
-          const res = await t.setsHttp().post('/object-sets').send({ title: `p${run}`, definition });
-          expect(res.status).toBe(201);
-          sets.push(res.body.id);
-        }
-        const streams = await Promise.all(sets.map((id) => SseClient.open(`${t.objectSetsUrl}/object-sets/${id}/events`)));
-        const readies = await Promise.all(streams.map((s) => s.next()));
-        const wholeStreams = await Promise.all(sets.map((id, i) => SseClient.open(`${whole.url}/object-sets/${id}/events`, { 'Last-Event-ID': readies[i].id! })));
-        try {
-          for (const w of writes) {
-            if (w.kind === 'put') {
-              const res = await t.objectsHttp().put(`/objects/${w.o.env}/${w.o.id}`).send(body(w.o));
-              expect([200, 201]).toContain(res.status);
-            } else if (w.kind === 'delete') {
-              const res = await t.objectsHttp().delete(`/objects/${w.env}/${w.id}`);
-              expect([204, 404]).toContain(res.status);
-            } else if (w.kind === 'ingest') {
-              await t.objectsHttp().post('/objects/ingest').send({ objects: w.objects.map((o) => ({ environmentId: o.env, id: o.id, ...body(o) })) }).expect(200);
-            } else {
-              // A set redefined midway (never into a cycle: only onto sets made before it).
-              const k = w.set % sets.length;
-              const definition = definitionOf(w.definition, defs[k][1], sets.slice(0, k));
-              const res = await t.setsHttp().put(`/object-sets/${sets[k]}`).send({ definition });
-              expect(res.status).toBe(200);
-            }
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat(100), filter), { minLength: 3, maxLength: 6 }),
+        fc.array(write, { minLength: 4, maxLength: 14 }),
+        async (defs, writes) => {
+          run++;
+          const sets: string[] = [];
+          const definitions: unknown[] = [];
+          for (const [choice, f] of defs) {
+            const definition = definitionOf(choice, f, sets);
+            definitions.push(definition);
+            const res = await t
+              .setsHttp()
+              .post('/object-sets')
+              .send({ title: `p${run}`, definition });
+            expect(res.status).toBe(201);
+            sets.push(res.body.id);
           }
-          // A stream opened now starts at an instant after every write: the others have told everything up to it.
-          // (On both apps: the lower of the two instants.)
-          const readyAt = async (base: string, id: string) => {
-            const s = await SseClient.open(`${base}/object-sets/${id}/events`);
-            const ready = await s.next();
-            s.close();
-            return Date.parse(ready.data.asOf as string);
-          };
-          const ends = await Promise.all(sets.map(async (id) => Math.min(await readyAt(t.objectSetsUrl, id), await readyAt(whole.url, id))));
-          for (const [i, id] of sets.entries()) {
-            const s = streams[i];
-            const upTo = (events: ReadEvent[]) => events.filter((e) => Date.parse(e.data.asOf as string) <= ends[i]);
-            // Every event up to the end was written before a heartbeat that comes after it.
-            await Promise.all([s, wholeStreams[i]].map((x) => pingAfter(x)));
-            const told = upTo(s.events.slice(1));
-            let members = (await t.setsHttp().get(`/object-sets/${id}/members`).query({ asOf: readies[i].data.asOf as string })).body.members as Ids;
-            for (const e of told) {
-              expect(e.event).toBe('change');
-              members = fold(members, e);
-              const res = await t.setsHttp().get(`/object-sets/${id}/members`).query({ asOf: e.data.asOf as string });
-              expect({ set: i, definition: definitions[i], at: e.data.asOf, members }).toEqual({ set: i, definition: definitions[i], at: e.data.asOf, members: res.body.members });
+          const streams = await Promise.all(sets.map((id) => SseClient.open(`${t.objectSetsUrl}/object-sets/${id}/events`)));
+          const readies = await Promise.all(streams.map((s) => s.next()));
+          const wholeStreams = await Promise.all(
+            sets.map((id, i) => SseClient.open(`${whole.url}/object-sets/${id}/events`, { 'Last-Event-ID': readies[i].id! })),
+          );
+          try {
+            for (const w of writes) {
+              if (w.kind === 'put') {
+                const res = await t.objectsHttp().put(`/objects/${w.o.env}/${w.o.id}`).send(body(w.o));
+                expect([200, 201]).toContain(res.status);
+              } else if (w.kind === 'delete') {
+                const res = await t.objectsHttp().delete(`/objects/${w.env}/${w.id}`);
+                expect([204, 404]).toContain(res.status);
+              } else if (w.kind === 'ingest') {
+                await t
+                  .objectsHttp()
+                  .post('/objects/ingest')
+                  .send({ objects: w.objects.map((o) => ({ environmentId: o.env, id: o.id, ...body(o) })) })
+                  .expect(200);
+              } else {
+                // A set redefined midway (never into a cycle: only onto sets made before it).
+                const k = w.set % sets.length;
+                const definition = definitionOf(w.definition, defs[k][1], sets.slice(0, k));
+                const res = await t.setsHttp().put(`/object-sets/${sets[k]}`).send({ definition });
+                expect(res.status).toBe(200);
+              }
             }
-            const last = (await t.setsHttp().get(`/object-sets/${id}/members`).query({ asOf: new Date(ends[i]).toISOString() })).body.members;
-            expect({ set: i, definition: definitions[i], events: told.map((e) => e.data), members }).toEqual({ set: i, definition: definitions[i], events: told.map((e) => e.data), members: last });
-            const same = (events: ReadEvent[]) => events.map((e) => ({ id: e.id, event: e.event, data: e.data }));
-            expect({ set: i, whole: same(upTo(wholeStreams[i].events)) }).toEqual({ set: i, whole: same(told) });
+            // A stream opened now starts at an instant after every write: the others have told everything up to it.
+            // (On both apps: the lower of the two instants.)
+            const readyAt = async (base: string, id: string) => {
+              const s = await SseClient.open(`${base}/object-sets/${id}/events`);
+              const ready = await s.next();
+              s.close();
+              return Date.parse(ready.data.asOf as string);
+            };
+            const ends = await Promise.all(
+              sets.map(async (id) => Math.min(await readyAt(t.objectSetsUrl, id), await readyAt(whole.url, id))),
+            );
+            for (const [i, id] of sets.entries()) {
+              const s = streams[i];
+              const upTo = (events: ReadEvent[]) => events.filter((e) => Date.parse(e.data.asOf as string) <= ends[i]);
+              // Every event up to the end was written before a heartbeat that comes after it.
+              await Promise.all([s, wholeStreams[i]].map((x) => pingAfter(x)));
+              const told = upTo(s.events.slice(1));
+              let members = (
+                await t
+                  .setsHttp()
+                  .get(`/object-sets/${id}/members`)
+                  .query({ asOf: readies[i].data.asOf as string })
+              ).body.members as Ids;
+              for (const e of told) {
+                expect(e.event).toBe('change');
+                members = fold(members, e);
+                const res = await t
+                  .setsHttp()
+                  .get(`/object-sets/${id}/members`)
+                  .query({ asOf: e.data.asOf as string });
+                expect({ set: i, definition: definitions[i], at: e.data.asOf, members }).toEqual({
+                  set: i,
+                  definition: definitions[i],
+                  at: e.data.asOf,
+                  members: res.body.members,
+                });
+              }
+              const last = (
+                await t
+                  .setsHttp()
+                  .get(`/object-sets/${id}/members`)
+                  .query({ asOf: new Date(ends[i]).toISOString() })
+              ).body.members;
+              expect({ set: i, definition: definitions[i], events: told.map((e) => e.data), members }).toEqual({
+                set: i,
+                definition: definitions[i],
+                events: told.map((e) => e.data),
+                members: last,
+              });
+              const same = (events: ReadEvent[]) => events.map((e) => ({ id: e.id, event: e.event, data: e.data }));
+              expect({ set: i, whole: same(upTo(wholeStreams[i].events)) }).toEqual({ set: i, whole: same(told) });
+            }
+          } finally {
+            for (const s of [...streams, ...wholeStreams]) s.close();
           }
-        } finally {
-          for (const s of [...streams, ...wholeStreams]) s.close();
-        }
-      }),
+        },
+      ),
       { numRuns: 12, seed: Number(process.env.FC_SEED ?? Date.now() % 100000), endOnFailure: true },
     );
   }, 600_000);

@@ -15,9 +15,14 @@ import { bearer, JWT_ENV, token } from '../support/tokens';
 
 const tag = (...tags: string[]) => ({ type: 'tag', tag: { tags } });
 const filterSet = (filter: object) => ({ type: 'filter', filter: { filter } });
-const MEMBERS = '{"members":{"prod":["p-1","p-2"]},"links":[{"linkId":"knows","sourceObjectId":"p-1","targetObjectId":"p-2","environmentId":"prod"}]}';
+const MEMBERS =
+  '{"members":{"prod":["p-1","p-2"]},"links":[{"linkId":"knows","sourceObjectId":"p-1","targetObjectId":"p-2","environmentId":"prod"}]}';
 
-type Call = { method: 'validateFilter' | 'validateSetFilter' | 'linkTypeIds' | 'members' | 'diff' | 'aggregate'; caller: CallerContext; args: unknown[] };
+type Call = {
+  method: 'validateFilter' | 'validateSetFilter' | 'linkTypeIds' | 'members' | 'diff' | 'aggregate';
+  caller: CallerContext;
+  args: unknown[];
+};
 
 /** ObjectsClient as a test double: records every call, answers what the test sets. */
 class FakeObjectsClient extends ObjectsClient {
@@ -82,7 +87,12 @@ describe('object-sets app alone: ObjectsClient replaced by a test double', () =>
 
   const storedSets = async () => (await t.db.query('SELECT count(*)::int AS n FROM object_sets.object_set')).rows[0].n as number;
   async function create(definition: object, extra: object = {}): Promise<string> {
-    const res = await t.http().post('/object-sets').set('x-user-id', 'ada').send({ title: 'a set', definition, ...extra }).expect(201);
+    const res = await t
+      .http()
+      .post('/object-sets')
+      .set('x-user-id', 'ada')
+      .send({ title: 'a set', definition, ...extra })
+      .expect(201);
     return res.body.id;
   }
 
@@ -114,25 +124,43 @@ describe('object-sets app alone: ObjectsClient replaced by a test double', () =>
     expect(objects.calls.map((c) => c.method)).toEqual(['members', 'members']);
   });
 
-  it("is 413 ObjectSetTooLarge when the objects service finds more members than the limit", async () => {
+  it('is 413 ObjectSetTooLarge when the objects service finds more members than the limit', async () => {
     const id = await create(filterSet(tag('vip')));
     objects.membersResult = { tooLarge: true };
     const res = await t.http().get(`/object-sets/${id}/members`).expect(413);
-    expect(res.body).toMatchObject({ errorCode: 'REQUEST_ENTITY_TOO_LARGE', errorName: 'ObjectSetTooLarge', parameters: { objectSetId: id, limit: 100_000 } });
+    expect(res.body).toMatchObject({
+      errorCode: 'REQUEST_ENTITY_TOO_LARGE',
+      errorName: 'ObjectSetTooLarge',
+      parameters: { objectSetId: id, limit: 100_000 },
+    });
   });
 
   it("passes the objects service's verdict on a filter to the caller, and stores nothing", async () => {
     const before = await storedSets();
     objects.invalid = new InvalidFilter('definition.filter.filter.tag.tags[0]', 'unknown tag');
-    const res = await t.http().post('/object-sets').send({ title: 'x', definition: filterSet(tag('nope')) }).expect(400);
-    expect(res.body).toMatchObject({ errorName: 'InvalidFilter', parameters: { path: 'definition.filter.filter.tag.tags[0]', reason: 'unknown tag' } });
+    const res = await t
+      .http()
+      .post('/object-sets')
+      .send({ title: 'x', definition: filterSet(tag('nope')) })
+      .expect(400);
+    expect(res.body).toMatchObject({
+      errorName: 'InvalidFilter',
+      parameters: { path: 'definition.filter.filter.tag.tags[0]', reason: 'unknown tag' },
+    });
     expect(await storedSets()).toBe(before);
   });
 
   it('checks a link operation against the link types of the active ontology', async () => {
     const source = await create({ type: 'empty', empty: {} });
-    const linkOperation = (linkId: string) => ({ type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId, objectSetId: source } });
-    const res = await t.http().post('/object-sets').send({ title: 'x', definition: linkOperation('worksFor') }).expect(400);
+    const linkOperation = (linkId: string) => ({
+      type: 'linkOperation',
+      linkOperation: { operator: 'EXTRACT_TARGET', linkId, objectSetId: source },
+    });
+    const res = await t
+      .http()
+      .post('/object-sets')
+      .send({ title: 'x', definition: linkOperation('worksFor') })
+      .expect(400);
     expect(res.body).toMatchObject({ errorName: 'InvalidArgument', parameters: { field: 'definition.linkOperation.linkId' } });
     await create(linkOperation('knows'));
     expect(objects.calls.map((c) => c.method)).toEqual(['linkTypeIds', 'linkTypeIds']);
@@ -142,8 +170,16 @@ describe('object-sets app alone: ObjectsClient replaced by a test double', () =>
     const id = await create({ type: 'empty', empty: {} });
     const before = await storedSets();
     objects.failure = new DependencyUnavailable('objects');
-    const write = await t.http().post('/object-sets').send({ title: 'x', definition: filterSet(tag('vip')) }).expect(503);
-    expect(write.body).toMatchObject({ errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', parameters: { dependency: 'objects' } });
+    const write = await t
+      .http()
+      .post('/object-sets')
+      .send({ title: 'x', definition: filterSet(tag('vip')) })
+      .expect(503);
+    expect(write.body).toMatchObject({
+      errorCode: 'UNAVAILABLE',
+      errorName: 'DependencyUnavailable',
+      parameters: { dependency: 'objects' },
+    });
     expect(Number(write.headers['retry-after'])).toBeGreaterThan(0);
     expect(await storedSets()).toBe(before);
     const read = await t.http().get(`/object-sets/${id}/members`).expect(503);
@@ -161,7 +197,12 @@ type Behaviour = 'answer' | 'stall' | 'fail' | 'reject' | 'cut' | 'garbage' | 't
  * request, and answers, stalls (never answers), fails (500, not a Conjure error) or rejects
  * (400 InvalidFilter) as the test says.
  */
-async function startStubObjectsService(): Promise<{ url: string; seen: Seen[]; behave: (b: Behaviour) => void; close: () => Promise<void> }> {
+async function startStubObjectsService(): Promise<{
+  url: string;
+  seen: Seen[];
+  behave: (b: Behaviour) => void;
+  close: () => Promise<void>;
+}> {
   const seen: Seen[] = [];
   let behaviour: Behaviour = 'answer';
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -173,7 +214,15 @@ async function startStubObjectsService(): Promise<{ url: string; seen: Seen[]; b
       if (behaviour === 'stall') return;
       if (behaviour === 'fail') return send(500, '<html>upstream error</html>');
       if (behaviour === 'reject') {
-        return send(400, JSON.stringify({ errorCode: 'INVALID_ARGUMENT', errorName: 'InvalidFilter', errorInstanceId: 'x', parameters: { path: 'definition.filter.filter', reason: 'stub says no' } }));
+        return send(
+          400,
+          JSON.stringify({
+            errorCode: 'INVALID_ARGUMENT',
+            errorName: 'InvalidFilter',
+            errorInstanceId: 'x',
+            parameters: { path: 'definition.filter.filter', reason: 'stub says no' },
+          }),
+        );
       }
       if (req.url === '/objects/internal/validate-filter') return send(200, '{"valid":true}');
       if (req.url === '/ontology') return send(200, JSON.stringify({ version: 1, objectTypes: [], linkTypes: [{ id: 'knows' }] }));
@@ -187,7 +236,15 @@ async function startStubObjectsService(): Promise<{ url: string; seen: Seen[]; b
         if (behaviour === 'garbage') return send(200, '<html>proxy error page</html>');
         // The contract's "too large" answer (internal-api.contract.ts).
         if (behaviour === 'tooLarge') {
-          return send(413, JSON.stringify({ errorCode: 'REQUEST_ENTITY_TOO_LARGE', errorName: 'MembersTooLarge', errorInstanceId: 'x', parameters: { limit: 100_000 } }));
+          return send(
+            413,
+            JSON.stringify({
+              errorCode: 'REQUEST_ENTITY_TOO_LARGE',
+              errorName: 'MembersTooLarge',
+              errorInstanceId: 'x',
+              parameters: { limit: 100_000 },
+            }),
+          );
         }
         return send(200, MEMBERS);
       }
@@ -233,20 +290,34 @@ describe('object-sets app alone: HttpObjectsClient against a stub objects servic
   const storedSets = async () => (await t.db.query('SELECT count(*)::int AS n FROM object_sets.object_set')).rows[0].n as number;
 
   it("forwards the caller's credentials on every call, and passes the members answer on byte for byte", async () => {
-    const base = (await t.http().post('/object-sets').set(auth).send({ title: 'vip', definition: filterSet(tag('vip')) }).expect(201)).body.id;
+    const base = (
+      await t
+        .http()
+        .post('/object-sets')
+        .set(auth)
+        .send({ title: 'vip', definition: filterSet(tag('vip')) })
+        .expect(201)
+    ).body.id;
     const linked = (
       await t
         .http()
         .post('/object-sets')
         .set(auth)
-        .send({ title: 'known', definition: { type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'knows', objectSetId: base } } })
+        .send({
+          title: 'known',
+          definition: { type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'knows', objectSetId: base } },
+        })
         .expect(201)
     ).body.id;
     const compiled = (await t.http().get(`/object-sets/internal/${linked}/filter`).set(auth).expect(200)).body.filter;
     const res = await t.http().get(`/object-sets/${linked}/members`).set(auth).expect(200);
     expect(res.text).toBe(MEMBERS);
 
-    expect(stub.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /objects/internal/validate-filter', 'GET /ontology', 'POST /objects/internal/members']);
+    expect(stub.seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      'POST /objects/internal/validate-filter',
+      'GET /ontology',
+      'POST /objects/internal/members',
+    ]);
     for (const s of stub.seen) {
       expect(s.headers.authorization).toBe(auth.Authorization);
       expect(s.headers['x-user-id']).toBe('ada');
@@ -256,10 +327,22 @@ describe('object-sets app alone: HttpObjectsClient against a stub objects servic
   });
 
   it('answers 503 DependencyUnavailable once a call to a stalled objects service times out, and stores nothing', async () => {
-    const empty = (await t.http().post('/object-sets').set(auth).send({ title: 'e', definition: { type: 'empty', empty: {} } }).expect(201)).body.id;
+    const empty = (
+      await t
+        .http()
+        .post('/object-sets')
+        .set(auth)
+        .send({ title: 'e', definition: { type: 'empty', empty: {} } })
+        .expect(201)
+    ).body.id;
     const before = await storedSets();
     stub.behave('stall');
-    const write = await t.http().post('/object-sets').set(auth).send({ title: 'x', definition: filterSet(tag('vip')) }).expect(503);
+    const write = await t
+      .http()
+      .post('/object-sets')
+      .set(auth)
+      .send({ title: 'x', definition: filterSet(tag('vip')) })
+      .expect(503);
     expect(write.body).toMatchObject({ errorName: 'DependencyUnavailable', parameters: { dependency: 'objects' } });
     expect(Number(write.headers['retry-after'])).toBeGreaterThan(0);
     const read = await t.http().get(`/object-sets/${empty}/members`).set(auth).expect(503);
@@ -270,13 +353,26 @@ describe('object-sets app alone: HttpObjectsClient against a stub objects servic
 
   it('answers 503 when the objects service fails with something other than a Conjure error', async () => {
     stub.behave('fail');
-    const res = await t.http().post('/object-sets').set(auth).send({ title: 'x', definition: filterSet(tag('vip')) }).expect(503);
+    const res = await t
+      .http()
+      .post('/object-sets')
+      .set(auth)
+      .send({ title: 'x', definition: filterSet(tag('vip')) })
+      .expect(503);
     expect(res.body).toMatchObject({ errorName: 'DependencyUnavailable', parameters: { dependency: 'objects' } });
   });
 
   it('answers 503 for a 200 whose body breaks off or is not a members answer, and never caches it', async () => {
-    const set = (await t.http().post('/object-sets').set(auth).send({ title: 'v', definition: filterSet(tag('vip')) }).expect(201)).body.id;
-    const cached = async () => (await t.db.query('SELECT count(*)::int AS n FROM object_sets.members_cache WHERE set_id = $1', [set])).rows[0].n as number;
+    const set = (
+      await t
+        .http()
+        .post('/object-sets')
+        .set(auth)
+        .send({ title: 'v', definition: filterSet(tag('vip')) })
+        .expect(201)
+    ).body.id;
+    const cached = async () =>
+      (await t.db.query('SELECT count(*)::int AS n FROM object_sets.members_cache WHERE set_id = $1', [set])).rows[0].n as number;
     for (const b of ['cut', 'garbage'] as const) {
       stub.behave(b);
       for (const consistency of ['STRONG', 'EVENTUALLY']) {
@@ -292,19 +388,39 @@ describe('object-sets app alone: HttpObjectsClient against a stub objects servic
   });
 
   it("answers the objects service's 413 MembersTooLarge as 413 ObjectSetTooLarge naming the set, and caches nothing", async () => {
-    const set = (await t.http().post('/object-sets').set(auth).send({ title: 'big', definition: filterSet(tag('vip')) }).expect(201)).body.id;
+    const set = (
+      await t
+        .http()
+        .post('/object-sets')
+        .set(auth)
+        .send({ title: 'big', definition: filterSet(tag('vip')) })
+        .expect(201)
+    ).body.id;
     stub.behave('tooLarge');
     for (const consistency of ['STRONG', 'EVENTUALLY']) {
       const res = await t.http().get(`/object-sets/${set}/members?consistency=${consistency}`).set(auth).expect(413);
-      expect(res.body).toMatchObject({ errorCode: 'REQUEST_ENTITY_TOO_LARGE', errorName: 'ObjectSetTooLarge', parameters: { objectSetId: set, limit: 100_000 } });
+      expect(res.body).toMatchObject({
+        errorCode: 'REQUEST_ENTITY_TOO_LARGE',
+        errorName: 'ObjectSetTooLarge',
+        parameters: { objectSetId: set, limit: 100_000 },
+      });
     }
     expect((await t.db.query('SELECT count(*)::int AS n FROM object_sets.members_cache WHERE set_id = $1', [set])).rows[0].n).toBe(0);
   });
 
   it("passes a Conjure 4xx of the objects service on as the caller's error", async () => {
     stub.behave('reject');
-    const res = await t.http().post('/object-sets').set(auth).send({ title: 'x', definition: filterSet(tag('vip')) }).expect(400);
-    expect(res.body).toMatchObject({ errorCode: 'INVALID_ARGUMENT', errorName: 'InvalidFilter', parameters: { path: 'definition.filter.filter', reason: 'stub says no' } });
+    const res = await t
+      .http()
+      .post('/object-sets')
+      .set(auth)
+      .send({ title: 'x', definition: filterSet(tag('vip')) })
+      .expect(400);
+    expect(res.body).toMatchObject({
+      errorCode: 'INVALID_ARGUMENT',
+      errorName: 'InvalidFilter',
+      parameters: { path: 'definition.filter.filter', reason: 'stub says no' },
+    });
     expect(res.body.errorInstanceId).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

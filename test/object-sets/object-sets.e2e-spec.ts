@@ -8,7 +8,10 @@ import { WRITE_ONTOLOGY } from '../support/ontologies';
 const RID = /^ri\.object-set\.main\.object-set\.[0-9a-f-]{36}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-type Members = { members: Record<string, string[]>; links: { linkId: string; sourceObjectId: string; targetObjectId: string; environmentId: string }[] };
+type Members = {
+  members: Record<string, string[]>;
+  links: { linkId: string; sourceObjectId: string; targetObjectId: string; environmentId: string }[];
+};
 
 function person(id: string, env: string, tags: string[], links: Record<string, string[]> = {}) {
   return { environmentId: env, id, type: 'person', properties: [{ id: 'name', value: `Person ${id}`, origin: 'crm' }], tags, links };
@@ -71,12 +74,20 @@ describe('object sets: definitions, members, consistency, errors', () => {
   afterAll(() => t?.close());
 
   async function create(definition: unknown, extra: Record<string, unknown> = {}, user = 'ada'): Promise<string> {
-    const res = await t.setsHttp().post('/object-sets').set('x-user-id', user).send({ title: 'a set', definition, ...extra });
+    const res = await t
+      .setsHttp()
+      .post('/object-sets')
+      .set('x-user-id', user)
+      .send({ title: 'a set', definition, ...extra });
     if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.id;
   }
   async function members(id: string, consistency?: string): Promise<Members> {
-    const res = await t.setsHttp().get(`/object-sets/${id}/members`).query(consistency ? { consistency } : {}).expect(200);
+    const res = await t
+      .setsHttp()
+      .get(`/object-sets/${id}/members`)
+      .query(consistency ? { consistency } : {})
+      .expect(200);
     return res.body;
   }
   /** The same membership through searchObjects with startingSet, as "env/id". */
@@ -125,7 +136,14 @@ describe('object sets: definitions, members, consistency, errors', () => {
     it('stable: the listed objects that exist, grouped by environment, ids sorted', async () => {
       const id = await create({
         type: 'stable',
-        stable: { objects: [{ environmentId: 'prod', id: 'p-2' }, { environmentId: 'staging', id: 'p-1' }, { environmentId: 'prod', id: 'p-1' }, { environmentId: 'prod', id: 'ghost' }] },
+        stable: {
+          objects: [
+            { environmentId: 'prod', id: 'p-2' },
+            { environmentId: 'staging', id: 'p-1' },
+            { environmentId: 'prod', id: 'p-1' },
+            { environmentId: 'prod', id: 'ghost' },
+          ],
+        },
       });
       const m = await expectMembers(id, { prod: ['p-1', 'p-2'], staging: ['p-1'] });
       // links whose both ends are members: p-1 knows p-2 and p-2 knows p-1 in prod; none in staging.
@@ -163,7 +181,10 @@ describe('object sets: definitions, members, consistency, errors', () => {
 
     it('linkOperation EXTRACT_TARGET: the targets of that link from the source set', async () => {
       const vip = await create({ type: 'filter', filter: { filter: f.tag('vip') } });
-      const employers = await create({ type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'worksFor', objectSetId: vip } });
+      const employers = await create({
+        type: 'linkOperation',
+        linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'worksFor', objectSetId: vip },
+      });
       await expectMembers(employers, { prod: ['c-1', 'c-2'], staging: ['c-1'] });
     });
 
@@ -171,11 +192,17 @@ describe('object sets: definitions, members, consistency, errors', () => {
       const people = await create({ type: 'filter', filter: { filter: f.type('person') } });
       const vipPeople = await create({ type: 'filter', filter: { filter: f.tag('vip'), startingSet: people } });
       const nonVip = await create({ type: 'operation', operation: { operator: 'DIFFERENCE', objectSetIds: [people, vipPeople] } });
-      const employersOfNonVip = await create({ type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'worksFor', objectSetId: nonVip } });
+      const employersOfNonVip = await create({
+        type: 'linkOperation',
+        linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'worksFor', objectSetId: nonVip },
+      });
       await expectMembers(nonVip, { prod: ['p-3', 'p-4', 'p-6'], staging: ['p-2'] });
       await expectMembers(employersOfNonVip, { prod: ['c-1', 'c-2', 'c-3'] });
       // A diamond: the union references `people` directly and through vipPeople.
-      const diamond = await create({ type: 'operation', operation: { operator: 'INTERSECTION', objectSetIds: [people, vipPeople, nonVip] } });
+      const diamond = await create({
+        type: 'operation',
+        operation: { operator: 'INTERSECTION', objectSetIds: [people, vipPeople, nonVip] },
+      });
       await expectMembers(diamond, {});
     });
 
@@ -197,7 +224,9 @@ describe('object sets: definitions, members, consistency, errors', () => {
         await members(c, 'STRONG');
         const onObjects = spies
           // A statement is its text, or { name, text, values } when it runs prepared.
-          .flatMap((spy) => spy.mock.calls.map((call) => (typeof call[0] === 'string' ? call[0] : String((call[0] as { text?: string })?.text))))
+          .flatMap((spy) =>
+            spy.mock.calls.map((call) => (typeof call[0] === 'string' ? call[0] : String((call[0] as { text?: string })?.text))),
+          )
           .filter((sql) => /objects\.(object|link|property_value)\b/.test(sql));
         expect(onObjects).toHaveLength(1);
       } finally {
@@ -210,11 +239,19 @@ describe('object sets: definitions, members, consistency, errors', () => {
     it('EVENTUALLY serves the cached result within MEMBERS_CACHE_TTL and a fresh one after it; STRONG is always fresh', async () => {
       const id = await create({ type: 'filter', filter: { filter: f.tag('watch') } });
       expect((await members(id, 'EVENTUALLY')).members).toEqual({});
-      await t.objectsHttp().post('/objects/ingest').send({ objects: [person('w-1', 'prod', ['watch'])] }).expect(200);
+      await t
+        .objectsHttp()
+        .post('/objects/ingest')
+        .send({ objects: [person('w-1', 'prod', ['watch'])] })
+        .expect(200);
       expect((await members(id, 'EVENTUALLY')).members).toEqual({}); // cached
       clock.advance(1000);
       expect((await members(id, 'STRONG')).members).toEqual({ prod: ['w-1'] });
-      await t.objectsHttp().post('/objects/ingest').send({ objects: [person('w-2', 'prod', ['watch'])] }).expect(200);
+      await t
+        .objectsHttp()
+        .post('/objects/ingest')
+        .send({ objects: [person('w-2', 'prod', ['watch'])] })
+        .expect(200);
       expect((await members(id, 'EVENTUALLY')).members).toEqual({ prod: ['w-1'] }); // cached by the STRONG read
       clock.advance(MEMBERS_CACHE_TTL_S * 1000 - 1);
       expect((await members(id, 'EVENTUALLY')).members).toEqual({ prod: ['w-1'] }); // 1 ms short of the TTL: still cached
@@ -225,7 +262,9 @@ describe('object sets: definitions, members, consistency, errors', () => {
 
     it('rejects an unknown consistency', async () => {
       const id = await create({ type: 'empty', empty: {} });
-      expectError((await t.setsHttp().get(`/object-sets/${id}/members?consistency=SOMETIMES`).expect(400)).body, 'InvalidArgument', { field: 'consistency' });
+      expectError((await t.setsHttp().get(`/object-sets/${id}/members?consistency=SOMETIMES`).expect(400)).body, 'InvalidArgument', {
+        field: 'consistency',
+      });
     });
   });
 
@@ -236,25 +275,44 @@ describe('object sets: definitions, members, consistency, errors', () => {
         .setsHttp()
         .put(`/object-sets/${id}`)
         .set('x-user-id', 'ada')
-        .send({ title: 'renamed', description: null, definition: { type: 'filter', filter: { filter: f.tag('new') } }, scope: { environmentIds: ['prod'] } })
+        .send({
+          title: 'renamed',
+          description: null,
+          definition: { type: 'filter', filter: { filter: f.tag('new') } },
+          scope: { environmentIds: ['prod'] },
+        })
         .expect(200);
-      expect(res.body).toMatchObject({ id, title: 'renamed', scope: { environmentIds: ['prod'] }, definition: { type: 'filter', filter: { filter: f.tag('new') } } });
+      expect(res.body).toMatchObject({
+        id,
+        title: 'renamed',
+        scope: { environmentIds: ['prod'] },
+        definition: { type: 'filter', filter: { filter: f.tag('new') } },
+      });
       expect('description' in res.body).toBe(false);
       expect(Date.parse(res.body.updatedAt)).toBeGreaterThan(Date.parse(res.body.createdAt));
       await expectMembers(id, { prod: ['p-2', 'p-3'] });
-      expectError((await t.setsHttp().put(`/object-sets/${id}`).set('x-user-id', 'eve').send({ title: 'mine' }).expect(403)).body, 'PermissionDenied');
+      expectError(
+        (await t.setsHttp().put(`/object-sets/${id}`).set('x-user-id', 'eve').send({ title: 'mine' }).expect(403)).body,
+        'PermissionDenied',
+      );
       expectError((await t.setsHttp().delete(`/object-sets/${id}`).set('x-user-id', 'eve').expect(403)).body, 'PermissionDenied');
     });
 
     it('refuses to change an immutable set (409 ObjectSetImmutable)', async () => {
       const id = await create({ type: 'empty', empty: {} }, { immutable: true });
-      expectError((await t.setsHttp().put(`/object-sets/${id}`).set('x-user-id', 'ada').send({ title: 'x' }).expect(409)).body, 'ObjectSetImmutable', { objectSetId: id });
+      expectError(
+        (await t.setsHttp().put(`/object-sets/${id}`).set('x-user-id', 'ada').send({ title: 'x' }).expect(409)).body,
+        'ObjectSetImmutable',
+        { objectSetId: id },
+      );
     });
 
     it('deletes (204), then the set is 404 everywhere; a referenced set cannot be deleted (409 ObjectSetInUse)', async () => {
       const base = await create({ type: 'empty', empty: {} });
       const user = await create({ type: 'operation', operation: { operator: 'UNION', objectSetIds: [base] } });
-      expectError((await t.setsHttp().delete(`/object-sets/${base}`).set('x-user-id', 'ada').expect(409)).body, 'ObjectSetInUse', { objectSetId: base });
+      expectError((await t.setsHttp().delete(`/object-sets/${base}`).set('x-user-id', 'ada').expect(409)).body, 'ObjectSetInUse', {
+        objectSetId: base,
+      });
       await t.setsHttp().delete(`/object-sets/${user}`).set('x-user-id', 'ada').expect(204);
       await t.setsHttp().delete(`/object-sets/${base}`).set('x-user-id', 'ada').expect(204);
       for (const req of [
@@ -270,47 +328,102 @@ describe('object sets: definitions, members, consistency, errors', () => {
 
     it('checks references when written: unknown sets and cycles are 400 InvalidObjectSetDefinition', async () => {
       const missing = 'ri.object-set.main.object-set.00000000-0000-0000-0000-000000000000';
-      const res = await t.setsHttp().post('/object-sets').send({ title: 'x', definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [missing] } } }).expect(400);
+      const res = await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'x', definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [missing] } } })
+        .expect(400);
       expectError(res.body, 'InvalidObjectSetDefinition', { path: 'definition.operation.objectSetIds[0]' });
       const a = await create({ type: 'empty', empty: {} });
       const b = await create({ type: 'operation', operation: { operator: 'UNION', objectSetIds: [a] } });
-      const cycle = await t.setsHttp().put(`/object-sets/${a}`).set('x-user-id', 'ada').send({ definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [b] } } }).expect(400);
+      const cycle = await t
+        .setsHttp()
+        .put(`/object-sets/${a}`)
+        .set('x-user-id', 'ada')
+        .send({ definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [b] } } })
+        .expect(400);
       expectError(cycle.body, 'InvalidObjectSetDefinition');
       expect(cycle.body.parameters.reason).toMatch(/cycle/);
       // A set that refers to itself through a starting set.
-      const self = await t.setsHttp().put(`/object-sets/${a}`).set('x-user-id', 'ada').send({ definition: { type: 'filter', filter: { filter: f.all(), startingSet: a } } }).expect(400);
+      const self = await t
+        .setsHttp()
+        .put(`/object-sets/${a}`)
+        .set('x-user-id', 'ada')
+        .send({ definition: { type: 'filter', filter: { filter: f.all(), startingSet: a } } })
+        .expect(400);
       expectError(self.body, 'InvalidObjectSetDefinition');
       // Nothing was changed by the refused writes.
       expect((await t.setsHttp().get(`/object-sets/${a}/metadata`).expect(200)).body.definition).toEqual({ type: 'empty', empty: {} });
     });
 
     it('validates filters and link ids against the ontology, and the definition shape', async () => {
-      const bad = async (definition: unknown) => (await t.setsHttp().post('/object-sets').send({ title: 'x', definition }).expect(400)).body;
-      expectError(await bad({ type: 'filter', filter: { filter: { type: 'propertyEquals', propertyEquals: { propertyId: 'nope', value: 1 } } } }), 'InvalidFilter', {
-        path: 'definition.filter.filter.propertyEquals.propertyId',
-      });
+      const bad = async (definition: unknown) =>
+        (await t.setsHttp().post('/object-sets').send({ title: 'x', definition }).expect(400)).body;
+      expectError(
+        await bad({ type: 'filter', filter: { filter: { type: 'propertyEquals', propertyEquals: { propertyId: 'nope', value: 1 } } } }),
+        'InvalidFilter',
+        {
+          path: 'definition.filter.filter.propertyEquals.propertyId',
+        },
+      );
       expectError(await bad({ type: 'filter', filter: { filter: { type: 'tag' } } }), 'InvalidFilter');
       const base = await create({ type: 'empty', empty: {} });
-      expectError(await bad({ type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'nope', objectSetId: base } }), 'InvalidArgument', {
-        field: 'definition.linkOperation.linkId',
-      });
+      expectError(
+        await bad({ type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'nope', objectSetId: base } }),
+        'InvalidArgument',
+        {
+          field: 'definition.linkOperation.linkId',
+        },
+      );
       expectError(await bad({ type: 'bogus', bogus: {} }), 'InvalidArgument', { field: 'definition.type' });
       expectError(await bad({ type: 'empty', stable: {} }), 'InvalidArgument');
-      expectError(await bad({ type: 'operation', operation: { operator: 'XOR', objectSetIds: [base] } }), 'InvalidArgument', { field: 'definition.operation.operator' });
+      expectError(await bad({ type: 'operation', operation: { operator: 'XOR', objectSetIds: [base] } }), 'InvalidArgument', {
+        field: 'definition.operation.operator',
+      });
       expectError(await bad({ type: 'operation', operation: { operator: 'UNION', objectSetIds: [] } }), 'InvalidArgument');
-      expectError(await bad({ type: 'stable', stable: { objects: [{ environmentId: 'prod' }] } }), 'InvalidArgument', { field: 'definition.stable.objects[0].id' });
+      expectError(await bad({ type: 'stable', stable: { objects: [{ environmentId: 'prod' }] } }), 'InvalidArgument', {
+        field: 'definition.stable.objects[0].id',
+      });
       expectError(await bad(undefined), 'InvalidArgument');
-      expectError((await t.setsHttp().post('/object-sets').send({ definition: { type: 'empty', empty: {} } }).expect(400)).body, 'InvalidArgument');
-      expectError((await t.setsHttp().post('/object-sets').send({ title: 'x', definition: { type: 'empty', empty: {} }, extra: 1 }).expect(400)).body, 'InvalidArgument');
       expectError(
-        (await t.setsHttp().post('/object-sets').send({ title: 'x', definition: { type: 'empty', empty: {} }, scope: { environmentIds: ['versioned'] } }).expect(400)).body,
+        (
+          await t
+            .setsHttp()
+            .post('/object-sets')
+            .send({ definition: { type: 'empty', empty: {} } })
+            .expect(400)
+        ).body,
+        'InvalidArgument',
+      );
+      expectError(
+        (
+          await t
+            .setsHttp()
+            .post('/object-sets')
+            .send({ title: 'x', definition: { type: 'empty', empty: {} }, extra: 1 })
+            .expect(400)
+        ).body,
+        'InvalidArgument',
+      );
+      expectError(
+        (
+          await t
+            .setsHttp()
+            .post('/object-sets')
+            .send({ title: 'x', definition: { type: 'empty', empty: {} }, scope: { environmentIds: ['versioned'] } })
+            .expect(400)
+        ).body,
         'InvalidArgument',
       );
     });
 
     it('bounds stable sets at 100,000 objects (400 InvalidObjectSetDefinition)', async () => {
       const objects = Array.from({ length: 100_001 }, (_, i) => ({ environmentId: 'prod', id: `s-${i}` }));
-      const res = await t.setsHttp().post('/object-sets').send({ title: 'big', definition: { type: 'stable', stable: { objects } } }).expect(400);
+      const res = await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'big', definition: { type: 'stable', stable: { objects } } })
+        .expect(400);
       expectError(res.body, 'InvalidObjectSetDefinition', { path: 'definition.stable.objects' });
     });
 
@@ -323,7 +436,11 @@ describe('object sets: definitions, members, consistency, errors', () => {
         .send({ title: 'tmp', definition: { type: 'filter', filter: { filter: f.tag('vip') } }, ephemeral: true })
         .expect(201);
       const id: string = res.body.id;
-      expect(res.body).toMatchObject({ ephemeral: true, createdAt, expiresAt: new Date(Date.parse(createdAt) + EPHEMERAL_SET_TTL_S * 1000).toISOString() });
+      expect(res.body).toMatchObject({
+        ephemeral: true,
+        createdAt,
+        expiresAt: new Date(Date.parse(createdAt) + EPHEMERAL_SET_TTL_S * 1000).toISOString(),
+      });
       const vipMembers = { prod: ['p-1', 'p-2', 'p-5'], staging: ['p-1'] };
       expect((await members(id, 'EVENTUALLY')).members).toEqual(vipMembers);
 
@@ -343,10 +460,18 @@ describe('object sets: definitions, members, consistency, errors', () => {
       ]) {
         expectError((await req.expect(404)).body, 'ObjectSetNotFound', { objectSetId: id });
       }
-      expectError((await t.objectsHttp().post('/objects/search').send({ filter: f.all(), startingSet: id }).expect(404)).body, 'ObjectSetNotFound', { objectSetId: id });
+      expectError(
+        (await t.objectsHttp().post('/objects/search').send({ filter: f.all(), startingSet: id }).expect(404)).body,
+        'ObjectSetNotFound',
+        { objectSetId: id },
+      );
       // A set that referenced it keeps working (the expired set stays stored while referenced); a new reference to it is refused.
       expect((await t.setsHttp().get(`/object-sets/${referrer}/members`).expect(200)).body.members).toEqual(vipMembers);
-      const again = await t.setsHttp().post('/object-sets').send({ title: 'late', definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [id] } } }).expect(400);
+      const again = await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'late', definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [id] } } })
+        .expect(400);
       expectError(again.body, 'InvalidObjectSetDefinition', { path: 'definition.operation.objectSetIds[0]' });
       await t.setsHttp().delete(`/object-sets/${referrer}`).set('x-user-id', 'ada').expect(204);
 
@@ -364,7 +489,8 @@ describe('object sets: definitions, members, consistency, errors', () => {
       const alone = await create({ type: 'empty', empty: {} }, { ephemeral: true });
       clock.advance(EPHEMERAL_SET_TTL_S * 1000);
       const vipMembers = { prod: ['p-1', 'p-2', 'p-5'], staging: ['p-1'] };
-      const stored = async (id: string) => (await t.db.query(`SELECT count(*)::int AS n FROM object_sets.object_set WHERE id = $1`, [id])).rows[0].n;
+      const stored = async (id: string) =>
+        (await t.db.query(`SELECT count(*)::int AS n FROM object_sets.object_set WHERE id = $1`, [id])).rows[0].n;
       const sweeps = t.objectSets.get(ObjectSetsService);
       for (let round = 0; round < 2; round++) {
         await expectMembers(live, vipMembers);
@@ -379,11 +505,16 @@ describe('object sets: definitions, members, consistency, errors', () => {
 
     it('the expiry sweep removes expired ephemeral sets and counts exactly those', async () => {
       for (const title of ['tmp-a', 'tmp-b']) {
-        await t.setsHttp().post('/object-sets').send({ title, definition: { type: 'empty', empty: {} }, ephemeral: true }).expect(201);
+        await t
+          .setsHttp()
+          .post('/object-sets')
+          .send({ title, definition: { type: 'empty', empty: {} }, ephemeral: true })
+          .expect(201);
       }
       clock.advance(EPHEMERAL_SET_TTL_S * 1000);
       const expired = async () =>
-        (await t.db.query(`SELECT count(*)::int AS n FROM object_sets.object_set WHERE expires_at <= $1`, [clock.now().toISOString()])).rows[0].n;
+        (await t.db.query(`SELECT count(*)::int AS n FROM object_sets.object_set WHERE expires_at <= $1`, [clock.now().toISOString()]))
+          .rows[0].n;
       const before = await expired();
       expect(before).toBeGreaterThanOrEqual(2);
       const sweeps = t.objectSets.get(ObjectSetsService);
@@ -410,14 +541,36 @@ describe('object sets: the member limit', () => {
   afterAll(() => t?.close());
 
   it('is 413 ObjectSetTooLarge past the limit, applies to the set asked for only, and does not bind searchObjects', async () => {
-    const people = (await t.setsHttp().post('/object-sets').send({ title: 'people', definition: { type: 'filter', filter: { filter: f.type('person') } } }).expect(201)).body.id;
+    const people = (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'people', definition: { type: 'filter', filter: { filter: f.type('person') } } })
+        .expect(201)
+    ).body.id;
     const res = await t.setsHttp().get(`/object-sets/${people}/members`).expect(413);
     expectError(res.body, 'ObjectSetTooLarge', { objectSetId: people, limit: 3 });
     expect(res.body.errorCode).toBe('REQUEST_ENTITY_TOO_LARGE');
-    const vip = (await t.setsHttp().post('/object-sets').send({ title: 'vip', definition: { type: 'filter', filter: { filter: f.tag('vip'), startingSet: people } } }).expect(201)).body.id;
+    const vip = (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'vip', definition: { type: 'filter', filter: { filter: f.tag('vip'), startingSet: people } } })
+        .expect(201)
+    ).body.id;
     // 4 members (prod p-1, p-2, p-5; staging p-1): still over; scoped to prod: 3, exactly the limit.
     await t.setsHttp().get(`/object-sets/${vip}/members`).expect(413);
-    const prodVip = (await t.setsHttp().post('/object-sets').send({ title: 'vip', scope: { environmentIds: ['prod'] }, definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [vip] } } }).expect(201)).body.id;
+    const prodVip = (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({
+          title: 'vip',
+          scope: { environmentIds: ['prod'] },
+          definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [vip] } },
+        })
+        .expect(201)
+    ).body.id;
     expect((await t.setsHttp().get(`/object-sets/${prodVip}/members`).expect(200)).body.members).toEqual({ prod: ['p-1', 'p-2', 'p-5'] });
     const search = await t.objectsHttp().post('/objects/search').send({ filter: f.all(), startingSet: people }).expect(200);
     expect(search.body.objects).toHaveLength(8);
@@ -428,7 +581,10 @@ describe('object sets: the member limit', () => {
     // The contract's "too large" answer (internal-api.contract.ts), at the capped limit.
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ errorCode: 'REQUEST_ENTITY_TOO_LARGE', errorName: 'MembersTooLarge', parameters: { limit: 3 } });
-    const within = await t.objectsHttp().post('/objects/internal/members').send({ filter: { type: 'objectId', objectId: { ids: ['p-1', 'p-3'] } }, limit: 10_000_000 });
+    const within = await t
+      .objectsHttp()
+      .post('/objects/internal/members')
+      .send({ filter: { type: 'objectId', objectId: { ids: ['p-1', 'p-3'] } }, limit: 10_000_000 });
     expect(within.body.members).toEqual({ prod: ['p-1', 'p-3'], staging: ['p-1'] });
   });
 });
@@ -443,10 +599,20 @@ describe('object sets: the objects app cannot be reached', () => {
         .post('/object-sets')
         .send({ title: 'x', definition: { type: 'filter', filter: { filter: { type: 'all', all: {} } } } })
         .expect(503);
-      expect(res.body).toMatchObject({ errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', parameters: { dependency: 'objects' } });
+      expect(res.body).toMatchObject({
+        errorCode: 'UNAVAILABLE',
+        errorName: 'DependencyUnavailable',
+        parameters: { dependency: 'objects' },
+      });
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
       expect((await t.db.query('SELECT count(*)::int AS n FROM object_sets.object_set')).rows[0].n).toBe(0);
-      const empty = (await t.http().post('/object-sets').send({ title: 'e', definition: { type: 'empty', empty: {} } }).expect(201)).body.id;
+      const empty = (
+        await t
+          .http()
+          .post('/object-sets')
+          .send({ title: 'e', definition: { type: 'empty', empty: {} } })
+          .expect(201)
+      ).body.id;
       const members = await t.http().get(`/object-sets/${empty}/members`).expect(503);
       expect(members.body.errorName).toBe('DependencyUnavailable');
     } finally {

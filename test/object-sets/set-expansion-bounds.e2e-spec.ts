@@ -25,11 +25,15 @@ describe('set expansion bounds', () => {
   beforeAll(async () => {
     t = await startBothApps();
     await t.objectsHttp().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
-    await t.objectsHttp().put('/objects/prod/p-1').send({ type: 'person', properties: [{ id: 'name', value: 'Ada', origin: 'crm' }] }).expect(201);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/p-1')
+      .send({ type: 'person', properties: [{ id: 'name', value: 'Ada', origin: 'crm' }] })
+      .expect(201);
   });
   afterAll(() => t.close());
 
-  it("three UNIONs of 1,000 copies of the previous set store each operand once and read in a moment", async () => {
+  it('three UNIONs of 1,000 copies of the previous set store each operand once and read in a moment', async () => {
     const started = Date.now();
     let previous = await mustCreate({ type: 'filter', filter: { filter: all } });
     for (let level = 1; level <= 3; level++) {
@@ -59,7 +63,10 @@ describe('set expansion bounds', () => {
     expect(refused.body).toMatchObject({
       errorCode: 'INVALID_ARGUMENT',
       errorName: 'InvalidObjectSetDefinition',
-      parameters: { path: 'definition', reason: expect.stringMatching(/^the definition expands to 32767 filter nodes, more than the 20000/) },
+      parameters: {
+        path: 'definition',
+        reason: expect.stringMatching(/^the definition expands to 32767 filter nodes, more than the 20000/),
+      },
     });
     const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM object_sets.object_set`);
     expect(rows[0].n).toBe(2 + 2 + 26 + 2); // the first test's four sets, the bases, 13 levels of two; nothing of the refused one
@@ -72,9 +79,16 @@ describe('set expansion bounds', () => {
       const read = await t.setsHttp().get(`/object-sets/${a}/members?consistency=${consistency}`).set('x-user-id', 'ada');
       if (consistency === 'EVENTUALLY' && read.status === 200) continue; // a cached result of before the change may still be served
       expect(read.status).toBe(400);
-      expect(read.body).toMatchObject({ errorName: 'InvalidObjectSetDefinition', parameters: { reason: expect.stringMatching(/expands to \d+ filter nodes/) } });
+      expect(read.body).toMatchObject({
+        errorName: 'InvalidObjectSetDefinition',
+        parameters: { reason: expect.stringMatching(/expands to \d+ filter nodes/) },
+      });
     }
-    const aggregate = await t.setsHttp().post(`/object-sets/${a}/aggregate`).set('x-user-id', 'ada').send({ metrics: [{ type: 'count', count: {} }] });
+    const aggregate = await t
+      .setsHttp()
+      .post(`/object-sets/${a}/aggregate`)
+      .set('x-user-id', 'ada')
+      .send({ metrics: [{ type: 'count', count: {} }] });
     expect(aggregate.status).toBe(400);
     expect(aggregate.body.errorName).toBe('InvalidObjectSetDefinition');
     // Its metadata stays readable, so its owner can find and change it.

@@ -25,23 +25,45 @@ describe('set scope and visibility, references and deletes across users (AUTH_MO
     bob = await token('bob', ['prod']);
     await t.objectsHttp().put('/ontology').set(bearer(root)).send(WRITE_ONTOLOGY).expect(200);
     const person = (environmentId: string, id: string) => ({ environmentId, id, type: 'person', properties: [], tags: ['vip'] });
-    await t.objectsHttp().post('/objects/ingest').set(bearer(root)).send({ objects: [person('prod', 'p-1'), person('secret', 's-1')] }).expect(200);
+    await t
+      .objectsHttp()
+      .post('/objects/ingest')
+      .set(bearer(root))
+      .send({ objects: [person('prod', 'p-1'), person('secret', 's-1')] })
+      .expect(200);
   });
   afterAll(() => t?.close());
 
   const create = async (tok: string, title: string, definition: unknown, scope?: string[]) =>
-    (await t.setsHttp().post('/object-sets').set(bearer(tok)).send({ title, definition, ...(scope ? { scope: { environmentIds: scope } } : {}) }).expect(201)).body
-      .id as string;
+    (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .set(bearer(tok))
+        .send({ title, definition, ...(scope ? { scope: { environmentIds: scope } } : {}) })
+        .expect(201)
+    ).body.id as string;
   const searchIds = async (tok: string, filter: unknown) =>
-    ((await t.setsHttp().post('/object-sets/search').set(bearer(tok)).send({ filter }).expect(200)).body.objectSets as { id: string }[]).map((s) => s.id);
+    (
+      (await t.setsHttp().post('/object-sets/search').set(bearer(tok)).send({ filter }).expect(200)).body.objectSets as { id: string }[]
+    ).map((s) => s.id);
 
   it('hides a set whose scope names an environment the caller cannot see: metadata, search, members', async () => {
-    const secret = await create(ada, 'Secret watch list', { type: 'filter', filter: { filter: { type: 'objectId', objectId: { ids: ['s-1'] } } } }, ['secret']);
+    const secret = await create(
+      ada,
+      'Secret watch list',
+      { type: 'filter', filter: { filter: { type: 'objectId', objectId: { ids: ['s-1'] } } } },
+      ['secret'],
+    );
     const mixed = await create(ada, 'Secret and prod', tag('vip'), ['prod', 'secret']);
     const open = await create(ada, 'Open list', tag('vip'));
     const prod = await create(ada, 'Prod list', tag('vip'), ['prod']);
     for (const id of [secret, mixed]) {
-      for (const path of [`/object-sets/${id}/metadata`, `/object-sets/${id}/members`, `/object-sets/${id}/metadata?asOf=${new Date().toISOString()}`]) {
+      for (const path of [
+        `/object-sets/${id}/metadata`,
+        `/object-sets/${id}/members`,
+        `/object-sets/${id}/metadata?asOf=${new Date().toISOString()}`,
+      ]) {
         const res = await t.setsHttp().get(path).set(bearer(bob));
         expect([path, res.status, res.body.errorName]).toEqual([path, 404, 'ObjectSetNotFound']);
       }
@@ -55,24 +77,50 @@ describe('set scope and visibility, references and deletes across users (AUTH_MO
     expect(await searchIds(bob, { type: 'title', title: { title: 'secret', fuzzy: true } })).toEqual([]);
     expect((await searchIds(ada, byAda)).sort()).toEqual([secret, mixed, open, prod].sort());
     // A search starting from a hidden set is as if the set did not exist.
-    const search = await t.objectsHttp().post('/objects/search').set(bearer(bob)).send({ filter: { type: 'all', all: {} }, startingSet: secret });
+    const search = await t
+      .objectsHttp()
+      .post('/objects/search')
+      .set(bearer(bob))
+      .send({ filter: { type: 'all', all: {} }, startingSet: secret });
     expect([search.status, search.body.errorName]).toEqual([404, 'ObjectSetNotFound']);
   });
 
   it('refuses a scope naming an environment the writer cannot see (403 PermissionDenied)', async () => {
-    const res = await t.setsHttp().post('/object-sets').set(bearer(bob)).send({ title: 'x', definition: tag('vip'), scope: { environmentIds: ['prod', 'secret'] } });
+    const res = await t
+      .setsHttp()
+      .post('/object-sets')
+      .set(bearer(bob))
+      .send({ title: 'x', definition: tag('vip'), scope: { environmentIds: ['prod', 'secret'] } });
     expect([res.status, res.body.errorName, res.body.parameters?.environmentId]).toEqual([403, 'PermissionDenied', 'secret']);
     const mine = await create(bob, 'mine', tag('vip'), ['prod']);
-    const put = await t.setsHttp().put(`/object-sets/${mine}`).set(bearer(bob)).send({ scope: { environmentIds: ['secret'] } });
+    const put = await t
+      .setsHttp()
+      .put(`/object-sets/${mine}`)
+      .set(bearer(bob))
+      .send({ scope: { environmentIds: ['secret'] } });
     expect([put.status, put.body.errorName]).toEqual([403, 'PermissionDenied']);
-    expect((await t.db.query(`SELECT count(*)::int AS n FROM object_sets.object_set WHERE scope_environment_ids && '{secret}' AND creator = 'bob'`)).rows[0].n).toBe(0);
+    expect(
+      (
+        await t.db.query(
+          `SELECT count(*)::int AS n FROM object_sets.object_set WHERE scope_environment_ids && '{secret}' AND creator = 'bob'`,
+        )
+      ).rows[0].n,
+    ).toBe(0);
   });
 
   it('references only sets the caller may read: a hidden one is reported as one that does not exist', async () => {
     const hidden = await create(ada, 'hidden base', tag('vip'), ['secret']);
     const open = await create(ada, 'open base', tag('vip'));
-    const res = await t.setsHttp().post('/object-sets').set(bearer(bob)).send({ title: 'on hidden', definition: union(open, hidden) });
-    expect([res.status, res.body.errorName, res.body.parameters?.path]).toEqual([400, 'InvalidObjectSetDefinition', 'definition.operation.objectSetIds[1]']);
+    const res = await t
+      .setsHttp()
+      .post('/object-sets')
+      .set(bearer(bob))
+      .send({ title: 'on hidden', definition: union(open, hidden) });
+    expect([res.status, res.body.errorName, res.body.parameters?.path]).toEqual([
+      400,
+      'InvalidObjectSetDefinition',
+      'definition.operation.objectSetIds[1]',
+    ]);
     expect(res.body.parameters.reason).toBe(`referenced object set ${hidden} does not exist`);
     await create(bob, 'on open', union(open));
   });
@@ -81,14 +129,26 @@ describe('set scope and visibility, references and deletes across users (AUTH_MO
     const base = await create(ada, 'base', { type: 'stable', stable: { objects: [{ environmentId: 'prod', id: 'p-1' }] } });
     const bobs = await create(bob, "bob's, on ada's", union(base));
     // Immutable: bob can never take the reference back himself; ada still deletes hers.
-    const frozen = (await t.setsHttp().post('/object-sets').set(bearer(bob)).send({ title: 'frozen', definition: union(base), immutable: true }).expect(201)).body.id;
+    const frozen = (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .set(bearer(bob))
+        .send({ title: 'frozen', definition: union(base), immutable: true })
+        .expect(201)
+    ).body.id;
     await t.setsHttp().delete(`/object-sets/${base}`).set(bearer(ada)).expect(204);
     for (const path of [`/object-sets/${base}/metadata`, `/object-sets/${base}/members`]) {
       expect((await t.setsHttp().get(path).set(bearer(ada))).status).toBe(404);
     }
     expect(await searchIds(ada, { type: 'title', title: { title: 'base' } })).toEqual([]);
-    for (const id of [bobs, frozen]) expect((await t.setsHttp().get(`/object-sets/${id}/members`).set(bearer(bob)).expect(200)).body.members).toEqual({ prod: ['p-1'] });
-    const anew = await t.setsHttp().post('/object-sets').set(bearer(bob)).send({ title: 'late', definition: union(base) });
+    for (const id of [bobs, frozen])
+      expect((await t.setsHttp().get(`/object-sets/${id}/members`).set(bearer(bob)).expect(200)).body.members).toEqual({ prod: ['p-1'] });
+    const anew = await t
+      .setsHttp()
+      .post('/object-sets')
+      .set(bearer(bob))
+      .send({ title: 'late', definition: union(base) });
     expect([anew.status, anew.body.errorName]).toEqual([400, 'InvalidObjectSetDefinition']);
     // Stored until no live set uses it.
     const sweep = () => t.objectSets.get(ObjectSetsService).sweepExpired();

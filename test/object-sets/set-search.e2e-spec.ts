@@ -35,7 +35,15 @@ const SETS: SeedSet[] = [
   { n: 4, title: 'Marketing plan', creator: 'bob', createdAt: hours(7), description: 'Q3 campaigns' },
   { n: 5, title: 'Customer churn', creator: 'cy', createdAt: hours(6) },
   { n: 6, title: 'Safety audit', creator: 'cy', createdAt: hours(5) },
-  { n: 7, title: 'VIP customers', creator: 'ada', createdAt: hours(4), description: 'Everyone tagged vip', immutable: true, scope: ['prod', 'staging'] },
+  {
+    n: 7,
+    title: 'VIP customers',
+    creator: 'ada',
+    createdAt: hours(4),
+    description: 'Everyone tagged vip',
+    immutable: true,
+    scope: ['prod', 'staging'],
+  },
   // equal created_at: ties by id ascending (08 before 09, against title order)
   { n: 9, title: 'Tie A', creator: 'cy', createdAt: hours(3) },
   { n: 8, title: 'Tie B', creator: 'cy', createdAt: hours(3) },
@@ -89,7 +97,18 @@ describe('object set search (POST /object-sets/search)', () => {
         `INSERT INTO object_sets.object_set (id, title, description, definition, scope_environment_ids, immutable, ephemeral, creator, created_at, updated_at, expires_at)
          VALUES ($1, $2, $3, $4::jsonb, $5::text[], $6, $7, $8, $9::timestamptz, $9::timestamptz + interval '1 minute',
                  CASE WHEN $7 THEN now() + make_interval(hours => $10) END)`,
-        [rid(s.n), s.title, s.description ?? null, JSON.stringify(EMPTY), s.scope ?? [], s.immutable ?? false, ephemeral, s.creator, s.createdAt, s.expiresInHours ?? 0],
+        [
+          rid(s.n),
+          s.title,
+          s.description ?? null,
+          JSON.stringify(EMPTY),
+          s.scope ?? [],
+          s.immutable ?? false,
+          ephemeral,
+          s.creator,
+          s.createdAt,
+          s.expiresInHours ?? 0,
+        ],
       );
     }
     // Bulk sets for paging: three share each created_at, ids in md5 order.
@@ -103,7 +122,11 @@ describe('object set search (POST /object-sets/search)', () => {
   });
   afterAll(() => t?.close());
 
-  const search = (body: unknown) => t.setsHttp().post('/object-sets/search').send(body as object);
+  const search = (body: unknown) =>
+    t
+      .setsHttp()
+      .post('/object-sets/search')
+      .send(body as object);
 
   async function ok(body: unknown): Promise<Page> {
     const res = await search(body);
@@ -157,12 +180,19 @@ describe('object set search (POST /object-sets/search)', () => {
     it('keeps the promised order for sets created at once through the API', async () => {
       const created = await Promise.all(
         Array.from({ length: 24 }, (_, i) =>
-          t.setsHttp().post('/object-sets').set('x-user-id', 'burst').send({ title: `Burst ${i}`, definition: EMPTY }).expect(201),
+          t
+            .setsHttp()
+            .post('/object-sets')
+            .set('x-user-id', 'burst')
+            .send({ title: `Burst ${i}`, definition: EMPTY })
+            .expect(201),
         ),
       );
       const page = await ok({ filter: f.user('burst'), maxPageSize: 500 });
       const seen = page.objectSets.map((s) => ({ id: s.id, createdAt: s.createdAt }));
-      const promised = [...seen].sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? -1 : 1));
+      const promised = [...seen].sort((a, b) =>
+        a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? -1 : 1,
+      );
       expect(seen).toEqual(promised);
       expect(seen).toHaveLength(created.length);
       // what search shows is what metadata shows
@@ -206,7 +236,8 @@ describe('object set search (POST /object-sets/search)', () => {
 
     it('fuzzy title leaves out unrelated titles', async () => {
       const found = await titles(f.fuzzy('quartely report'));
-      for (const unrelated of ['Marketing plan', 'Customer churn', 'Safety audit', 'VIP customers', 'Tie A']) expect(found).not.toContain(unrelated);
+      for (const unrelated of ['Marketing plan', 'Customer churn', 'Safety audit', 'VIP customers', 'Tie A'])
+        expect(found).not.toContain(unrelated);
       expect(await titles(f.fuzzy('sales'))).toEqual([]);
       expect(await titles(f.fuzzy('zzzz'))).toEqual([]);
     });
@@ -240,11 +271,18 @@ describe('object set search (POST /object-sets/search)', () => {
         'Report tie one',
       ]);
       // a negated fuzzy title does not rank: newest first
-      expect(await titles(f.and(f.user('bob'), f.not(f.fuzzy('Markting'))))).toEqual(['quarterly report draft', 'Report tie two', 'Report tie one']);
+      expect(await titles(f.and(f.user('bob'), f.not(f.fuzzy('Markting'))))).toEqual([
+        'quarterly report draft',
+        'Report tie two',
+        'Report tie one',
+      ]);
       // nor is it satisfied by a substring of another case
       expect(await titles(f.and(f.user('ada'), f.not(f.fuzzy('REPORT'))))).toEqual(['VIP customers']);
       // twice negated, it ranks again
-      expect(await titles(f.and(f.user('ada'), f.not(f.not(f.fuzzy('quartely report')))))).toEqual(['Quarterly Report 2026', 'Annual report']);
+      expect(await titles(f.and(f.user('ada'), f.not(f.not(f.fuzzy('quartely report')))))).toEqual([
+        'Quarterly Report 2026',
+        'Annual report',
+      ]);
     });
 
     it('leaves out ephemeral sets, live or expired', async () => {
@@ -292,7 +330,9 @@ describe('object set search (POST /object-sets/search)', () => {
   describe('paging', () => {
     let expected: string[];
     beforeAll(async () => {
-      const { rows } = await t.db.query(`SELECT id FROM object_sets.object_set WHERE creator = 'bulk' ORDER BY created_at DESC, id COLLATE "C"`);
+      const { rows } = await t.db.query(
+        `SELECT id FROM object_sets.object_set WHERE creator = 'bulk' ORDER BY created_at DESC, id COLLATE "C"`,
+      );
       expected = rows.map((r: { id: string }) => r.id);
       expect(expected).toHaveLength(BULK);
     });
@@ -315,7 +355,11 @@ describe('object set search (POST /object-sets/search)', () => {
     });
 
     it('pages a ranked fuzzy search in the same order as one page', async () => {
-      for (const filter of [f.fuzzy('quartely report'), f.or(f.fuzzy('report'), f.user('cy')), f.or(f.fuzzy('bulk set 12'), f.user('ada'))]) {
+      for (const filter of [
+        f.fuzzy('quartely report'),
+        f.or(f.fuzzy('report'), f.user('cy')),
+        f.or(f.fuzzy('bulk set 12'), f.user('ada')),
+      ]) {
         const whole = await allPages(filter, 500);
         const paged = await allPages(filter, 7);
         expect(paged.ids).toEqual(whole.ids);
@@ -396,7 +440,11 @@ describe('object set search (POST /object-sets/search)', () => {
       ['an empty or', f.or(), 'filter.or.filters'],
       ['filters that are not a list', { type: 'or', or: { filters: f.user('ada') } }, 'filter.or.filters'],
       ['a not without its filter', { type: 'not', not: {} }, 'filter.not.filter'],
-      ['a nested fault', f.and(f.user('ada'), f.or(f.title('x'), { type: 'title', title: { title: 1 } })), 'filter.and.filters[1].or.filters[1].title.title'],
+      [
+        'a nested fault',
+        f.and(f.user('ada'), f.or(f.title('x'), { type: 'title', title: { title: 1 } })),
+        'filter.and.filters[1].or.filters[1].title.title',
+      ],
       ['a nested fault under not', f.not(f.and(f.user('ada'), f.title('ok'), { type: 'nope' })), 'filter.not.filter.and.filters[2].type'],
     ])('rejects %s', async (_name, filter, path) => {
       const res = await search(filter === undefined ? {} : { filter });
@@ -542,7 +590,9 @@ describe('set search bounds (fuzzy titles)', () => {
 
   it('finds fuzzy titles through the trigram index, and still tolerates typos', async () => {
     const scans = async () =>
-      Number((await t.db.query(`SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = 'object_set_title_trgm_idx'`)).rows[0].idx_scan);
+      Number(
+        (await t.db.query(`SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = 'object_set_title_trgm_idx'`)).rows[0].idx_scan,
+      );
     const before = await scans();
     const res = await search(fuzzy('quartely repot'));
     expect(res.status).toBe(200);

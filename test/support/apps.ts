@@ -83,7 +83,10 @@ export async function withEnv<T>(env: Record<string, string | undefined>, fn: ()
 }
 
 /** The objects app on its own fresh database (buildObjectsApp), initialised, not listening. */
-export async function startObjectsApp(env: Record<string, string | undefined> = {}, options: { overrides?: ModuleOverrides } = {}): Promise<TestObjectsApp> {
+export async function startObjectsApp(
+  env: Record<string, string | undefined> = {},
+  options: { overrides?: ModuleOverrides } = {},
+): Promise<TestObjectsApp> {
   // Searches with a startingSet get 503 from a port nothing listens on, not someone's app on 3002.
   return startAlone(buildObjectsApp, 'objects', { LOG_LEVEL: 'silent', OBJECT_SETS_URL: 'http://127.0.0.1:9', ...env }, options.overrides);
 }
@@ -93,8 +96,16 @@ export async function startObjectsApp(env: Record<string, string | undefined> = 
  * listening. Its objects app is wherever OBJECTS_URL points: by default a loopback port nothing
  * listens on, so a test that does not override ObjectsClient sees 503, never someone's app.
  */
-export async function startObjectSetsApp(env: Record<string, string | undefined> = {}, options: { overrides?: ModuleOverrides } = {}): Promise<TestObjectsApp> {
-  return startAlone(buildObjectSetsApp, 'object-sets', { LOG_LEVEL: 'silent', OBJECTS_URL: 'http://127.0.0.1:9', ...env }, options.overrides);
+export async function startObjectSetsApp(
+  env: Record<string, string | undefined> = {},
+  options: { overrides?: ModuleOverrides } = {},
+): Promise<TestObjectsApp> {
+  return startAlone(
+    buildObjectSetsApp,
+    'object-sets',
+    { LOG_LEVEL: 'silent', OBJECTS_URL: 'http://127.0.0.1:9', ...env },
+    options.overrides,
+  );
 }
 
 async function startAlone(

@@ -22,13 +22,23 @@ export const CITUS_PLAN: Record<string, CitusPlacement> = {
   'objects.link_history': { kind: 'distributed', column: 'source_id' },
   'objects.change': {
     kind: 'local',
-    reason: 'the change feed: one commit-ordered log, read by range scans of (at, txid, ord) up to the watermark of write locks the coordinator holds (docs/scaling.md)',
+    reason:
+      'the change feed: one commit-ordered log, read by range scans of (at, txid, ord) up to the watermark of write locks the coordinator holds (docs/scaling.md)',
   },
   'objects.ontology_version': { kind: 'reference' },
   'objects.migrations': { kind: 'reference' },
-  'object_sets.object_set': { kind: 'local', reason: 'set metadata: small, read by recursive CTEs over the reference graph under one advisory lock' },
-  'object_sets.object_set_reference': { kind: 'local', reason: 'references between sets on both columns (no one distribution column co-locates both foreign keys)' },
-  'object_sets.object_set_version': { kind: 'local', reason: 'the history of set definitions and metadata (time travel): lives with its sets' },
+  'object_sets.object_set': {
+    kind: 'local',
+    reason: 'set metadata: small, read by recursive CTEs over the reference graph under one advisory lock',
+  },
+  'object_sets.object_set_reference': {
+    kind: 'local',
+    reason: 'references between sets on both columns (no one distribution column co-locates both foreign keys)',
+  },
+  'object_sets.object_set_version': {
+    kind: 'local',
+    reason: 'the history of set definitions and metadata (time travel): lives with its sets',
+  },
   'object_sets.members_cache': { kind: 'local', reason: 'the EVENTUALLY cache, keyed by set: lives with its sets' },
   'object_sets.migrations': { kind: 'local', reason: 'the object-sets app migrates its own schema' },
 };
@@ -55,7 +65,11 @@ interface ForeignKeyRow {
  * co-located); a foreign key from a distributed or reference table to a local one, or from a
  * reference table to a distributed one. Empty: the layout holds.
  */
-export async function citusLayoutFaults(db: Client, schemas: string[], plan: Record<string, CitusPlacement> = CITUS_PLAN): Promise<string[]> {
+export async function citusLayoutFaults(
+  db: Client,
+  schemas: string[],
+  plan: Record<string, CitusPlacement> = CITUS_PLAN,
+): Promise<string[]> {
   const faults: string[] = [];
   const tables = (
     await db.query<{ tbl: string }>(
@@ -79,7 +93,9 @@ export async function citusLayoutFaults(db: Client, schemas: string[], plan: Rec
   for (const ix of indexes) {
     const p = plan[ix.tbl];
     if (p?.kind === 'distributed' && !ix.columns.includes(p.column)) {
-      faults.push(`${ix.tbl}: ${ix.is_primary ? 'primary key' : 'unique index'} ${ix.idx} (${ix.columns.map((c) => c ?? '<expression>').join(', ')}) lacks the distribution column ${p.column}`);
+      faults.push(
+        `${ix.tbl}: ${ix.is_primary ? 'primary key' : 'unique index'} ${ix.idx} (${ix.columns.map((c) => c ?? '<expression>').join(', ')}) lacks the distribution column ${p.column}`,
+      );
     }
   }
 
@@ -101,7 +117,8 @@ export async function citusLayoutFaults(db: Client, schemas: string[], plan: Rec
     const where = `${fk.tbl}: foreign key ${fk.name} (${fk.columns.join(', ')}) → ${fk.ref} (${fk.ref_columns.join(', ')})`;
     if (from.kind === 'distributed' && to.kind === 'distributed') {
       const i = fk.columns.indexOf(from.column);
-      if (i < 0 || fk.ref_columns[i] !== to.column) faults.push(`${where} does not join the distribution columns (${from.column} → ${to.column}): the rows would not be co-located`);
+      if (i < 0 || fk.ref_columns[i] !== to.column)
+        faults.push(`${where} does not join the distribution columns (${from.column} → ${to.column}): the rows would not be co-located`);
     } else if (from.kind !== 'local' && to.kind === 'local') {
       faults.push(`${where}: a ${from.kind} table cannot reference a local table`);
     } else if (from.kind === 'reference' && to.kind === 'distributed') {

@@ -26,7 +26,8 @@ export function controllersOf(module: Type, seen = new Set<unknown>()): Type[] {
     if ('forwardRef' in ref) controllers.push(...controllersOf(ref.forwardRef(), seen));
     else if ('module' in ref) {
       controllers.push(...(ref.controllers ?? []), ...controllersOf(ref.module, seen));
-      for (const inner of (ref.imports ?? []) as ModuleRef[]) if (typeof inner === 'function') controllers.push(...controllersOf(inner, seen));
+      for (const inner of (ref.imports ?? []) as ModuleRef[])
+        if (typeof inner === 'function') controllers.push(...controllersOf(inner, seen));
     } else controllers.push(...controllersOf(ref, seen));
   }
   return controllers;
@@ -71,7 +72,10 @@ export function routeHandlers(controller: Type): RouteHandler[] {
     if (verb === undefined) continue;
     const path = [Reflect.getMetadata('path', fn) ?? ''].flat()[0] as string;
     const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, method) ?? []) as unknown[];
-    const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<string, { index: number; data?: unknown; pipes?: unknown[] }>;
+    const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<
+      string,
+      { index: number; data?: unknown; pipes?: unknown[] }
+    >;
     const parameters = Object.entries(args).map(([key, arg]) => ({
       type: key.slice(0, key.lastIndexOf(':')),
       index: arg.index,
@@ -79,7 +83,10 @@ export function routeHandlers(controller: Type): RouteHandler[] {
       pipes: arg.pipes ?? [],
       metatype: types[arg.index],
     }));
-    const full = `/${[base, path].filter((p) => p && p !== '/').map((p) => p.replace(/^\/|\/$/g, '')).join('/')}`;
+    const full = `/${[base, path]
+      .filter((p) => p && p !== '/')
+      .map((p) => p.replace(/^\/|\/$/g, ''))
+      .join('/')}`;
     out.push({ name: `${controller.name}.${method}`, controller, method, route: `${METHODS[verb]} ${full}`, parameters });
   }
   return out;

@@ -68,7 +68,8 @@ export class FakeSqlExecutor {
   private async answer<T>(statement: SentStatement): Promise<T[]> {
     this.sent.push(statement);
     const handler = this.handlers.find(({ key }) => (typeof key === 'string' ? key === statement.name : key.test(statement.sql)));
-    if (!handler) throw new Error(`FakeSqlExecutor: nothing answers ${statement.via} ${statement.name ?? ''}: ${statement.sql.slice(0, 200)}`);
+    if (!handler)
+      throw new Error(`FakeSqlExecutor: nothing answers ${statement.via} ${statement.name ?? ''}: ${statement.sql.slice(0, 200)}`);
     return (await handler.answer(statement.params, statement)) as T[];
   }
 }

@@ -8,14 +8,22 @@ import { pathToFileURL } from 'node:url';
  * The `npm start` gateway (scripts/lib/gateway.mjs) in its own process, as `npm start` runs it, in
  * front of apps that are not its children (so it relays every request).
  */
-export async function startGateway(objectsUrl: string, objectSetsUrl: string, options: { proxyTimeoutMs?: number } = {}): Promise<{ url: string; child: ChildProcess }> {
+export async function startGateway(
+  objectsUrl: string,
+  objectSetsUrl: string,
+  options: { proxyTimeoutMs?: number } = {},
+): Promise<{ url: string; child: ChildProcess }> {
   // On a port the OS picks as it listens, which the child reports once it is listening: a port
   // chosen free beforehand could be taken by another test file's process first (EADDRINUSE).
   const module = pathToFileURL(join(__dirname, '../../scripts/lib/gateway.mjs')).href;
   const opts = JSON.stringify({ port: 0, host: '127.0.0.1', objectsUrl, objectSetsUrl, ...options });
   const child = spawn(
     process.execPath,
-    ['--input-type=module', '-e', `import { startGateway } from '${module}'; const g = await startGateway(${opts}); process.send(g.address().port);`],
+    [
+      '--input-type=module',
+      '-e',
+      `import { startGateway } from '${module}'; const g = await startGateway(${opts}); process.send(g.address().port);`,
+    ],
     { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] },
   );
   const port = await new Promise<number>((resolve, reject) => {

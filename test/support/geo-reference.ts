@@ -37,7 +37,14 @@ function planar(vertices: readonly GeoPoint[], lon: number, lat: number): boolea
     const a = vertices[i];
     const b = vertices[(i + 1) % vertices.length];
     const onLine = (b.lon - a.lon) * (lat - a.lat) === (b.lat - a.lat) * (lon - a.lon);
-    if (onLine && Math.min(a.lon, b.lon) <= lon && lon <= Math.max(a.lon, b.lon) && Math.min(a.lat, b.lat) <= lat && lat <= Math.max(a.lat, b.lat)) return true;
+    if (
+      onLine &&
+      Math.min(a.lon, b.lon) <= lon &&
+      lon <= Math.max(a.lon, b.lon) &&
+      Math.min(a.lat, b.lat) <= lat &&
+      lat <= Math.max(a.lat, b.lat)
+    )
+      return true;
     if (a.lat > lat !== b.lat > lat && lon < ((b.lon - a.lon) * (lat - a.lat)) / (b.lat - a.lat) + a.lon) inside = !inside;
   }
   return inside;

@@ -29,7 +29,10 @@ export { ROOT };
  * `node scripts/start.mjs`; `detached` puts it in a process group of its own (so a test can send
  * a terminal's Ctrl+C to the whole group).
  */
-export async function startNpmStart(env: Record<string, string | undefined>, opts: { npm?: boolean; detached?: boolean; timeoutMs?: number } = {}): Promise<RunningNpmStart> {
+export async function startNpmStart(
+  env: Record<string, string | undefined>,
+  opts: { npm?: boolean; detached?: boolean; timeoutMs?: number } = {},
+): Promise<RunningNpmStart> {
   const ports = { gateway: await freePort(), objects: await freePort(), objectSets: await freePort() };
   const [command, args] = opts.npm ? ['npm', ['start', '--silent']] : [process.execPath, [join(ROOT, 'scripts/start.mjs')]];
   const child = spawn(command, args, {
@@ -48,7 +51,9 @@ export async function startNpmStart(env: Record<string, string | undefined>, opt
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   // 'exit' can come before the last lines in the pipes have been read; 'close' comes after.
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const deadline = Date.now() + (opts.timeoutMs ?? 180_000);

@@ -33,7 +33,11 @@ type ObjectType = Ontology['objectTypes'][number];
 type Property = ObjectType['properties'][number];
 
 /** The test ontology with more properties on its types, more object types and more link types. */
-export function extendOntology(extra: { properties?: Record<string, Property[]>; objectTypes?: ObjectType[]; linkTypes?: Ontology['linkTypes'] }): Ontology {
+export function extendOntology(extra: {
+  properties?: Record<string, Property[]>;
+  objectTypes?: ObjectType[];
+  linkTypes?: Ontology['linkTypes'];
+}): Ontology {
   return {
     objectTypes: [
       ...WRITE_ONTOLOGY.objectTypes.map((t) => ({ ...t, properties: [...t.properties, ...(extra.properties?.[t.id] ?? [])] })),
@@ -54,10 +58,16 @@ type LinkType = Ontology['linkTypes'][number];
  * A unit test's own ontology index, written compactly: object type id → property id → type, a
  * one-element array for a multi-valued property (`{ ship: { name: 'string', alias: ['string'] } }`).
  */
-export function ontologyIndexOf(types: Record<string, Record<string, string | [string]>>, linkTypes: LinkType[] = [], version = 1): OntologyIndex {
+export function ontologyIndexOf(
+  types: Record<string, Record<string, string | [string]>>,
+  linkTypes: LinkType[] = [],
+  version = 1,
+): OntologyIndex {
   const objectTypes = Object.entries(types).map(([id, properties]) => ({
     id,
-    properties: Object.entries(properties).map(([pid, type]) => (Array.isArray(type) ? { id: pid, type: type[0], multi: true } : { id: pid, type })),
+    properties: Object.entries(properties).map(([pid, type]) =>
+      Array.isArray(type) ? { id: pid, type: type[0], multi: true } : { id: pid, type },
+    ),
   }));
   return new OntologyIndex({ version, objectTypes, linkTypes } as ConstructorParameters<typeof OntologyIndex>[0]);
 }

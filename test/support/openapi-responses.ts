@@ -84,7 +84,11 @@ class ResponseChecker {
     return Object.fromEntries(
       Object.entries(closed).map(([k, v]) => [
         k,
-        k === '$ref' && typeof v === 'string' && v.startsWith(SCHEMA_REF) ? this.schemaId(v.slice(SCHEMA_REF.length)) : k === 'properties' ? this.rebaseEach(v) : this.rebase(v, k === 'allOf'),
+        k === '$ref' && typeof v === 'string' && v.startsWith(SCHEMA_REF)
+          ? this.schemaId(v.slice(SCHEMA_REF.length))
+          : k === 'properties'
+            ? this.rebaseEach(v)
+            : this.rebase(v, k === 'allOf'),
       ]),
     );
   }
@@ -100,7 +104,8 @@ class ResponseChecker {
     if (!route) return undefined;
     const { operation } = route;
     const at = `${method.toUpperCase()} ${path} (${this.name} ${operation.operationId})`;
-    const declared = operation.responses[String(res.status)] ?? operation.responses[`${String(res.status)[0]}XX`] ?? operation.responses.default;
+    const declared =
+      operation.responses[String(res.status)] ?? operation.responses[`${String(res.status)[0]}XX`] ?? operation.responses.default;
     if (!declared) {
       return `${at} answered ${res.status}, which its OpenAPI operation does not declare (it declares ${Object.keys(operation.responses).join(', ')}): ${res.text?.slice(0, 300)}`;
     }

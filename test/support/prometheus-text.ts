@@ -106,7 +106,11 @@ export function parsePrometheusText(text: string): Map<string, MetricFamily> {
 function checkHistogram(f: MetricFamily): void {
   const series = new Map<string, Sample[]>();
   const keyOf = (labels: Record<string, string>) =>
-    JSON.stringify(Object.entries(labels).filter(([k]) => k !== 'le').sort(([a], [b]) => a.localeCompare(b)));
+    JSON.stringify(
+      Object.entries(labels)
+        .filter(([k]) => k !== 'le')
+        .sort(([a], [b]) => a.localeCompare(b)),
+    );
   for (const s of f.samples.filter((s) => s.name === `${f.name}_bucket`)) {
     if (!('le' in s.labels)) throw new Error(`${f.name}: bucket without le`);
     const k = keyOf(s.labels);

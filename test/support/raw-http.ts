@@ -26,7 +26,9 @@ export function exchange(
     const received: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`connection still open after ${timeoutMs} ms; received: ${Buffer.concat(received).toString('latin1').slice(0, 500)}`));
+      reject(
+        new Error(`connection still open after ${timeoutMs} ms; received: ${Buffer.concat(received).toString('latin1').slice(0, 500)}`),
+      );
     }, timeoutMs);
     socket.on('data', (d) => received.push(d));
     socket.on('error', (e) => {
@@ -99,7 +101,11 @@ export function parseResponses(bytes: Buffer, methods: string[]): RawResponse[] 
 }
 
 /** A request head (and body) as bytes on the wire. */
-export function rawRequest(method: string, path: string, { headers = {}, body }: { headers?: Record<string, string>; body?: string } = {}): string {
+export function rawRequest(
+  method: string,
+  path: string,
+  { headers = {}, body }: { headers?: Record<string, string>; body?: string } = {},
+): string {
   const all: Record<string, string> = { host: 'localhost', ...headers };
   if (body !== undefined && all['transfer-encoding'] === undefined) all['content-length'] = String(Buffer.byteLength(body));
   return `${method} ${path} HTTP/1.1\r\n${Object.entries(all)

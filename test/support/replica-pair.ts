@@ -1,5 +1,16 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
+import {
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  appendFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join, relative } from 'node:path';
@@ -139,7 +150,11 @@ function server(dataDir: string, port: number, settings: Record<string, string>)
       child.stdout!.on('data', keep);
       child.stderr!.on('data', keep);
       process.once('exit', () => child?.kill('SIGQUIT'));
-      await waitReady(url, () => child, () => log);
+      await waitReady(
+        url,
+        () => child,
+        () => log,
+      );
     },
     stop: async () => {
       const c = child;
@@ -195,7 +210,8 @@ export async function startReplicaPair(opts: { applyDelayMs?: number; settings?:
   } finally {
     await admin.end();
   }
-  for (const dir of ['pg_wal', 'pg_wal/archive_status', 'pg_wal/summaries', 'pg_replslot', 'pg_stat_tmp']) mkdirSync(join(standbyDir, dir), { recursive: true });
+  for (const dir of ['pg_wal', 'pg_wal/archive_status', 'pg_wal/summaries', 'pg_replslot', 'pg_stat_tmp'])
+    mkdirSync(join(standbyDir, dir), { recursive: true });
   for (const f of ['postmaster.pid', 'postmaster.opts']) rmSync(join(standbyDir, f), { force: true });
   writeFileSync(join(standbyDir, 'standby.signal'), '');
   appendFileSync(

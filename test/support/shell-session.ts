@@ -35,7 +35,11 @@ curl() {
 }
 set -e -o pipefail
 `;
-    const { stdout } = await promisify(execFile)('bash', ['-c', wrapper + script], { env: { ...process.env, CURL_LOG: dir }, cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await promisify(execFile)('bash', ['-c', wrapper + script], {
+      env: { ...process.env, CURL_LOG: dir },
+      cwd: dir,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const n = Number(readFileSync(join(dir, 'n'), 'utf8'));
     const calls: Call[] = [];
     for (let i = 1; i <= n; i++) {
@@ -46,11 +50,15 @@ set -e -o pipefail
       } catch {
         json = undefined;
       }
-      calls.push({ args: readFileSync(join(dir, `${i}.args`), 'utf8').trim(), status: Number(readFileSync(join(dir, `${i}.status`), 'utf8')), body, json });
+      calls.push({
+        args: readFileSync(join(dir, `${i}.args`), 'utf8').trim(),
+        status: Number(readFileSync(join(dir, `${i}.status`), 'utf8')),
+        body,
+        json,
+      });
     }
     return { calls, stdout };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-

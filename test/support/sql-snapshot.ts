@@ -34,7 +34,11 @@ export interface RenderedExample {
  * The text of a unit SQL snapshot: the header lines, a blank line, then for each example its
  * name, what it was asked, its parameters and its statement, each followed by a blank line.
  */
-export function renderSqlExamples<E>(header: string[], examples: Record<string, E>, build: (example: E, name: string) => RenderedExample): string {
+export function renderSqlExamples<E>(
+  header: string[],
+  examples: Record<string, E>,
+  build: (example: E, name: string) => RenderedExample,
+): string {
   const parts = [...header, ''];
   for (const [name, example] of Object.entries(examples)) {
     const { label, shown, sql, params } = build(example, name);

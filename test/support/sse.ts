@@ -64,7 +64,10 @@ export class SseClient {
   async next(timeoutMs = 10_000): Promise<ReadEvent> {
     const deadline = Date.now() + timeoutMs;
     while (this.taken >= this.events.length) {
-      if (this.ended) throw new Error(`the stream ended (status ${this.status}${this.errorBody ? `, ${JSON.stringify(this.errorBody)}` : ''}); events so far: ${JSON.stringify(this.events.map((e) => e.event))}`);
+      if (this.ended)
+        throw new Error(
+          `the stream ended (status ${this.status}${this.errorBody ? `, ${JSON.stringify(this.errorBody)}` : ''}); events so far: ${JSON.stringify(this.events.map((e) => e.event))}`,
+        );
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no event within ${timeoutMs} ms; events so far: ${JSON.stringify(this.events)}`);
       await new Promise<void>((resolve) => {

@@ -34,9 +34,16 @@ describe('first-day hints', () => {
   it('npm start names the variable of a port already in use, before starting anything', async () => {
     const { server, port } = await occupy();
     try {
-      const { code, output } = await run(['scripts/start.mjs'], { GATEWAY_PORT: String(port), HOST: '127.0.0.1', DEMO_DATA: 'false', DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none' });
+      const { code, output } = await run(['scripts/start.mjs'], {
+        GATEWAY_PORT: String(port),
+        HOST: '127.0.0.1',
+        DEMO_DATA: 'false',
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none',
+      });
       expect(code).toBe(2);
-      expect(output).toContain(`port ${port} (GATEWAY_PORT) on 127.0.0.1 is already in use: stop what uses it, or set GATEWAY_PORT to a free port`);
+      expect(output).toContain(
+        `port ${port} (GATEWAY_PORT) on 127.0.0.1 is already in use: stop what uses it, or set GATEWAY_PORT to a free port`,
+      );
       expect(output).not.toContain('embedded PostgreSQL');
     } finally {
       server.close();
@@ -47,9 +54,17 @@ describe('first-day hints', () => {
     const { server, port } = await occupy();
     const db = await createTestDatabase();
     try {
-      const { code, output } = await run(['dist/apps/objects/apps/objects/src/main.js'], { OBJECTS_PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, LOG_LEVEL: 'warn', LOG_FORMAT: 'json' });
+      const { code, output } = await run(['dist/apps/objects/apps/objects/src/main.js'], {
+        OBJECTS_PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'warn',
+        LOG_FORMAT: 'json',
+      });
       expect(code).toBe(1);
-      expect(output).toContain(`objects app failed to start: port ${port} (OBJECTS_PORT) on 127.0.0.1 is already in use; set OBJECTS_PORT to a free port`);
+      expect(output).toContain(
+        `objects app failed to start: port ${port} (OBJECTS_PORT) on 127.0.0.1 is already in use; set OBJECTS_PORT to a free port`,
+      );
     } finally {
       server.close();
       await db.drop();

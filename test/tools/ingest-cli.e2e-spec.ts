@@ -34,7 +34,11 @@ const line = (id: string, name: unknown, extra: Record<string, unknown> = {}) =>
  * A proxy to the objects app that holds each request whose body `hold` picks for `ms` before
  * passing it on: the batch it carries reaches the service after batches sent later.
  */
-async function holdingProxy(target: string, hold: (body: string) => boolean, ms: number): Promise<{ url: string; close: () => Promise<void> }> {
+async function holdingProxy(
+  target: string,
+  hold: (body: string) => boolean,
+  ms: number,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     void (async () => {
       const chunks: Buffer[] = [];
@@ -57,9 +61,12 @@ async function holdingProxy(target: string, hold: (body: string) => boolean, ms:
 
 /** The versions of an object, oldest first, as `version:name`. */
 async function versions(objectsUrl: string, env: string, id: string, bearerToken?: string): Promise<string[]> {
-  const res = await fetch(`${objectsUrl}/objects/${env}/${id}/history?startTime=2000-01-01T00:00:00Z&endTime=2100-01-01T00:00:00Z&pageSize=1000`, {
-    headers: bearerToken ? { authorization: `Bearer ${bearerToken}` } : {},
-  });
+  const res = await fetch(
+    `${objectsUrl}/objects/${env}/${id}/history?startTime=2000-01-01T00:00:00Z&endTime=2100-01-01T00:00:00Z&pageSize=1000`,
+    {
+      headers: bearerToken ? { authorization: `Bearer ${bearerToken}` } : {},
+    },
+  );
   expect(res.status).toBe(200);
   const { objects } = (await res.json()) as { objects: { version: number; object: { properties: { id: string; value: unknown }[] } }[] };
   return objects
@@ -83,7 +90,10 @@ describe('npm run ingest', () => {
   };
   const names = async (env: string, ids: string[]) =>
     (await t.db.query(`SELECT id, json FROM objects.object WHERE environment_id = $1 AND id = ANY($2) ORDER BY id`, [env, ids])).rows.map(
-      (r: { id: string; json: string }) => [r.id, (typeof r.json === 'string' ? JSON.parse(r.json) : r.json).properties.find((p: { id: string }) => p.id === 'name')?.value],
+      (r: { id: string; json: string }) => [
+        r.id,
+        (typeof r.json === 'string' ? JSON.parse(r.json) : r.json).properties.find((p: { id: string }) => p.id === 'name')?.value,
+      ],
     );
 
   beforeAll(async () => {
@@ -111,7 +121,19 @@ describe('npm run ingest', () => {
         line('n-8', 'Eight'),
       ].join('\n') + '\n',
     );
-    const r = await ingest([path, '--url', t.objectsUrl, '--environment', 'prod', '--type', 'person', '--batch-size', '2', '--concurrency', '3']);
+    const r = await ingest([
+      path,
+      '--url',
+      t.objectsUrl,
+      '--environment',
+      'prod',
+      '--type',
+      'person',
+      '--batch-size',
+      '2',
+      '--concurrency',
+      '3',
+    ]);
     expect(r.code).toBe(3);
     expect(r.stdout).toContain('people.ndjson: 5 objects loaded (5 created, 0 changed, 0 unchanged), 3 failed lines');
     expect(r.stderr).toMatch(/^line 3: not JSON/m);
@@ -129,10 +151,17 @@ describe('npm run ingest', () => {
     expect(existsSync(`${path}.ingest-state.json`)).toBe(false);
   });
 
-  it('counts created, changed and unchanged, applies one object\'s lines in file order, and exits 0', async () => {
+  it("counts created, changed and unchanged, applies one object's lines in file order, and exits 0", async () => {
     const path = file(
       'again.ndjson',
-      [line('n-1', 'One'), line('n-2', 'Two, renamed'), line('a-1', 'First'), line('a-1', 'Second'), line('a-1', 'Third'), line('n-4', 'Four')].join('\n'),
+      [
+        line('n-1', 'One'),
+        line('n-2', 'Two, renamed'),
+        line('a-1', 'First'),
+        line('a-1', 'Second'),
+        line('a-1', 'Third'),
+        line('n-4', 'Four'),
+      ].join('\n'),
     );
     const r = await ingest([path, '--url', t.objectsUrl, '--environment', 'prod', '--type', 'person', '--concurrency', '4']);
     expect(r.stderr).toBe('');
@@ -186,7 +215,19 @@ describe('npm run ingest', () => {
     // The batch holding line 500 reaches the service a second after it was sent.
     const proxy = await holdingProxy(t.objectsUrl, (body) => body.includes('"v1"'), 1000);
     try {
-      const r = await ingest([path, '--url', proxy.url, '--environment', 'prod', '--type', 'person', '--batch-size', '500', '--concurrency', '4']);
+      const r = await ingest([
+        path,
+        '--url',
+        proxy.url,
+        '--environment',
+        'prod',
+        '--type',
+        'person',
+        '--batch-size',
+        '500',
+        '--concurrency',
+        '4',
+      ]);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
     } finally {
@@ -201,7 +242,8 @@ describe('npm run ingest', () => {
       rows[1999] = `${prefix}-1999,ab"c"d`;
       return rows.join('\n') + '\n';
     };
-    const count = async (prefix: string) => (await t.db.query(`SELECT count(*)::int AS n FROM objects.object WHERE id LIKE $1`, [`${prefix}-%`])).rows[0].n as number;
+    const count = async (prefix: string) =>
+      (await t.db.query(`SELECT count(*)::int AS n FROM objects.object WHERE id LIKE $1`, [`${prefix}-%`])).rows[0].n as number;
     const args = ['--environment', 'prod', '--type', 'person', '--batch-size', '100', '--concurrency', '4'];
 
     it('is reported with its line and skipped; every other row loads; exit 3', async () => {
@@ -230,7 +272,9 @@ describe('npm run ingest', () => {
       expect(resumed.stderr).toContain('resuming at line 2000');
       expect(resumed.stderr).toMatch(/^line 2000: Invalid Opening Quote: .+/m);
       expect(resumed.code).toBe(3);
-      expect(resumed.stdout).toContain('stop.csv: 2,999 objects loaded (2,999 created, 0 changed, 0 unchanged), 1 failed lines; 1,001 sent');
+      expect(resumed.stdout).toContain(
+        'stop.csv: 2,999 objects loaded (2,999 created, 0 changed, 0 unchanged), 1 failed lines; 1,001 sent',
+      );
       expect(await count('stop')).toBe(2999);
       expect(existsSync(state)).toBe(false);
     });
@@ -279,7 +323,11 @@ describe('npm run ingest --resume', () => {
     dir = mkdtempSync(join(tmpdir(), 'ingest-resume-'));
     t = await startBothApps(JWT_ENV);
     const admin = await token('admin', ['*'], { roles: ['ontology-admin'] });
-    const res = await fetch(`${t.objectsUrl}/ontology`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify(WRITE_ONTOLOGY) });
+    const res = await fetch(`${t.objectsUrl}/ontology`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+      body: JSON.stringify(WRITE_ONTOLOGY),
+    });
     expect(res.status).toBe(200);
   });
   afterAll(async () => {
@@ -288,7 +336,9 @@ describe('npm run ingest --resume', () => {
   });
 
   it('stops at a batch the service refuses outright, exits 1, and --resume goes on after the last acknowledged batch', async () => {
-    const lines = Array.from({ length: 10 }, (_, i) => line(`r-${i + 1}`, `R ${i + 1}`, { environmentId: i === 6 ? 'secret' : 'prod', type: 'person' }));
+    const lines = Array.from({ length: 10 }, (_, i) =>
+      line(`r-${i + 1}`, `R ${i + 1}`, { environmentId: i === 6 ? 'secret' : 'prod', type: 'person' }),
+    );
     const path = join(dir, 'resume.ndjson');
     writeFileSync(path, lines.join('\n') + '\n');
     const state = `${path}.ingest-state.json`;
@@ -309,7 +359,9 @@ describe('npm run ingest --resume', () => {
     expect(second.stderr).toContain('resuming at line 7');
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('resume.ndjson: 10 objects loaded (10 created, 0 changed, 0 unchanged), 0 failed lines; 4 sent');
-    const { rows } = await t.db.query(`SELECT environment_id, count(*)::int AS n FROM objects.object WHERE id LIKE 'r-%' GROUP BY 1 ORDER BY 1`);
+    const { rows } = await t.db.query(
+      `SELECT environment_id, count(*)::int AS n FROM objects.object WHERE id LIKE 'r-%' GROUP BY 1 ORDER BY 1`,
+    );
     expect(rows).toEqual([
       { environment_id: 'prod', n: 9 },
       { environment_id: 'secret', n: 1 },
@@ -320,9 +372,14 @@ describe('npm run ingest --resume', () => {
   it('Ctrl+C: exits 130 saying where it stopped, and --resume loads the rest', async () => {
     const all = await token('loader', ['*']);
     const path = join(dir, 'interrupted.ndjson');
-    writeFileSync(path, Array.from({ length: 3000 }, (_, i) => line(`i-${i + 1}`, `I ${i + 1}`, { environmentId: 'prod', type: 'person' })).join('\n') + '\n');
+    writeFileSync(
+      path,
+      Array.from({ length: 3000 }, (_, i) => line(`i-${i + 1}`, `I ${i + 1}`, { environmentId: 'prod', type: 'person' })).join('\n') + '\n',
+    );
     const state = `${path}.ingest-state.json`;
-    const child = spawn(process.execPath, [CLI, path, '--url', t.objectsUrl, '--token', all, '--batch-size', '10', '--concurrency', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, path, '--url', t.objectsUrl, '--token', all, '--batch-size', '10', '--concurrency', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -344,7 +401,9 @@ describe('npm run ingest --resume', () => {
 
   it('stops at a refused batch while later ones are in flight, waits for them, and --resume neither loses nor repeats a write', async () => {
     // Line 9 is in an environment the first token does not grant; lines 11 and 13 write one object twice.
-    const lines = Array.from({ length: 40 }, (_, i) => line(`w-${i + 1}`, `W ${i + 1}`, { environmentId: i === 8 ? 'secret' : 'prod', type: 'person' }));
+    const lines = Array.from({ length: 40 }, (_, i) =>
+      line(`w-${i + 1}`, `W ${i + 1}`, { environmentId: i === 8 ? 'secret' : 'prod', type: 'person' }),
+    );
     lines[10] = line('w-same', 'v1', { environmentId: 'prod', type: 'person' });
     lines[12] = line('w-same', 'v2', { environmentId: 'prod', type: 'person' });
     const path = join(dir, 'in-flight.ndjson');
@@ -355,7 +414,17 @@ describe('npm run ingest --resume', () => {
     const proxy = await holdingProxy(t.objectsUrl, (body) => body.includes('"secret"'), 1500);
     let first;
     try {
-      first = await ingest([path, '--url', proxy.url, '--token', await token('loader', ['prod']), '--batch-size', '2', '--concurrency', '4']);
+      first = await ingest([
+        path,
+        '--url',
+        proxy.url,
+        '--token',
+        await token('loader', ['prod']),
+        '--batch-size',
+        '2',
+        '--concurrency',
+        '4',
+      ]);
     } finally {
       await proxy.close();
     }
@@ -370,7 +439,9 @@ describe('npm run ingest --resume', () => {
     expect(sentIn(second.stdout)).toBe(2);
     expect(second.stdout).toContain('in-flight.ndjson: 40 objects loaded (39 created, 1 changed, 0 unchanged), 0 failed lines');
     expect(await versions(t.objectsUrl, 'prod', 'w-same', all)).toEqual(['1:v1', '2:v2']);
-    const { rows } = await t.db.query(`SELECT environment_id, count(*)::int AS n FROM objects.object WHERE id LIKE 'w-%' GROUP BY 1 ORDER BY 1`);
+    const { rows } = await t.db.query(
+      `SELECT environment_id, count(*)::int AS n FROM objects.object WHERE id LIKE 'w-%' GROUP BY 1 ORDER BY 1`,
+    );
     expect(rows).toEqual([
       { environment_id: 'prod', n: 38 },
       { environment_id: 'secret', n: 1 },
@@ -381,7 +452,10 @@ describe('npm run ingest --resume', () => {
   it('refuses to resume when the file changed since the state was written', async () => {
     const path = join(dir, 'changed.ndjson');
     writeFileSync(path, line('z-1', 'Z', { environmentId: 'prod', type: 'person' }) + '\n');
-    writeFileSync(`${path}.ingest-state.json`, JSON.stringify({ file: 'changed.ndjson', size: 1, mtimeMs: 1, doneThroughLine: 1, counts: {} }));
+    writeFileSync(
+      `${path}.ingest-state.json`,
+      JSON.stringify({ file: 'changed.ndjson', size: 1, mtimeMs: 1, doneThroughLine: 1, counts: {} }),
+    );
     const r = await ingest([path, '--url', t.objectsUrl, '--token', await token('loader', ['*']), '--resume']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/changed since the run that wrote/);

@@ -94,10 +94,21 @@ describe('npm start: binding, building and stopping', () => {
     const startPid = processes.find((p) => p.command.includes('scripts/start.mjs'))!.pid;
     const pgPort = Number(/embedded PostgreSQL at postgres:\/\/\S+:(\d+)\//.exec(app.output())![1]);
     // What it started: start.mjs, the watchdog, PostgreSQL (postmaster and its workers) and both apps.
-    for (const part of ['scripts/start.mjs', 'scripts/lib/watchdog.mjs', 'bin/postgres', 'apps/objects/src/main.js', 'apps/object-sets/src/main.js']) {
+    for (const part of [
+      'scripts/start.mjs',
+      'scripts/lib/watchdog.mjs',
+      'bin/postgres',
+      'apps/objects/src/main.js',
+      'apps/object-sets/src/main.js',
+    ]) {
       expect(processes.map((p) => p.command).filter((c) => c.includes(part)).length).toBeGreaterThan(0);
     }
-    return { app, startPid, processes: [{ pid, command: 'npm' }, ...processes], ports: [app.ports.gateway, app.ports.objects, app.ports.objectSets, pgPort] };
+    return {
+      app,
+      startPid,
+      processes: [{ pid, command: 'npm' }, ...processes],
+      ports: [app.ports.gateway, app.ports.objects, app.ports.objectSets, pgPort],
+    };
   }
 
   /** Waits until every process of `s` has exited; fails with those left after STOP_WITHIN_MS. */
@@ -126,7 +137,8 @@ describe('npm start: binding, building and stopping', () => {
         .flat()
         .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
       for (const host of [other ?? '127.0.0.2', '127.0.0.2']) {
-        for (const port of [s.app.ports.gateway, s.app.ports.objects, s.app.ports.objectSets]) expect({ host, port, open: await connects(host, port) }).toEqual({ host, port, open: false });
+        for (const port of [s.app.ports.gateway, s.app.ports.objects, s.app.ports.objectSets])
+          expect({ host, port, open: await connects(host, port) }).toEqual({ host, port, open: false });
       }
       expect((await fetch(`${s.app.base}/health/ready`)).status).toBe(200);
     } finally {
@@ -140,14 +152,31 @@ describe('npm start: binding, building and stopping', () => {
     try {
       // Each answer is checked against openapi/objects.json or openapi/object-sets.json (a mismatch throws).
       const call = async (method: string, path: string, body?: unknown) =>
-        (await checkedGatewayFetch(s.app.base, path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).status;
+        (
+          await checkedGatewayFetch(s.app.base, path, {
+            method,
+            headers: { 'content-type': 'application/json' },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          })
+        ).status;
       expect(await call('PUT', '/ontology', WRITE_ONTOLOGY)).toBe(200);
-      expect(await call('PUT', '/objects/prod/n-1', { type: 'person', properties: [{ id: 'name', value: 'Nina', origin: 'crm' }], tags: ['vip'] })).toBe(201);
+      expect(
+        await call('PUT', '/objects/prod/n-1', {
+          type: 'person',
+          properties: [{ id: 'name', value: 'Nina', origin: 'crm' }],
+          tags: ['vip'],
+        }),
+      ).toBe(201);
       expect(await call('GET', '/objects/n-1')).toBe(200);
       expect(await call('POST', '/objects/search', { filter: { type: 'tag', tag: { tags: ['vip'] } } })).toBe(200);
       expect(await call('GET', '/objects/nobody')).toBe(404);
       expect(await call('PUT', '/objects/prod/n-2', { type: 'ghost', properties: [] })).toBe(400);
-      expect(await call('POST', '/object-sets', { title: 'vips', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['vip'] } } } } })).toBe(201);
+      expect(
+        await call('POST', '/object-sets', {
+          title: 'vips',
+          definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['vip'] } } } },
+        }),
+      ).toBe(201);
       expect(await call('GET', '/object-sets/ri.object-set.main.object-set.00000000-0000-0000-0000-000000000000/metadata')).toBe(404);
     } finally {
       s.app.child.kill('SIGTERM');

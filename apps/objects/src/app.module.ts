@@ -1,7 +1,15 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { AppConfigModule, CallerGuard, RouteAccessGuard, ExpensiveReadsModule, HealthController, LoggingModule, MetricsModule } from '@app/platform';
+import {
+  AppConfigModule,
+  CallerGuard,
+  RouteAccessGuard,
+  ExpensiveReadsModule,
+  HealthController,
+  LoggingModule,
+  MetricsModule,
+} from '@app/platform';
 import { DatabaseModule } from './database/database.module';
 import { OntologyModule } from './ontology/ontology.module';
 import { ObjectsModule } from './object-reads/objects.module';
@@ -20,7 +28,21 @@ import { LiveSetsModule } from './live-sets/live-sets.module';
  * naming any route that another registered before it would take.
  */
 @Module({
-  imports: [AppConfigModule, MetricsModule, LoggingModule.forApp('objects'), DatabaseModule, TerminusModule, ChangesModule, ObjectsModule, OntologyModule, ObjectWritesModule, SearchModule, AggregateModule, LiveSetsModule, ExpensiveReadsModule],
+  imports: [
+    AppConfigModule,
+    MetricsModule,
+    LoggingModule.forApp('objects'),
+    DatabaseModule,
+    TerminusModule,
+    ChangesModule,
+    ObjectsModule,
+    OntologyModule,
+    ObjectWritesModule,
+    SearchModule,
+    AggregateModule,
+    LiveSetsModule,
+    ExpensiveReadsModule,
+  ],
   controllers: [HealthController],
   // Global guards run in this order: the route's read or write first (RouteAccessGuard), then the caller.
   providers: [

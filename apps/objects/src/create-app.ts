@@ -65,7 +65,12 @@ const HTTP_OPTIONS: HttpOptions = {
   largeBodyRoutes: [
     { method: 'POST', path: /^\/objects\/ingest$/, counts: { maxArrayItems: MAX_WRITE_LIST_ITEMS } },
     // The body, its list, its ids, asOf and snapshot.
-    { method: 'POST', path: /^\/objects\/bulk$/, limit: BULK_BODY_LIMIT, counts: { maxArrayItems: MAX_BULK_IDS, maxValues: MAX_BULK_IDS + 4 } },
+    {
+      method: 'POST',
+      path: /^\/objects\/bulk$/,
+      limit: BULK_BODY_LIMIT,
+      counts: { maxArrayItems: MAX_BULK_IDS, maxValues: MAX_BULK_IDS + 4 },
+    },
     { method: 'PUT', path: /^\/objects\/[^/]+\/[^/]+$/, counts: { maxArrayItems: MAX_WRITE_LIST_ITEMS } },
     { method: 'PUT', path: /^\/ontology$/, counts: { maxArrayItems: MAX_ONTOLOGY_LIST_ITEMS, maxValues: MAX_ONTOLOGY_BODY_VALUES } },
     { method: 'POST', path: /^\/objects\/internal\/members$/ },

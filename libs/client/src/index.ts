@@ -39,7 +39,8 @@ export interface ConsistencySession {
 export function consistencyMiddleware(session: ConsistencySession): Middleware {
   return {
     onRequest({ request }) {
-      if (session.token !== undefined && !request.headers.has('x-consistency-token')) request.headers.set('x-consistency-token', session.token);
+      if (session.token !== undefined && !request.headers.has('x-consistency-token'))
+        request.headers.set('x-consistency-token', session.token);
       return request;
     },
     onResponse({ response }) {
@@ -69,7 +70,11 @@ function clientOptions({ baseUrl, token, userId, headers, consistency: _consiste
   return {
     ...rest,
     baseUrl: baseUrl.replace(/\/+$/, ''),
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(userId ? { 'x-user-id': userId } : {}), ...(headers as Record<string, string> | undefined) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(userId ? { 'x-user-id': userId } : {}),
+      ...(headers as Record<string, string> | undefined),
+    },
   };
 }
 
@@ -138,7 +143,12 @@ export async function unwrap<T, E>(call: Promise<FetchResult<T, E>> | FetchResul
       parameters: body.parameters ?? {},
     });
   }
-  throw new ConjureError(response.status, { errorCode: 'INTERNAL', errorName: 'Internal', errorInstanceId: '', parameters: { body: typeof body === 'string' ? body : body ? JSON.stringify(body) : '' } });
+  throw new ConjureError(response.status, {
+    errorCode: 'INTERNAL',
+    errorName: 'Internal',
+    errorInstanceId: '',
+    parameters: { body: typeof body === 'string' ? body : body ? JSON.stringify(body) : '' },
+  });
 }
 
 /**
@@ -149,7 +159,9 @@ export async function unwrap<T, E>(call: Promise<FetchResult<T, E>> | FetchResul
  *   for await (const page of pages((pagingToken) =>
  *     unwrap(objects.POST('/objects/search', { params: { query: { pagingToken } }, body: { filter } })))) { … }
  */
-export async function* pages<P extends { pagingToken?: string }>(fetchPage: (pagingToken: string | undefined) => Promise<P>): AsyncGenerator<P, void, undefined> {
+export async function* pages<P extends { pagingToken?: string }>(
+  fetchPage: (pagingToken: string | undefined) => Promise<P>,
+): AsyncGenerator<P, void, undefined> {
   let pagingToken: string | undefined;
   do {
     const page = await fetchPage(pagingToken);

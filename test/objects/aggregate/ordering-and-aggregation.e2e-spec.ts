@@ -20,18 +20,63 @@ const obj = (environmentId: string, id: string, type: string, props: Prop[], fir
 
 const OBJECTS = [
   obj('prod', 'p-1', 'person', [
-    ['name', 'Ada'], ['age', 36], ['score', 9.5], ['active', true], ['born', '1815-12-10'], ['seenAt', '2026-03-01T10:00:00Z'],
-    ['home', { lat: 51.5, lon: -0.12 }], ['email', 'a@x'], ['email', 'b@x'],
+    ['name', 'Ada'],
+    ['age', 36],
+    ['score', 9.5],
+    ['active', true],
+    ['born', '1815-12-10'],
+    ['seenAt', '2026-03-01T10:00:00Z'],
+    ['home', { lat: 51.5, lon: -0.12 }],
+    ['email', 'a@x'],
+    ['email', 'b@x'],
   ]),
   // Monday 00:00 UTC: the first instant of a week.
-  obj('prod', 'p-2', 'person', [['name', 'Bob'], ['age', 41], ['score', 7.25], ['active', false], ['born', '1990-01-01'], ['seenAt', '2026-03-02T00:00:00Z'], ['email', 'b@x']]),
+  obj('prod', 'p-2', 'person', [
+    ['name', 'Bob'],
+    ['age', 41],
+    ['score', 7.25],
+    ['active', false],
+    ['born', '1990-01-01'],
+    ['seenAt', '2026-03-02T00:00:00Z'],
+    ['email', 'b@x'],
+  ]),
   // The last millisecond of February (UTC).
-  obj('prod', 'p-3', 'person', [['name', 'Cy'], ['age', -3], ['score', 1.5], ['active', true], ['born', '2000-02-29'], ['seenAt', '2026-02-28T23:59:59.999Z']], '2026-01-02T12:00:00Z'),
+  obj(
+    'prod',
+    'p-3',
+    'person',
+    [
+      ['name', 'Cy'],
+      ['age', -3],
+      ['score', 1.5],
+      ['active', true],
+      ['born', '2000-02-29'],
+      ['seenAt', '2026-02-28T23:59:59.999Z'],
+    ],
+    '2026-01-02T12:00:00Z',
+  ),
   // March 1st in +01:00 is still February in UTC; the same email twice counts once.
-  obj('prod', 'p-4', 'person', [['name', 'Dee'], ['seenAt', '2026-03-01T00:00:00+01:00'], ['email', 'c@x'], ['email', 'c@x']]),
-  obj('prod', 'c-1', 'company', [['name', 'Acme'], ['employees', 10]]),
-  obj('dev', 'p-5', 'person', [['name', 'Ada'], ['age', 36], ['score', 3], ['active', false], ['email', 'a@x']]),
-  obj('dev', 'c-2', 'company', [['name', 'Acme'], ['employees', 25]]),
+  obj('prod', 'p-4', 'person', [
+    ['name', 'Dee'],
+    ['seenAt', '2026-03-01T00:00:00+01:00'],
+    ['email', 'c@x'],
+    ['email', 'c@x'],
+  ]),
+  obj('prod', 'c-1', 'company', [
+    ['name', 'Acme'],
+    ['employees', 10],
+  ]),
+  obj('dev', 'p-5', 'person', [
+    ['name', 'Ada'],
+    ['age', 36],
+    ['score', 3],
+    ['active', false],
+    ['email', 'a@x'],
+  ]),
+  obj('dev', 'c-2', 'company', [
+    ['name', 'Acme'],
+    ['employees', 25],
+  ]),
 ];
 const key = (o: { environmentId: string; id: string }) => `${o.environmentId}/${o.id}`;
 const COUNT = { type: 'count', count: {} };
@@ -76,46 +121,129 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
     };
 
     it('a long property DESC: ties by (environmentId, id) ascending, objects without a value last', async () => {
-      expect(await ordered([{ propertyId: 'age', direction: 'DESC' }])).toEqual(['prod/p-2', 'dev/p-5', 'prod/p-1', 'prod/p-3', 'dev/c-2', 'prod/c-1', 'prod/p-4']);
+      expect(await ordered([{ propertyId: 'age', direction: 'DESC' }])).toEqual([
+        'prod/p-2',
+        'dev/p-5',
+        'prod/p-1',
+        'prod/p-3',
+        'dev/c-2',
+        'prod/c-1',
+        'prod/p-4',
+      ]);
     });
 
     it('ASC is the default; missing values still come last', async () => {
-      expect(await ordered([{ propertyId: 'age' }])).toEqual(['prod/p-3', 'dev/p-5', 'prod/p-1', 'prod/p-2', 'dev/c-2', 'prod/c-1', 'prod/p-4']);
+      expect(await ordered([{ propertyId: 'age' }])).toEqual([
+        'prod/p-3',
+        'dev/p-5',
+        'prod/p-1',
+        'prod/p-2',
+        'dev/c-2',
+        'prod/c-1',
+        'prod/p-4',
+      ]);
     });
 
     it('a multi-valued property sorts by its smallest value ASC and its largest DESC', async () => {
       // Smallest: p-1 a@x, p-5 a@x, p-2 b@x, p-4 c@x. Largest: p-4 c@x, p-1 b@x, p-2 b@x, p-5 a@x.
-      expect(await ordered([{ propertyId: 'email' }], f.type('person'))).toEqual(['dev/p-5', 'prod/p-1', 'prod/p-2', 'prod/p-4', 'prod/p-3']);
-      expect(await ordered([{ propertyId: 'email', direction: 'DESC' }], f.type('person'))).toEqual(['prod/p-4', 'prod/p-1', 'prod/p-2', 'dev/p-5', 'prod/p-3']);
+      expect(await ordered([{ propertyId: 'email' }], f.type('person'))).toEqual([
+        'dev/p-5',
+        'prod/p-1',
+        'prod/p-2',
+        'prod/p-4',
+        'prod/p-3',
+      ]);
+      expect(await ordered([{ propertyId: 'email', direction: 'DESC' }], f.type('person'))).toEqual([
+        'prod/p-4',
+        'prod/p-1',
+        'prod/p-2',
+        'dev/p-5',
+        'prod/p-3',
+      ]);
     });
 
     it('strings by code point, timestamps as instants, dates, doubles and booleans', async () => {
-      expect(await ordered([{ propertyId: 'name', direction: 'DESC' }])).toEqual(['prod/p-4', 'prod/p-3', 'prod/p-2', 'dev/p-5', 'prod/p-1', 'dev/c-2', 'prod/c-1']);
+      expect(await ordered([{ propertyId: 'name', direction: 'DESC' }])).toEqual([
+        'prod/p-4',
+        'prod/p-3',
+        'prod/p-2',
+        'dev/p-5',
+        'prod/p-1',
+        'dev/c-2',
+        'prod/c-1',
+      ]);
       // 2026-02-28T23:00Z (p-4, given as +01:00) < 23:59:59.999Z (p-3) < 2026-03-01T10:00Z (p-1) < 03-02 (p-2)
-      expect(await ordered([{ propertyId: 'seenAt' }], f.type('person'))).toEqual(['prod/p-4', 'prod/p-3', 'prod/p-1', 'prod/p-2', 'dev/p-5']);
-      expect(await ordered([{ propertyId: 'born', direction: 'DESC' }], f.type('person'))).toEqual(['prod/p-3', 'prod/p-2', 'prod/p-1', 'dev/p-5', 'prod/p-4']);
-      expect(await ordered([{ propertyId: 'score' }], f.type('person'))).toEqual(['prod/p-3', 'dev/p-5', 'prod/p-2', 'prod/p-1', 'prod/p-4']);
+      expect(await ordered([{ propertyId: 'seenAt' }], f.type('person'))).toEqual([
+        'prod/p-4',
+        'prod/p-3',
+        'prod/p-1',
+        'prod/p-2',
+        'dev/p-5',
+      ]);
+      expect(await ordered([{ propertyId: 'born', direction: 'DESC' }], f.type('person'))).toEqual([
+        'prod/p-3',
+        'prod/p-2',
+        'prod/p-1',
+        'dev/p-5',
+        'prod/p-4',
+      ]);
+      expect(await ordered([{ propertyId: 'score' }], f.type('person'))).toEqual([
+        'prod/p-3',
+        'dev/p-5',
+        'prod/p-2',
+        'prod/p-1',
+        'prod/p-4',
+      ]);
       expect(await ordered([{ propertyId: 'active', direction: 'DESC' }, { propertyId: 'age' }], f.type('person'))).toEqual([
-        'prod/p-3', 'prod/p-1', 'dev/p-5', 'prod/p-2', 'prod/p-4',
+        'prod/p-3',
+        'prod/p-1',
+        'dev/p-5',
+        'prod/p-2',
+        'prod/p-4',
       ]);
     });
 
     it('attributes, and up to three keys', async () => {
-      expect(await ordered([{ attribute: 'type', direction: 'DESC' }, { propertyId: 'name' }, { attribute: 'environmentId', direction: 'DESC' }])).toEqual([
-        'prod/p-1', 'dev/p-5', 'prod/p-2', 'prod/p-3', 'prod/p-4', 'prod/c-1', 'dev/c-2',
+      expect(
+        await ordered([
+          { attribute: 'type', direction: 'DESC' },
+          { propertyId: 'name' },
+          { attribute: 'environmentId', direction: 'DESC' },
+        ]),
+      ).toEqual(['prod/p-1', 'dev/p-5', 'prod/p-2', 'prod/p-3', 'prod/p-4', 'prod/c-1', 'dev/c-2']);
+      expect(
+        await ordered([
+          { attribute: 'firstSighting', direction: 'DESC' },
+          { attribute: 'id', direction: 'DESC' },
+        ]),
+      ).toEqual(['prod/p-3', 'dev/p-5', 'prod/p-4', 'prod/p-2', 'prod/p-1', 'dev/c-2', 'prod/c-1']);
+      expect(await ordered([{ attribute: 'environmentId' }])).toEqual([
+        'dev/c-2',
+        'dev/p-5',
+        'prod/c-1',
+        'prod/p-1',
+        'prod/p-2',
+        'prod/p-3',
+        'prod/p-4',
       ]);
-      expect(await ordered([{ attribute: 'firstSighting', direction: 'DESC' }, { attribute: 'id', direction: 'DESC' }])).toEqual([
-        'prod/p-3', 'dev/p-5', 'prod/p-4', 'prod/p-2', 'prod/p-1', 'dev/c-2', 'prod/c-1',
-      ]);
-      expect(await ordered([{ attribute: 'environmentId' }])).toEqual(['dev/c-2', 'dev/p-5', 'prod/c-1', 'prod/p-1', 'prod/p-2', 'prod/p-3', 'prod/p-4']);
     });
 
     it('visibility applies: a caller who sees prod only gets prod only, in order', async () => {
-      expect(await ordered([{ propertyId: 'age', direction: 'DESC' }], f.all, prodOnly)).toEqual(['prod/p-2', 'prod/p-1', 'prod/p-3', 'prod/c-1', 'prod/p-4']);
+      expect(await ordered([{ propertyId: 'age', direction: 'DESC' }], f.all, prodOnly)).toEqual([
+        'prod/p-2',
+        'prod/p-1',
+        'prod/p-3',
+        'prod/c-1',
+        'prod/p-4',
+      ]);
     });
 
     it('loadLinks still works with orderBy', async () => {
-      const res = await search({ filter: f.type('company'), orderBy: [{ propertyId: 'employees', direction: 'DESC' }], loadLinks: true }).expect(200);
+      const res = await search({
+        filter: f.type('company'),
+        orderBy: [{ propertyId: 'employees', direction: 'DESC' }],
+        loadLinks: true,
+      }).expect(200);
       expect(res.body.objects).toEqual([
         { id: 'c-2', environmentId: 'dev', links: {} },
         { id: 'c-1', environmentId: 'prod', links: {} },
@@ -139,7 +267,14 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
 
   describe('POST /objects/aggregate', () => {
     it('count by type and environment: first metric descending, then key ascending', async () => {
-      const body = await aggregate({ filter: f.all, groupBy: [{ type: 'exact', exact: { attribute: 'type' } }, { type: 'exact', exact: { attribute: 'environmentId' } }], metrics: [COUNT] });
+      const body = await aggregate({
+        filter: f.all,
+        groupBy: [
+          { type: 'exact', exact: { attribute: 'type' } },
+          { type: 'exact', exact: { attribute: 'environmentId' } },
+        ],
+        metrics: [COUNT],
+      });
       expect(body).toEqual({
         groups: [
           { key: { type: 'person', environmentId: 'prod' }, metrics: { count: 4 } },
@@ -152,7 +287,10 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
     });
 
     it('visibility applies to the groups', async () => {
-      const body = await aggregate({ filter: f.all, groupBy: [{ type: 'exact', exact: { attribute: 'environmentId' } }], metrics: [COUNT] }, prodOnly);
+      const body = await aggregate(
+        { filter: f.all, groupBy: [{ type: 'exact', exact: { attribute: 'environmentId' } }], metrics: [COUNT] },
+        prodOnly,
+      );
       expect(body.groups).toEqual([{ key: { environmentId: 'prod' }, metrics: { count: 5 } }]);
     });
 
@@ -165,10 +303,21 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
       expect(
         await aggregate({
           filter: none,
-          metrics: [COUNT, { type: 'min', min: { propertyId: 'age' } }, { type: 'exactDistinct', exactDistinct: { propertyId: 'email' } }, { type: 'approximateDistinct', approximateDistinct: { attribute: 'type' } }],
+          metrics: [
+            COUNT,
+            { type: 'min', min: { propertyId: 'age' } },
+            { type: 'exactDistinct', exactDistinct: { propertyId: 'email' } },
+            { type: 'approximateDistinct', approximateDistinct: { attribute: 'type' } },
+          ],
         }),
-      ).toEqual({ groups: [{ key: {}, metrics: { count: 0, 'exactDistinct.email': 0, 'approximateDistinct.type': 0 } }], truncated: false });
-      expect(await aggregate({ filter: none, groupBy: [{ type: 'exact', exact: { attribute: 'type' } }], metrics: [COUNT] })).toEqual({ groups: [], truncated: false });
+      ).toEqual({
+        groups: [{ key: {}, metrics: { count: 0, 'exactDistinct.email': 0, 'approximateDistinct.type': 0 } }],
+        truncated: false,
+      });
+      expect(await aggregate({ filter: none, groupBy: [{ type: 'exact', exact: { attribute: 'type' } }], metrics: [COUNT] })).toEqual({
+        groups: [],
+        truncated: false,
+      });
     });
 
     it('exact on a multi-valued property: an object in the group of each of its values, once; metrics use every value', async () => {
@@ -186,7 +335,11 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
 
     it('exact maxGroups keeps the most frequent values, the smaller key on a tie, and says truncated', async () => {
       const byName = (maxGroups?: number) =>
-        aggregate({ filter: f.all, groupBy: [{ type: 'exact', exact: { propertyId: 'name', ...(maxGroups ? { maxGroups } : {}) } }], metrics: [COUNT] });
+        aggregate({
+          filter: f.all,
+          groupBy: [{ type: 'exact', exact: { propertyId: 'name', ...(maxGroups ? { maxGroups } : {}) } }],
+          metrics: [COUNT],
+        });
       expect(await byName(2)).toEqual({
         groups: [
           { key: { name: 'Acme' }, metrics: { count: 2 } },
@@ -200,7 +353,10 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
       // Among several buckets each exact bucket keeps its own most frequent values.
       const two = await aggregate({
         filter: f.all,
-        groupBy: [{ type: 'exact', exact: { propertyId: 'name', maxGroups: 1 } }, { type: 'exact', exact: { attribute: 'environmentId' } }],
+        groupBy: [
+          { type: 'exact', exact: { propertyId: 'name', maxGroups: 1 } },
+          { type: 'exact', exact: { attribute: 'environmentId' } },
+        ],
         metrics: [COUNT],
       });
       expect(two).toEqual({
@@ -213,13 +369,21 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
     });
 
     it('fixedWidth: key = floor(v / width) × width, negative values included; doubles too', async () => {
-      const ages = await aggregate({ filter: f.all, groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'age', width: 10 } }], metrics: [COUNT] });
+      const ages = await aggregate({
+        filter: f.all,
+        groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'age', width: 10 } }],
+        metrics: [COUNT],
+      });
       expect(ages.groups).toEqual([
         { key: { age: 30 }, metrics: { count: 2 } },
         { key: { age: -10 }, metrics: { count: 1 } },
         { key: { age: 40 }, metrics: { count: 1 } },
       ]);
-      const scores = await aggregate({ filter: f.all, groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'score', width: 2.5 }, name: 'band' }], metrics: [COUNT] });
+      const scores = await aggregate({
+        filter: f.all,
+        groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'score', width: 2.5 }, name: 'band' }],
+        metrics: [COUNT],
+      });
       expect(scores.groups).toEqual([0, 2.5, 5, 7.5].map((band) => ({ key: { band }, metrics: { count: 1 } })));
     });
 
@@ -236,7 +400,15 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
       ]);
       const times = await aggregate({
         filter: f.all,
-        groupBy: [{ type: 'ranges', ranges: { propertyId: 'seenAt', ranges: [{ gte: '2026-03-01T00:00:00+01:00', lt: '2026-03-01T00:00:00Z' }, { gte: '2026-03-01T00:00:00Z' }] } }],
+        groupBy: [
+          {
+            type: 'ranges',
+            ranges: {
+              propertyId: 'seenAt',
+              ranges: [{ gte: '2026-03-01T00:00:00+01:00', lt: '2026-03-01T00:00:00Z' }, { gte: '2026-03-01T00:00:00Z' }],
+            },
+          },
+        ],
         metrics: [COUNT],
       });
       // Equal counts: the range with the smaller lower bound (as an instant) first.
@@ -257,9 +429,15 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
         { key: { at: '2026-02-01T00:00:00.000Z' }, metrics: { count: 2 } },
         { key: { at: '2026-03-01T00:00:00.000Z' }, metrics: { count: 2 } },
       ]);
-      expect((await by('DAY')).groups.map((g) => g.key.at)).toEqual(['2026-02-28T00:00:00.000Z', '2026-03-01T00:00:00.000Z', '2026-03-02T00:00:00.000Z']);
+      expect((await by('DAY')).groups.map((g) => g.key.at)).toEqual([
+        '2026-02-28T00:00:00.000Z',
+        '2026-03-01T00:00:00.000Z',
+        '2026-03-02T00:00:00.000Z',
+      ]);
       expect((await by('HOUR')).groups.map((g) => g.key.at)).toEqual([
-        '2026-02-28T23:00:00.000Z', '2026-03-01T10:00:00.000Z', '2026-03-02T00:00:00.000Z',
+        '2026-02-28T23:00:00.000Z',
+        '2026-03-01T10:00:00.000Z',
+        '2026-03-02T00:00:00.000Z',
       ]);
       expect((await by('YEAR', { propertyId: 'born' })).groups.map((g) => g.key.at)).toEqual(['1815-01-01', '1990-01-01', '2000-01-01']);
       expect((await by('DAY', { attribute: 'firstSighting' })).groups).toEqual([
@@ -298,7 +476,17 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
             'exactDistinct.home': 1,
           },
         },
-        { key: { kind: 'company' }, metrics: { objects: 2, 'min.name': 'Acme', 'sum.employees': 35, 'exactDistinct.environmentId': 2, 'approximateDistinct.email': 0, 'exactDistinct.home': 0 } },
+        {
+          key: { kind: 'company' },
+          metrics: {
+            objects: 2,
+            'min.name': 'Acme',
+            'sum.employees': 35,
+            'exactDistinct.environmentId': 2,
+            'approximateDistinct.email': 0,
+            'exactDistinct.home': 0,
+          },
+        },
       ]);
     });
 
@@ -315,15 +503,26 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
     });
 
     it('startingSet restricts to the members of a set', async () => {
-      const set = await t.setsHttp().post('/object-sets').set(all).send({ title: 'people in prod', definition: { type: 'filter', filter: { filter: f.and(f.type('person'), f.env('prod')) } } }).expect(201);
+      const set = await t
+        .setsHttp()
+        .post('/object-sets')
+        .set(all)
+        .send({ title: 'people in prod', definition: { type: 'filter', filter: { filter: f.and(f.type('person'), f.env('prod')) } } })
+        .expect(201);
       const body = await aggregate({ filter: f.all, startingSet: set.body.id, metrics: [COUNT] });
       expect(body.groups).toEqual([{ key: {}, metrics: { count: 4 } }]);
-      const missing = await t.objectsHttp().post('/objects/aggregate').set(all).send({ filter: f.all, startingSet: 'ri.object-set.main.object-set.nope', metrics: [COUNT] }).expect(404);
+      const missing = await t
+        .objectsHttp()
+        .post('/objects/aggregate')
+        .set(all)
+        .send({ filter: f.all, startingSet: 'ri.object-set.main.object-set.nope', metrics: [COUNT] })
+        .expect(404);
       expect(missing.body.errorName).toBe('ObjectSetNotFound');
       // Sent as null, startingSet is absent (docs/api.md §1): every object, for aggregate and search alike.
       const unrestricted = await aggregate({ filter: f.all, metrics: [COUNT] });
       expect(await aggregate({ filter: f.all, startingSet: null, metrics: [COUNT] })).toEqual(unrestricted);
-      const search = async (body: Record<string, unknown>) => (await t.objectsHttp().post('/objects/search').set(all).send(body).expect(200)).body;
+      const search = async (body: Record<string, unknown>) =>
+        (await t.objectsHttp().post('/objects/search').set(all).send(body).expect(200)).body;
       expect(await search({ filter: f.all, startingSet: null })).toEqual(await search({ filter: f.all }));
     });
 
@@ -345,13 +544,30 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
       await fault({ groupBy: [{ type: 'exact', exact: { propertyId: 'home' } }] }, 'groupBy[0].exact.propertyId');
       await fault({ groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'born', width: 1 } }] }, 'groupBy[0].fixedWidth.propertyId');
       await fault({ groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'age', width: 0 } }] }, 'groupBy[0].fixedWidth.width');
-      await fault({ groupBy: [{ type: 'ranges', ranges: { propertyId: 'age', ranges: [{ gte: 'x' }] } }] }, 'groupBy[0].ranges.ranges[0].gte');
-      await fault({ groupBy: [{ type: 'ranges', ranges: { propertyId: 'seenAt', ranges: [{ lt: '2026-01-01T00:00:00' }] } }] }, 'groupBy[0].ranges.ranges[0].lt');
-      await fault({ groupBy: [{ type: 'ranges', ranges: { propertyId: 'name', ranges: [{ gte: 'a' }] } }] }, 'groupBy[0].ranges.propertyId');
+      await fault(
+        { groupBy: [{ type: 'ranges', ranges: { propertyId: 'age', ranges: [{ gte: 'x' }] } }] },
+        'groupBy[0].ranges.ranges[0].gte',
+      );
+      await fault(
+        { groupBy: [{ type: 'ranges', ranges: { propertyId: 'seenAt', ranges: [{ lt: '2026-01-01T00:00:00' }] } }] },
+        'groupBy[0].ranges.ranges[0].lt',
+      );
+      await fault(
+        { groupBy: [{ type: 'ranges', ranges: { propertyId: 'name', ranges: [{ gte: 'a' }] } }] },
+        'groupBy[0].ranges.propertyId',
+      );
       await fault({ groupBy: [{ type: 'duration', duration: { propertyId: 'seenAt', unit: 'FORTNIGHT' } }] }, 'groupBy[0].duration.unit');
       await fault({ groupBy: [{ type: 'duration', duration: { attribute: 'type', unit: 'DAY' } }] }, 'groupBy[0].duration.attribute');
       await fault({ groupBy: [1, 2, 3, 4] }, 'groupBy');
-      await fault({ groupBy: [{ type: 'exact', exact: { attribute: 'type' } }, { type: 'exact', exact: { attribute: 'type' } }] }, 'groupBy[1]');
+      await fault(
+        {
+          groupBy: [
+            { type: 'exact', exact: { attribute: 'type' } },
+            { type: 'exact', exact: { attribute: 'type' } },
+          ],
+        },
+        'groupBy[1]',
+      );
       await fault({ groupBy: [{ type: 'exact', exact: { attribute: 'type' }, name: '' }] }, 'groupBy[0].name');
       await fault({ filter: { type: 'objectType', objectType: { types: ['ghost'] } } }, 'filter.objectType.types[0]', 'InvalidFilter');
       await fault({ filter: undefined }, 'filter', 'InvalidFilter');
@@ -361,11 +577,18 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
 
   describe('POST /object-sets/{id}/aggregate', () => {
     it('aggregates a set built from other sets (STRONG), with the caller visibility, and the same faults', async () => {
-      const make = async (title: string, definition: unknown) => (await t.setsHttp().post('/object-sets').set(all).send({ title, definition }).expect(201)).body.id as string;
+      const make = async (title: string, definition: unknown) =>
+        (await t.setsHttp().post('/object-sets').set(all).send({ title, definition }).expect(201)).body.id as string;
       const people = await make('people', { type: 'filter', filter: { filter: f.type('person') } });
       const acme = await make('acme in prod', { type: 'stable', stable: { objects: [{ environmentId: 'prod', id: 'c-1' }] } });
       const union = await make('people or acme', { type: 'operation', operation: { operator: 'UNION', objectSetIds: [people, acme] } });
-      const body = { groupBy: [{ type: 'exact', exact: { attribute: 'type' } }, { type: 'exact', exact: { attribute: 'environmentId' } }], metrics: [COUNT, { type: 'avg', avg: { propertyId: 'age' } }] };
+      const body = {
+        groupBy: [
+          { type: 'exact', exact: { attribute: 'type' } },
+          { type: 'exact', exact: { attribute: 'environmentId' } },
+        ],
+        metrics: [COUNT, { type: 'avg', avg: { propertyId: 'age' } }],
+      };
       const res = await t.setsHttp().post(`/object-sets/${union}/aggregate`).set(all).send(body).expect(200);
       expect(res.body).toEqual({
         groups: [
@@ -376,17 +599,45 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
         truncated: false,
       });
       // A new member shows at once (STRONG).
-      await t.objectsHttp().put('/objects/dev/p-9').set(all).send({ type: 'person', properties: [{ id: 'age', value: 20, origin: 'crm' }] }).expect(201);
+      await t
+        .objectsHttp()
+        .put('/objects/dev/p-9')
+        .set(all)
+        .send({ type: 'person', properties: [{ id: 'age', value: 20, origin: 'crm' }] })
+        .expect(201);
       const after = await t.setsHttp().post(`/object-sets/${union}/aggregate`).set(all).send(body).expect(200);
       expect(after.body.groups[1]).toEqual({ key: { type: 'person', environmentId: 'dev' }, metrics: { count: 2, 'avg.age': 28 } });
       // The caller's credentials are forwarded: a prod-only caller sees prod only.
-      const prod = await t.setsHttp().post(`/object-sets/${union}/aggregate`).set(prodOnly).send({ metrics: [COUNT] }).expect(200);
+      const prod = await t
+        .setsHttp()
+        .post(`/object-sets/${union}/aggregate`)
+        .set(prodOnly)
+        .send({ metrics: [COUNT] })
+        .expect(200);
       expect(prod.body).toEqual({ groups: [{ key: {}, metrics: { count: 5 } }], truncated: false });
-      const fault = await t.setsHttp().post(`/object-sets/${union}/aggregate`).set(all).send({ metrics: [{ type: 'sum', sum: { propertyId: 'name' } }] }).expect(400);
-      expect({ errorName: fault.body.errorName, path: fault.body.parameters.path }).toEqual({ errorName: 'InvalidArgument', path: 'metrics[0].sum.propertyId' });
-      const unknownField = await t.setsHttp().post(`/object-sets/${union}/aggregate`).set(all).send({ metrics: [COUNT], filter: f.all }).expect(400);
+      const fault = await t
+        .setsHttp()
+        .post(`/object-sets/${union}/aggregate`)
+        .set(all)
+        .send({ metrics: [{ type: 'sum', sum: { propertyId: 'name' } }] })
+        .expect(400);
+      expect({ errorName: fault.body.errorName, path: fault.body.parameters.path }).toEqual({
+        errorName: 'InvalidArgument',
+        path: 'metrics[0].sum.propertyId',
+      });
+      const unknownField = await t
+        .setsHttp()
+        .post(`/object-sets/${union}/aggregate`)
+        .set(all)
+        .send({ metrics: [COUNT], filter: f.all })
+        .expect(400);
       expect(unknownField.body.errorName).toBe('InvalidArgument');
-      const missing = await t.setsHttp().post('/object-sets/ri.object-set.main.object-set.nope/aggregate').set(all).send({ metrics: [COUNT] }).expect(404);
+      const missing = await t
+        .setsHttp()
+        .post('/object-sets/ri.object-set.main.object-set.nope/aggregate')
+        .set(all)
+        .send({ metrics: [COUNT] })
+        .expect(404);
       expect(missing.body.errorName).toBe('ObjectSetNotFound');
     });
   });
@@ -411,7 +662,11 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
     // 30 objects in their own environment: ages with ties and gaps, several emails each.
     const N = 30;
     const paged = Array.from({ length: N }, (_, i) => {
-      const props: Prop[] = [['name', `n${String((i * 7) % N).padStart(2, '0')}`], ['email', `e${i % 4}`], ['email', `e${(i * 3) % 5}`]];
+      const props: Prop[] = [
+        ['name', `n${String((i * 7) % N).padStart(2, '0')}`],
+        ['email', `e${i % 4}`],
+        ['email', `e${(i * 3) % 5}`],
+      ];
       if (i % 5 !== 0) props.push(['age', i % 7]);
       if (i % 3 !== 0) props.push(['seenAt', new Date(Date.UTC(2026, 0, 1) + (i % 11) * 3_600_000).toISOString()]);
       return obj('paging', `q-${String(i).padStart(2, '0')}`, 'person', props);
@@ -463,7 +718,10 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
       ['long ASC', [{ propertyId: 'age' }]],
       ['multi-valued string DESC', [{ propertyId: 'email', direction: 'DESC' }]],
       ['multi-valued string ASC, then a timestamp DESC', [{ propertyId: 'email' }, { propertyId: 'seenAt', direction: 'DESC' }]],
-      ['timestamp DESC, then long, then string', [{ propertyId: 'seenAt', direction: 'DESC' }, { propertyId: 'age' }, { propertyId: 'name' }]],
+      [
+        'timestamp DESC, then long, then string',
+        [{ propertyId: 'seenAt', direction: 'DESC' }, { propertyId: 'age' }, { propertyId: 'name' }],
+      ],
     ];
     it.each(orders)('%s: every object exactly once, in order, at page sizes 1, 2 and 7', async (_, orderBy) => {
       const want = expected(orderBy);
@@ -474,7 +732,10 @@ describe('ordering and aggregation (docs/api.md §9)', () => {
     it('the token is bound to orderBy (and an unordered token to no orderBy)', async () => {
       const orderBy = [{ propertyId: 'age', direction: 'DESC' }];
       const first = await search({ filter: f.env('paging'), orderBy }, { pageSize: 5 }).expect(200);
-      const other = await search({ filter: f.env('paging'), orderBy: [{ propertyId: 'age' }] }, { pageSize: 5, pagingToken: first.body.pagingToken }).expect(400);
+      const other = await search(
+        { filter: f.env('paging'), orderBy: [{ propertyId: 'age' }] },
+        { pageSize: 5, pagingToken: first.body.pagingToken },
+      ).expect(400);
       expect(other.body.errorName).toBe('InvalidPagingToken');
       const unordered = await search({ filter: f.env('paging') }, { pageSize: 5, pagingToken: first.body.pagingToken }).expect(400);
       expect(unordered.body.errorName).toBe('InvalidPagingToken');

@@ -13,7 +13,12 @@ import { bearer, JWT_ENV, token } from '../../support/tokens';
  * out), across restarts, narrowed by environment and type, with long polls woken by commits.
  */
 
-const person = (name: string, extra: Record<string, unknown> = {}) => ({ type: 'person', properties: [{ id: 'name', value: name, origin: 'crm' }], metadata: SIGHTED, ...extra });
+const person = (name: string, extra: Record<string, unknown> = {}) => ({
+  type: 'person',
+  properties: [{ id: 'name', value: name, origin: 'crm' }],
+  metadata: SIGHTED,
+  ...extra,
+});
 const key = (c: Change) => `${c.environmentId}/${c.id}@${c.version}${c.kind === 'DELETED' ? '-' : ''}`;
 
 describe('GET /objects/changes', () => {
@@ -53,7 +58,9 @@ describe('GET /objects/changes', () => {
     const v2 = await t.http().put('/objects/prod/p-1').send(person('Ada L.')).expect(200);
     await t.http().put('/objects/prod/p-1').send(person('Ada L.')).expect(200); // same content: no change
     await t.http().delete('/objects/prod/p-1').expect(204);
-    const deleted = await t.db.query(`SELECT valid_to FROM objects.object_version WHERE environment_id = 'prod' AND id = 'p-1' AND version = 2`);
+    const deleted = await t.db.query(
+      `SELECT valid_to FROM objects.object_version WHERE environment_id = 'prod' AND id = 'p-1' AND version = 2`,
+    );
     const v3 = await t.http().put('/objects/prod/p-1').send(person('Ada again')).expect(201);
 
     const { changes } = await follow(start.cursor);
@@ -86,12 +93,24 @@ describe('GET /objects/changes', () => {
     const start = (await page({})).cursor;
     for (const env of ['prod', 'staging', 'dev']) {
       await t.http().put(`/objects/${env}/n-1`).send(person('N')).expect(201);
-      await t.http().put(`/objects/${env}/c-1`).send({ type: 'company', properties: [{ id: 'name', value: 'C', origin: 'crm' }], metadata: SIGHTED }).expect(201);
+      await t
+        .http()
+        .put(`/objects/${env}/c-1`)
+        .send({ type: 'company', properties: [{ id: 'name', value: 'C', origin: 'crm' }], metadata: SIGHTED })
+        .expect(201);
     }
     const all = (await follow(start, { limit: 1 })).changes;
     expect(all.map(key)).toEqual(['prod/n-1@1', 'prod/c-1@1', 'staging/n-1@1', 'staging/c-1@1', 'dev/n-1@1', 'dev/c-1@1']);
-    expect((await follow(start, { environmentIds: 'prod,dev' })).changes.map(key)).toEqual(['prod/n-1@1', 'prod/c-1@1', 'dev/n-1@1', 'dev/c-1@1']);
-    expect((await follow(start, { environmentIds: ['staging', 'dev'], types: 'company' })).changes.map(key)).toEqual(['staging/c-1@1', 'dev/c-1@1']);
+    expect((await follow(start, { environmentIds: 'prod,dev' })).changes.map(key)).toEqual([
+      'prod/n-1@1',
+      'prod/c-1@1',
+      'dev/n-1@1',
+      'dev/c-1@1',
+    ]);
+    expect((await follow(start, { environmentIds: ['staging', 'dev'], types: 'company' })).changes.map(key)).toEqual([
+      'staging/c-1@1',
+      'dev/c-1@1',
+    ]);
     // A narrowed page that finds nothing still moves the cursor past what it looked at.
     const none = await page({ after: start, types: 'nosuchtype' });
     expect(none.changes).toEqual([]);
@@ -211,7 +230,11 @@ describe('GET /objects/changes', () => {
         for (let i = 0; i < 25; i++) {
           // Two writers share each object, so versions of one object come from different writers.
           const id = `race-${w % 4}-${i % 5}`;
-          await t.http().put(`/objects/prod/${id}`).send(person(`w${w}-i${i}`)).expect((r) => expect([200, 201]).toContain(r.status));
+          await t
+            .http()
+            .put(`/objects/prod/${id}`)
+            .send(person(`w${w}-i${i}`))
+            .expect((r) => expect([200, 201]).toContain(r.status));
         }
       }),
     );
@@ -234,7 +257,9 @@ describe('GET /objects/changes', () => {
         if (!res.body.changes.length) break;
         c = res.body.cursor;
       }
-      const stored = await t.db.query(`SELECT environment_id, id, version FROM objects.object_version WHERE id LIKE 'race-%' ORDER BY 1, 2, 3`);
+      const stored = await t.db.query(
+        `SELECT environment_id, id, version FROM objects.object_version WHERE id LIKE 'race-%' ORDER BY 1, 2, 3`,
+      );
       const expected = stored.rows.map((r) => `${r.environment_id}/${r.id}@${r.version}`).sort();
       expect(seen.map(key).sort()).toEqual(expected);
       expect(again.map(key)).toEqual(seen.map(key));

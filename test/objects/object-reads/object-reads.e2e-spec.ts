@@ -22,7 +22,11 @@ describe('object reads: load, bulk, history, versioned', () => {
   beforeAll(async () => {
     t = await startObjectsApp();
     await t.http().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
-    await t.http().put('/objects/prod/p-1').send(person('Ada', { links: { worksFor: ['c-1'] }, tags: ['vip'] })).expect(201);
+    await t
+      .http()
+      .put('/objects/prod/p-1')
+      .send(person('Ada', { links: { worksFor: ['c-1'] }, tags: ['vip'] }))
+      .expect(201);
     await t.http().put('/objects/prod/shared').send(person('Prod twin')).expect(201);
     await t.http().put('/objects/staging/shared').send(person('Staging twin')).expect(201);
   });
@@ -63,7 +67,9 @@ describe('object reads: load, bulk, history, versioned', () => {
     });
 
     it('is 400 InvalidArgument for a malformed environmentId or id', async () => {
-      expectError((await t.http().get('/objects/p-1?environmentId=versioned').expect(400)).body, 'InvalidArgument', { field: 'environmentId' });
+      expectError((await t.http().get('/objects/p-1?environmentId=versioned').expect(400)).body, 'InvalidArgument', {
+        field: 'environmentId',
+      });
       expectError((await t.http().get('/objects/p-1?environmentId=a&environmentId=b').expect(400)).body, 'InvalidArgument');
       expectError((await t.http().get('/objects/%20lead').expect(400)).body, 'InvalidArgument', { field: 'id' });
     });
@@ -71,7 +77,11 @@ describe('object reads: load, bulk, history, versioned', () => {
 
   describe('POST /objects/bulk', () => {
     it('returns objects in request order, ignores duplicates, omits unknown ids and yields every environment of an id', async () => {
-      const res = await t.http().post('/objects/bulk').send({ objectIds: ['shared', 'missing', 'p-1', 'shared'] }).expect(200);
+      const res = await t
+        .http()
+        .post('/objects/bulk')
+        .send({ objectIds: ['shared', 'missing', 'p-1', 'shared'] })
+        .expect(200);
       expect(res.body.objects.map((o: { environmentId: string; id: string }) => `${o.environmentId}/${o.id}`)).toEqual([
         'prod/shared',
         'staging/shared',
@@ -109,7 +119,11 @@ describe('object reads: load, bulk, history, versioned', () => {
     });
 
     it('splits the two environments of one id across a page boundary without losing either', async () => {
-      const first = await t.http().post('/objects/bulk?pageSize=1').send({ objectIds: ['shared'] }).expect(200);
+      const first = await t
+        .http()
+        .post('/objects/bulk?pageSize=1')
+        .send({ objectIds: ['shared'] })
+        .expect(200);
       expect(first.body.objects.map((o: { environmentId: string }) => o.environmentId)).toEqual(['prod']);
       const second = await t
         .http()
@@ -138,23 +152,89 @@ describe('object reads: load, bulk, history, versioned', () => {
     });
 
     it('rejects a token used with a different body, a tampered token, bad page sizes and bad bodies', async () => {
-      const first = await t.http().post('/objects/bulk?pageSize=1').send({ objectIds: ['p-1', 'shared'] }).expect(200);
+      const first = await t
+        .http()
+        .post('/objects/bulk?pageSize=1')
+        .send({ objectIds: ['p-1', 'shared'] })
+        .expect(200);
       const token = first.body.pagingToken as string;
       expectError(
-        (await t.http().post('/objects/bulk').query({ pagingToken: token }).send({ objectIds: ['p-1'] }).expect(400)).body,
+        (
+          await t
+            .http()
+            .post('/objects/bulk')
+            .query({ pagingToken: token })
+            .send({ objectIds: ['p-1'] })
+            .expect(400)
+        ).body,
         'InvalidPagingToken',
       );
       expectError(
-        (await t.http().post('/objects/bulk').query({ pagingToken: `${token}x` }).send({ objectIds: ['p-1', 'shared'] }).expect(400)).body,
+        (
+          await t
+            .http()
+            .post('/objects/bulk')
+            .query({ pagingToken: `${token}x` })
+            .send({ objectIds: ['p-1', 'shared'] })
+            .expect(400)
+        ).body,
         'InvalidPagingToken',
       );
-      expectError((await t.http().post('/objects/bulk').query({ pagingToken: 'garbage' }).send({ objectIds: ['p-1'] }).expect(400)).body, 'InvalidPagingToken');
-      expectError((await t.http().post('/objects/bulk?pageSize=0').send({ objectIds: ['p-1'] }).expect(400)).body, 'InvalidArgument', { field: 'pageSize' });
-      expectError((await t.http().post('/objects/bulk?pageSize=abc').send({ objectIds: ['p-1'] }).expect(400)).body, 'InvalidArgument', { field: 'pageSize' });
+      expectError(
+        (
+          await t
+            .http()
+            .post('/objects/bulk')
+            .query({ pagingToken: 'garbage' })
+            .send({ objectIds: ['p-1'] })
+            .expect(400)
+        ).body,
+        'InvalidPagingToken',
+      );
+      expectError(
+        (
+          await t
+            .http()
+            .post('/objects/bulk?pageSize=0')
+            .send({ objectIds: ['p-1'] })
+            .expect(400)
+        ).body,
+        'InvalidArgument',
+        { field: 'pageSize' },
+      );
+      expectError(
+        (
+          await t
+            .http()
+            .post('/objects/bulk?pageSize=abc')
+            .send({ objectIds: ['p-1'] })
+            .expect(400)
+        ).body,
+        'InvalidArgument',
+        { field: 'pageSize' },
+      );
       expectError((await t.http().post('/objects/bulk').send({ objectIds: [] }).expect(400)).body, 'InvalidArgument');
       expectError((await t.http().post('/objects/bulk').send({}).expect(400)).body, 'InvalidArgument');
-      expectError((await t.http().post('/objects/bulk').send({ objectIds: ['a/b'] }).expect(400)).body, 'InvalidArgument');
-      expectError((await t.http().post('/objects/bulk').send({ objectIds: ['p-1'], extra: 1 }).expect(400)).body, 'InvalidArgument');
+      expectError(
+        (
+          await t
+            .http()
+            .post('/objects/bulk')
+            .send({ objectIds: ['a/b'] })
+            .expect(400)
+        ).body,
+        'InvalidArgument',
+      );
+      expectError(
+        (
+          await t
+            .http()
+            .post('/objects/bulk')
+            .send({ objectIds: ['p-1'], extra: 1 })
+            .expect(400)
+        ).body,
+        'InvalidArgument',
+      );
       const tooMany = Array.from({ length: 10_001 }, (_, i) => `x-${i}`);
       expectError((await t.http().post('/objects/bulk').send({ objectIds: tooMany }).expect(400)).body, 'InvalidArgument');
     });
@@ -165,7 +245,11 @@ describe('object reads: load, bulk, history, versioned', () => {
     beforeAll(async () => {
       // Versions 1..3, then a delete; validFrom is the commit time of each.
       for (const name of ['v1', 'v2', 'v3']) {
-        const res = await t.http().put('/objects/hist/h-1').send(person(name)).expect((r) => expect([200, 201]).toContain(r.status));
+        const res = await t
+          .http()
+          .put('/objects/hist/h-1')
+          .send(person(name))
+          .expect((r) => expect([200, 201]).toContain(r.status));
         times.push(res.body.validFrom);
         await new Promise((r) => setTimeout(r, 15));
       }
@@ -176,7 +260,11 @@ describe('object reads: load, bulk, history, versioned', () => {
       body.objects.map((o) => `${o.version}:${o.object.properties[0].value}`);
 
     it('lists every version overlapping the window, ascending, with validFrom/validTo', async () => {
-      const all = await t.http().get('/objects/hist/h-1/history').query({ startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' }).expect(200);
+      const all = await t
+        .http()
+        .get('/objects/hist/h-1/history')
+        .query({ startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' })
+        .expect(200);
       expect(names(all.body)).toEqual(['1:v1', '2:v2', '3:v3']);
       expect(all.body.objects[0]).toMatchObject({ validFrom: times[0], validTo: times[1] });
       expect(all.body.objects[2].validTo).toMatch(ISO); // ended by the delete
@@ -185,12 +273,34 @@ describe('object reads: load, bulk, history, versioned', () => {
 
     it('uses overlap semantics: a window inside one version returns just it; a point at a boundary returns the newer one', async () => {
       const mid = new Date((Date.parse(times[1]) + Date.parse(times[2])) / 2).toISOString();
-      expect(names((await t.http().get('/objects/hist/h-1/history').query({ startTime: mid, endTime: mid }).expect(200)).body)).toEqual(['2:v2']);
-      expect(names((await t.http().get('/objects/hist/h-1/history').query({ startTime: times[1], endTime: times[1] }).expect(200)).body)).toEqual(['2:v2']);
-      expect(names((await t.http().get('/objects/hist/h-1/history').query({ startTime: times[0], endTime: times[1] }).expect(200)).body)).toEqual(['1:v1', '2:v2']);
+      expect(names((await t.http().get('/objects/hist/h-1/history').query({ startTime: mid, endTime: mid }).expect(200)).body)).toEqual([
+        '2:v2',
+      ]);
+      expect(
+        names((await t.http().get('/objects/hist/h-1/history').query({ startTime: times[1], endTime: times[1] }).expect(200)).body),
+      ).toEqual(['2:v2']);
+      expect(
+        names((await t.http().get('/objects/hist/h-1/history').query({ startTime: times[0], endTime: times[1] }).expect(200)).body),
+      ).toEqual(['1:v1', '2:v2']);
       // Before the first version and after the delete: nothing, but the object is known (200, empty).
-      expect((await t.http().get('/objects/hist/h-1/history').query({ startTime: '2000-01-01T00:00:00Z', endTime: '2000-01-02T00:00:00Z' }).expect(200)).body).toEqual({ objects: [] });
-      expect((await t.http().get('/objects/hist/h-1/history').query({ startTime: '2099-01-01T00:00:00Z', endTime: '2099-01-02T00:00:00Z' }).expect(200)).body).toEqual({ objects: [] });
+      expect(
+        (
+          await t
+            .http()
+            .get('/objects/hist/h-1/history')
+            .query({ startTime: '2000-01-01T00:00:00Z', endTime: '2000-01-02T00:00:00Z' })
+            .expect(200)
+        ).body,
+      ).toEqual({ objects: [] });
+      expect(
+        (
+          await t
+            .http()
+            .get('/objects/hist/h-1/history')
+            .query({ startTime: '2099-01-01T00:00:00Z', endTime: '2099-01-02T00:00:00Z' })
+            .expect(200)
+        ).body,
+      ).toEqual({ objects: [] });
     });
 
     it('accepts offsets and compares instants', async () => {
@@ -201,9 +311,17 @@ describe('object reads: load, bulk, history, versioned', () => {
 
     it('pages history with tokens bound to the window', async () => {
       const q = { startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' };
-      const p1 = await t.http().get('/objects/hist/h-1/history').query({ ...q, pageSize: 2 }).expect(200);
+      const p1 = await t
+        .http()
+        .get('/objects/hist/h-1/history')
+        .query({ ...q, pageSize: 2 })
+        .expect(200);
       expect(names(p1.body)).toEqual(['1:v1', '2:v2']);
-      const p2 = await t.http().get('/objects/hist/h-1/history').query({ ...q, pageSize: 2, pagingToken: p1.body.pagingToken }).expect(200);
+      const p2 = await t
+        .http()
+        .get('/objects/hist/h-1/history')
+        .query({ ...q, pageSize: 2, pagingToken: p1.body.pagingToken })
+        .expect(200);
       expect(names(p2.body)).toEqual(['3:v3']);
       expect(p2.body.pagingToken).toBeUndefined();
       const other = await t
@@ -223,7 +341,11 @@ describe('object reads: load, bulk, history, versioned', () => {
       await bad({ startTime: '2026-01-01T00:00:00', endTime: '2026-01-02T00:00:00Z' }, 'startTime');
       await bad({ startTime: 'yesterday', endTime: '2026-01-02T00:00:00Z' }, 'startTime');
       await bad({ startTime: '2026-01-01T00:00:00Z', endTime: '2026-01-02T00:00:00Z', pageSize: '-1' }, 'pageSize');
-      const res = await t.http().get('/objects/hist/none/history').query({ startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' }).expect(404);
+      const res = await t
+        .http()
+        .get('/objects/hist/none/history')
+        .query({ startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' })
+        .expect(404);
       expectError(res.body, 'ObjectNotFound', { objectId: 'none', environmentId: 'hist' });
     });
 
@@ -247,15 +369,29 @@ describe('object reads: load, bulk, history, versioned', () => {
 
     it('distinguishes ObjectVersionNotFound from ObjectNotFound and rejects bad queries', async () => {
       expectError((await t.http().get('/objects/versioned/hist/h-1?version=9').expect(404)).body, 'ObjectVersionNotFound');
-      expectError((await t.http().get('/objects/versioned/hist/h-1?timestamp=2000-01-01T00:00:00Z').expect(404)).body, 'ObjectVersionNotFound');
+      expectError(
+        (await t.http().get('/objects/versioned/hist/h-1?timestamp=2000-01-01T00:00:00Z').expect(404)).body,
+        'ObjectVersionNotFound',
+      );
       // A timestamp in the future is refused as an asOf there is (docs/api.md §4, §10).
-      expectError((await t.http().get('/objects/versioned/hist/h-1?timestamp=2099-01-01T00:00:00Z').expect(400)).body, 'InvalidArgument', { field: 'timestamp' });
-      expectError((await t.http().get('/objects/versioned/hist/never?version=1').expect(404)).body, 'ObjectNotFound', { objectId: 'never' });
+      expectError((await t.http().get('/objects/versioned/hist/h-1?timestamp=2099-01-01T00:00:00Z').expect(400)).body, 'InvalidArgument', {
+        field: 'timestamp',
+      });
+      expectError((await t.http().get('/objects/versioned/hist/never?version=1').expect(404)).body, 'ObjectNotFound', {
+        objectId: 'never',
+      });
       expectError((await t.http().get('/objects/versioned/hist/h-1').expect(400)).body, 'InvalidArgument');
-      expectError((await t.http().get('/objects/versioned/hist/h-1?version=1&timestamp=2026-01-01T00:00:00Z').expect(400)).body, 'InvalidArgument');
+      expectError(
+        (await t.http().get('/objects/versioned/hist/h-1?version=1&timestamp=2026-01-01T00:00:00Z').expect(400)).body,
+        'InvalidArgument',
+      );
       expectError((await t.http().get('/objects/versioned/hist/h-1?version=0').expect(400)).body, 'InvalidArgument', { field: 'version' });
-      expectError((await t.http().get('/objects/versioned/hist/h-1?version=1.5').expect(400)).body, 'InvalidArgument', { field: 'version' });
-      expectError((await t.http().get('/objects/versioned/hist/h-1?timestamp=2026-01-01T00:00:00').expect(400)).body, 'InvalidArgument', { field: 'timestamp' });
+      expectError((await t.http().get('/objects/versioned/hist/h-1?version=1.5').expect(400)).body, 'InvalidArgument', {
+        field: 'version',
+      });
+      expectError((await t.http().get('/objects/versioned/hist/h-1?timestamp=2026-01-01T00:00:00').expect(400)).body, 'InvalidArgument', {
+        field: 'timestamp',
+      });
     });
 
     it('continues the numbering when a deleted object is written again', async () => {

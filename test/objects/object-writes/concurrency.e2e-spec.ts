@@ -48,7 +48,11 @@ describe('concurrent writes', () => {
         const read = await t.http().get('/objects/versioned/prod/counter').query({ timestamp: new Date().toISOString() });
         expect(read.status).toBe(200);
         const { version, object } = read.body as { version: number; object: { properties: { value: number }[] } };
-        const res = await t.http().put('/objects/prod/counter').query({ expectedVersion: version }).send(counter(object.properties[0].value + 1));
+        const res = await t
+          .http()
+          .put('/objects/prod/counter')
+          .query({ expectedVersion: version })
+          .send(counter(object.properties[0].value + 1));
         statuses.push(res.status);
         if (res.status === 200) {
           expect(res.body.version).toBe(version + 1);
@@ -64,7 +68,10 @@ describe('concurrent writes', () => {
 
     expect(statuses.filter((s) => s !== 200 && s !== 409)).toEqual([]);
     expect(successes).toBe(CLIENTS * INCREMENTS);
-    const history = await t.http().get('/objects/prod/counter/history').query({ startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z', pageSize: 1000 });
+    const history = await t
+      .http()
+      .get('/objects/prod/counter/history')
+      .query({ startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z', pageSize: 1000 });
     expect(history.status).toBe(200);
     const versions = history.body.objects as { version: number; object: { properties: { value: number }[] } }[];
     // final version = 1 + successes, and every version holds one more than the one before
@@ -74,7 +81,12 @@ describe('concurrent writes', () => {
 
   describe('8 concurrent ingests of the same 2,000 ids in different orders', () => {
     const IDS = Array.from({ length: 2000 }, (_, i) => `i-${String(i).padStart(4, '0')}`);
-    const object = (id: string, value: string) => ({ environmentId: 'prod', id, type: 'person', properties: [{ id: 'name', value, origin: 'ingest' }] });
+    const object = (id: string, value: string) => ({
+      environmentId: 'prod',
+      id,
+      type: 'person',
+      properties: [{ id: 'name', value, origin: 'ingest' }],
+    });
     type Result = { environmentId: string; id: string; version: number; changed: boolean };
 
     async function ingestAll(valueOf: (batch: number) => string): Promise<Result[][]> {

@@ -17,7 +17,13 @@ describe('derived search rows follow every write', () => {
 
   type Prop = { id: string; value: unknown; origin: string };
   const column = (p: Prop, types: Record<string, string>) => {
-    const cols: Record<string, unknown> = { value_string: null, value_number: null, value_boolean: null, value_date: null, value_timestamp: null };
+    const cols: Record<string, unknown> = {
+      value_string: null,
+      value_number: null,
+      value_boolean: null,
+      value_date: null,
+      value_timestamp: null,
+    };
     const type = types[p.id];
     if (type === 'string') cols.value_string = p.value;
     if (type === 'long' || type === 'double') cols.value_number = p.value;
@@ -50,15 +56,23 @@ describe('derived search rows follow every write', () => {
 
   const types = Object.fromEntries(WRITE_ONTOLOGY.objectTypes[0].properties.map((p) => [p.id, p.type]));
   const xminOf = async (propertyId: string) =>
-    (await t.db.query(`SELECT xmin::text AS x FROM objects.property_value WHERE environment_id = 'prod' AND object_id = 'd-1' AND property_id = $1`, [propertyId])).rows.map(
-      (r: { x: string }) => r.x,
-    );
+    (
+      await t.db.query(
+        `SELECT xmin::text AS x FROM objects.property_value WHERE environment_id = 'prod' AND object_id = 'd-1' AND property_id = $1`,
+        [propertyId],
+      )
+    ).rows.map((r: { x: string }) => r.x);
 
   // Quotes, backslashes, braces, commas and the word NULL survive array binding.
   const WEIRD = 'b"{NULL}, \\@x';
 
   it('keeps values and links equal to the object through changes, reorderings, removals and a delete', async () => {
-    const put = (body: object, status = 200) => t.http().put('/objects/prod/d-1').send({ type: 'person', ...body }).expect(status);
+    const put = (body: object, status = 200) =>
+      t
+        .http()
+        .put('/objects/prod/d-1')
+        .send({ type: 'person', ...body })
+        .expect(status);
     await put(
       {
         properties: [
@@ -110,8 +124,23 @@ describe('derived search rows follow every write', () => {
       .post('/objects/ingest')
       .send({
         objects: [
-          { environmentId: 'prod', id: 'd-1', type: 'person', properties: [{ id: 'score', value: 0.5, origin: 'model' }, { id: 'name', value: 'Dee', origin: 'crm' }], links: { knows: ['d-2'] } },
-          { environmentId: 'prod', id: 'd-2', type: 'person', properties: [{ id: 'name', value: 'Dos', origin: 'crm' }], links: { knows: ['d-1'] } },
+          {
+            environmentId: 'prod',
+            id: 'd-1',
+            type: 'person',
+            properties: [
+              { id: 'score', value: 0.5, origin: 'model' },
+              { id: 'name', value: 'Dee', origin: 'crm' },
+            ],
+            links: { knows: ['d-2'] },
+          },
+          {
+            environmentId: 'prod',
+            id: 'd-2',
+            type: 'person',
+            properties: [{ id: 'name', value: 'Dos', origin: 'crm' }],
+            links: { knows: ['d-1'] },
+          },
         ],
       })
       .expect(200);
@@ -120,7 +149,12 @@ describe('derived search rows follow every write', () => {
     const search = await t
       .http()
       .post('/objects/search')
-      .send({ filter: { type: 'linksTo', linksTo: { linkId: 'knows', target: { type: 'propertyEquals', propertyEquals: { propertyId: 'name', value: 'Dee' } } } } })
+      .send({
+        filter: {
+          type: 'linksTo',
+          linksTo: { linkId: 'knows', target: { type: 'propertyEquals', propertyEquals: { propertyId: 'name', value: 'Dee' } } },
+        },
+      })
       .expect(200);
     expect(search.body.objects).toEqual([{ id: 'd-2', environmentId: 'prod' }]);
 
@@ -136,19 +170,33 @@ describe('derived search rows follow every write', () => {
   });
 
   it('moves a value to the column of its new type when the ontology changes the type and the object is written again', async () => {
-    await t.http().put('/objects/prod/d-3').send({ type: 'company', properties: [{ id: 'name', value: '2026-01-02', origin: 'crm' }] }).expect(201);
+    await t
+      .http()
+      .put('/objects/prod/d-3')
+      .send({ type: 'company', properties: [{ id: 'name', value: '2026-01-02', origin: 'crm' }] })
+      .expect(201);
     const companyAsDate = {
       ...WRITE_ONTOLOGY,
-      objectTypes: WRITE_ONTOLOGY.objectTypes.map((o) => (o.id === 'company' ? { id: 'company', properties: [{ id: 'name', type: 'date' }] } : o)),
+      objectTypes: WRITE_ONTOLOGY.objectTypes.map((o) =>
+        o.id === 'company' ? { id: 'company', properties: [{ id: 'name', type: 'date' }] } : o,
+      ),
     };
     // A retype over stored values: refused unless forced (docs/api.md §6), which is what this test is about.
     await t.http().put('/ontology').query({ force: true }).send(companyAsDate).expect(200);
     try {
       // Same content, so no new version...
-      const same = await t.http().put('/objects/prod/d-3').send({ type: 'company', properties: [{ id: 'name', value: '2026-01-02', origin: 'crm' }] }).expect(200);
+      const same = await t
+        .http()
+        .put('/objects/prod/d-3')
+        .send({ type: 'company', properties: [{ id: 'name', value: '2026-01-02', origin: 'crm' }] })
+        .expect(200);
       expect(same.body.version).toBe(1);
       // ...but a changed one rewrites the value in the date column.
-      await t.http().put('/objects/prod/d-3').send({ type: 'company', properties: [{ id: 'name', value: '2026-01-03', origin: 'crm' }] }).expect(200);
+      await t
+        .http()
+        .put('/objects/prod/d-3')
+        .send({ type: 'company', properties: [{ id: 'name', value: '2026-01-03', origin: 'crm' }] })
+        .expect(200);
       await expectRowsMirror('prod', 'd-3', { name: 'date' });
     } finally {
       await t.http().put('/ontology').query({ force: true }).send(WRITE_ONTOLOGY).expect(200);

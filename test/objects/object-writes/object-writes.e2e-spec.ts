@@ -1,7 +1,6 @@
 import { startObjectsApp, TestObjectsApp } from '../../support/apps';
 import { WRITE_ONTOLOGY } from '../../support/ontologies';
 
-
 const ada = {
   type: 'person',
   properties: [
@@ -67,7 +66,11 @@ describe('object writes: PUT, DELETE, ingest', () => {
       const res = await t
         .http()
         .put('/objects/prod/p-1')
-        .send({ ...ada, properties: [...ada.properties].reverse(), metadata: { firstSighting: '2025-12-01T00:00:00Z', lastSighting: '2026-01-15T00:00:00Z' } })
+        .send({
+          ...ada,
+          properties: [...ada.properties].reverse(),
+          metadata: { firstSighting: '2025-12-01T00:00:00Z', lastSighting: '2026-01-15T00:00:00Z' },
+        })
         .expect(200);
       expect(res.body.version).toBe(1);
       expect(res.body.object.metadata).toEqual({ firstSighting: '2025-12-01T00:00:00.000Z', lastSighting: '2026-02-01T00:00:00.000Z' });
@@ -78,7 +81,11 @@ describe('object writes: PUT, DELETE, ingest', () => {
 
     it('counts the write time as a sighting when metadata is absent', async () => {
       const before = Date.now();
-      const res = await t.http().put('/objects/prod/p-1').send({ ...ada, metadata: undefined }).expect(200);
+      const res = await t
+        .http()
+        .put('/objects/prod/p-1')
+        .send({ ...ada, metadata: undefined })
+        .expect(200);
       expect(res.body.version).toBe(1);
       expect(Date.parse(res.body.object.metadata.lastSighting)).toBeGreaterThanOrEqual(before - 1000);
       expect(res.body.object.metadata.firstSighting).toBe('2025-12-01T00:00:00.000Z');
@@ -143,18 +150,54 @@ describe('object writes: PUT, DELETE, ingest', () => {
       ['a string for a double', { type: 'person', properties: [{ id: 'score', value: 'high', origin: 'x' }] }, 'properties[0].value'],
       ['a string for a boolean', { type: 'person', properties: [{ id: 'active', value: 'true', origin: 'x' }] }, 'properties[0].value'],
       ['an impossible date', { type: 'person', properties: [{ id: 'born', value: '2026-02-30', origin: 'x' }] }, 'properties[0].value'],
-      ['a timestamp without an offset', { type: 'person', properties: [{ id: 'seenAt', value: '2026-11-22T08:00:00', origin: 'x' }] }, 'properties[0].value'],
+      [
+        'a timestamp without an offset',
+        { type: 'person', properties: [{ id: 'seenAt', value: '2026-11-22T08:00:00', origin: 'x' }] },
+        'properties[0].value',
+      ],
       ['a geopoint without lon', { type: 'person', properties: [{ id: 'home', value: { lat: 1 }, origin: 'x' }] }, 'properties[0].value'],
-      ['a null value', { type: 'person', properties: [{ id: 'name', value: 'A', origin: 'x' }, { id: 'age', value: null, origin: 'x' }] }, 'properties[1].value'],
-      ['two values of a single-valued property', { type: 'person', properties: [{ id: 'name', value: 'A', origin: 'x' }, { id: 'name', value: 'B', origin: 'y' }] }, 'properties[1].id'],
+      [
+        'a null value',
+        {
+          type: 'person',
+          properties: [
+            { id: 'name', value: 'A', origin: 'x' },
+            { id: 'age', value: null, origin: 'x' },
+          ],
+        },
+        'properties[1].value',
+      ],
+      [
+        'two values of a single-valued property',
+        {
+          type: 'person',
+          properties: [
+            { id: 'name', value: 'A', origin: 'x' },
+            { id: 'name', value: 'B', origin: 'y' },
+          ],
+        },
+        'properties[1].id',
+      ],
       ['an unknown link type', { type: 'person', properties: [], links: { owns: ['x'] } }, 'links.owns'],
       ['a link from another type', { type: 'company', properties: [], links: { worksFor: ['x'] } }, 'links.worksFor'],
       ['a bad link target', { type: 'person', properties: [], links: { knows: ['ok', 'a/b'] } }, 'links.knows[1]'],
-      ['a sighting without an offset', { type: 'person', properties: [], metadata: { lastSighting: '2026-01-01T00:00:00' } }, 'metadata.lastSighting'],
-      ['sightings in the wrong order', { type: 'person', properties: [], metadata: { firstSighting: '2026-02-01T00:00:00Z', lastSighting: '2026-01-01T00:00:00Z' } }, 'metadata.firstSighting'],
+      [
+        'a sighting without an offset',
+        { type: 'person', properties: [], metadata: { lastSighting: '2026-01-01T00:00:00' } },
+        'metadata.lastSighting',
+      ],
+      [
+        'sightings in the wrong order',
+        { type: 'person', properties: [], metadata: { firstSighting: '2026-02-01T00:00:00Z', lastSighting: '2026-01-01T00:00:00Z' } },
+        'metadata.firstSighting',
+      ],
     ])('rejects %s with 400 InvalidObject at the field, storing nothing', async (_n, body, path) => {
       const res = await t.http().put('/objects/prod/bad-1').send(body).expect(400);
-      expect(res.body).toMatchObject({ errorCode: 'INVALID_ARGUMENT', errorName: 'InvalidObject', parameters: { path, reason: expect.any(String) } });
+      expect(res.body).toMatchObject({
+        errorCode: 'INVALID_ARGUMENT',
+        errorName: 'InvalidObject',
+        parameters: { path, reason: expect.any(String) },
+      });
       const { rows } = await t.db.query(`SELECT 1 FROM objects.object_version WHERE id = 'bad-1'`);
       expect(rows).toHaveLength(0);
     });
@@ -196,14 +239,20 @@ describe('object writes: PUT, DELETE, ingest', () => {
     it('ends the current version (204); a second delete is 404; writing again continues the numbering (201)', async () => {
       const body = { type: 'person', properties: [{ id: 'name', value: 'Del', origin: 'x' }] };
       await t.http().put('/objects/prod/p-del').send(body).expect(201);
-      await t.http().put('/objects/prod/p-del').send({ ...body, tags: ['t'] }).expect(200);
+      await t
+        .http()
+        .put('/objects/prod/p-del')
+        .send({ ...body, tags: ['t'] })
+        .expect(200);
       await t.http().delete('/objects/prod/p-del?expectedVersion=1').expect(409);
       await t.http().delete('/objects/prod/p-del').expect(204);
       const { rows: live } = await t.db.query(`SELECT 1 FROM objects.object WHERE id = 'p-del'`);
       expect(live).toHaveLength(0);
       const { rows: values } = await t.db.query(`SELECT 1 FROM objects.property_value WHERE object_id = 'p-del'`);
       expect(values).toHaveLength(0);
-      const { rows: versions } = await t.db.query(`SELECT version, valid_to FROM objects.object_version WHERE id = 'p-del' ORDER BY version`);
+      const { rows: versions } = await t.db.query(
+        `SELECT version, valid_to FROM objects.object_version WHERE id = 'p-del' ORDER BY version`,
+      );
       expect(versions.map((v) => v.version)).toEqual([1, 2]);
       expect(versions[1].valid_to).not.toBeNull();
 
@@ -221,7 +270,13 @@ describe('object writes: PUT, DELETE, ingest', () => {
     it('writes a batch and reports version and changed per object, in request order', async () => {
       const objects = [
         { environmentId: 'staging', id: 'c-1', type: 'company', properties: [{ id: 'name', value: 'Acme', origin: 'crm' }] },
-        { environmentId: 'staging', id: 'a-1', type: 'person', properties: [{ id: 'name', value: 'Al', origin: 'crm' }], links: { worksFor: ['c-1'] } },
+        {
+          environmentId: 'staging',
+          id: 'a-1',
+          type: 'person',
+          properties: [{ id: 'name', value: 'Al', origin: 'crm' }],
+          links: { worksFor: ['c-1'] },
+        },
       ];
       const first = await t.http().post('/objects/ingest').send({ objects }).expect(200);
       expect(first.body).toEqual({
@@ -254,14 +309,22 @@ describe('object writes: PUT, DELETE, ingest', () => {
 
     it('rejects the same object twice in a batch, an empty batch and more than 10,000 objects', async () => {
       const o = { environmentId: 'staging', id: 'dup', type: 'company', properties: [] };
-      const dup = await t.http().post('/objects/ingest').send({ objects: [o, o] }).expect(400);
+      const dup = await t
+        .http()
+        .post('/objects/ingest')
+        .send({ objects: [o, o] })
+        .expect(400);
       expect(dup.body).toMatchObject({ errorName: 'InvalidArgument', parameters: { path: 'objects[1]' } });
       const empty = await t.http().post('/objects/ingest').send({ objects: [] }).expect(400);
       expect(empty.body).toMatchObject({ errorName: 'InvalidArgument', parameters: { path: 'objects' } });
       const many = Array.from({ length: 10001 }, (_, i) => ({ environmentId: 'staging', id: `m-${i}`, type: 'company', properties: [] }));
       const big = await t.http().post('/objects/ingest').send({ objects: many }).expect(400);
       expect(big.body).toMatchObject({ errorName: 'InvalidArgument', parameters: { path: 'objects' } });
-      const missing = await t.http().post('/objects/ingest').send({ objects: [{ id: 'x', type: 'company', properties: [] }] }).expect(400);
+      const missing = await t
+        .http()
+        .post('/objects/ingest')
+        .send({ objects: [{ id: 'x', type: 'company', properties: [] }] })
+        .expect(400);
       expect(missing.body).toMatchObject({ errorName: 'InvalidArgument', parameters: { path: 'objects[0].environmentId' } });
     });
 
@@ -270,7 +333,10 @@ describe('object writes: PUT, DELETE, ingest', () => {
         environmentId: 'bulk',
         id: `b-${i}`,
         type: 'person',
-        properties: [{ id: 'name', value: `n${i}`, origin: 'gen' }, { id: 'age', value: i, origin: 'gen' }],
+        properties: [
+          { id: 'name', value: `n${i}`, origin: 'gen' },
+          { id: 'age', value: i, origin: 'gen' },
+        ],
         links: { knows: [`b-${(i + 1) % 10000}`] },
         tags: ['gen'],
       }));
@@ -310,7 +376,9 @@ describe('object writes: PUT, DELETE, ingest', () => {
       }
       // The last committed write is the current state.
       const last = results.find((r) => r.body.version === writers)!;
-      const { rows: cur } = await t.db.query(`SELECT version, properties FROM objects.object WHERE environment_id = 'prod' AND id = 'race'`);
+      const { rows: cur } = await t.db.query(
+        `SELECT version, properties FROM objects.object WHERE environment_id = 'prod' AND id = 'race'`,
+      );
       expect(cur[0].version).toBe(writers);
       expect(cur[0].properties).toEqual(last.body.object.properties);
     });
@@ -325,7 +393,14 @@ describe('object writes: PUT, DELETE, ingest', () => {
         }));
         return reverse ? objs.reverse() : objs;
       };
-      const results = await Promise.all(Array.from({ length: 6 }, (_, n) => t.http().post('/objects/ingest').send({ objects: batch(n, n % 2 === 1) })));
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, n) =>
+          t
+            .http()
+            .post('/objects/ingest')
+            .send({ objects: batch(n, n % 2 === 1) }),
+        ),
+      );
       expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
       const { rows } = await t.db.query(
         `SELECT id, array_agg(version ORDER BY version) AS versions FROM objects.object_version WHERE id LIKE 'cb-%' GROUP BY id`,

@@ -54,7 +54,16 @@ describe('a property value without a trigger has no trigger key', () => {
   it('in GET, bulk, history and a version; search and set members answer no trigger at all', async () => {
     const answered: [string, AnsweredObject][] = [];
     answered.push(['GET', (await t.objectsHttp().get('/objects/p-1').expect(200)).body]);
-    answered.push(['bulk', (await t.objectsHttp().post('/objects/bulk').send({ objectIds: ['p-1'] }).expect(200)).body.objects[0]]);
+    answered.push([
+      'bulk',
+      (
+        await t
+          .objectsHttp()
+          .post('/objects/bulk')
+          .send({ objectIds: ['p-1'] })
+          .expect(200)
+      ).body.objects[0],
+    ]);
     const history = (await t.objectsHttp().get('/objects/prod/p-1/history').query(WINDOW).expect(200)).body;
     answered.push(['history', history.objects[0].object]);
     answered.push(['version', (await t.objectsHttp().get('/objects/versioned/prod/p-1').query({ version: 1 }).expect(200)).body.object]);
@@ -62,11 +71,23 @@ describe('a property value without a trigger has no trigger key', () => {
       expect([where, object.id, keysOf(object)]).toEqual([where, 'p-1', EXPECTED]);
     }
     // Search and a set's members answer ids (docs/api.md §3, §5): no property values, so no trigger.
-    const search = await t.objectsHttp().post('/objects/search').send({ filter: { type: 'tag', tag: { tags: ['vip'] } }, loadLinks: true }).expect(200);
-    const set = await t.setsHttp().post('/object-sets').send({ title: 'vips', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['vip'] } } } } }).expect(201);
+    const search = await t
+      .objectsHttp()
+      .post('/objects/search')
+      .send({ filter: { type: 'tag', tag: { tags: ['vip'] } }, loadLinks: true })
+      .expect(200);
+    const set = await t
+      .setsHttp()
+      .post('/object-sets')
+      .send({ title: 'vips', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['vip'] } } } } })
+      .expect(201);
     const members = await t.setsHttp().get(`/object-sets/${set.body.id}/members`).expect(200);
     expect(members.body.members).toEqual({ prod: ['p-1'] });
-    const fromSet = await t.objectsHttp().post('/objects/search').send({ filter: { type: 'all', all: {} }, startingSet: set.body.id }).expect(200);
+    const fromSet = await t
+      .objectsHttp()
+      .post('/objects/search')
+      .send({ filter: { type: 'all', all: {} }, startingSet: set.body.id })
+      .expect(200);
     for (const res of [search, members, fromSet]) {
       expect(res.text).toContain('p-1');
       expect(res.text).not.toContain('trigger');
@@ -80,7 +101,9 @@ describe('a property value without a trigger has no trigger key', () => {
     expect(rows).toHaveLength(2);
     for (const r of rows) {
       expect(r.json).not.toContain('"trigger":null');
-      expect(r.properties.filter((p: Property) => 'trigger' in p)).toEqual([{ id: 'email', value: 'ada@work.example', origin: 'hr', trigger: 'import-1' }]);
+      expect(r.properties.filter((p: Property) => 'trigger' in p)).toEqual([
+        { id: 'email', value: 'ada@work.example', origin: 'hr', trigger: 'import-1' },
+      ]);
     }
     // The same content with the null trigger sent again, and sent without it: no new version.
     for (const trigger of [{ trigger: null }, {}]) {
@@ -130,7 +153,16 @@ describe('OmitNullTrigger migration', () => {
       const plain = [{ id: 'name', value: 'Grace', origin: 'crm', trigger: 'import' }];
       const at = { first: new Date('2026-01-01T00:00:00Z'), last: new Date('2026-02-01T00:00:00Z') };
       const json = (id: string, properties: object[]) =>
-        renderObjectJson({ environmentId: 'prod', id, type: 'person', firstSighting: at.first.toISOString(), lastSighting: at.last.toISOString(), properties, links: { knows: ['o-2'] }, tags: ['vip'] });
+        renderObjectJson({
+          environmentId: 'prod',
+          id,
+          type: 'person',
+          firstSighting: at.first.toISOString(),
+          lastSighting: at.last.toISOString(),
+          properties,
+          links: { knows: ['o-2'] },
+          tags: ['vip'],
+        });
       for (const [id, properties] of [
         ['o-1', withNull],
         ['o-2', plain],

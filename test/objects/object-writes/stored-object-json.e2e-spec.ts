@@ -47,7 +47,7 @@ describe('stored object JSON follows every write', () => {
     return rows.filter((r) => r.json !== renderStoredRow(r)).map((r) => r.row);
   }
 
-  it('returns compact JSON (as JSON.stringify writes it), in the API\'s key order', async () => {
+  it("returns compact JSON (as JSON.stringify writes it), in the API's key order", async () => {
     await t
       .http()
       .put('/objects/prod/c-1')
@@ -64,8 +64,20 @@ describe('stored object JSON follows every write', () => {
       .expect(201);
     const one = (await t.http().get('/objects/c-1').expect(200)).text;
     const version = (await t.http().get('/objects/versioned/prod/c-1').query({ version: 1 }).expect(200)).text;
-    const history = (await t.http().get('/objects/prod/c-1/history').query({ startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' }).expect(200)).text;
-    const bulk = (await t.http().post('/objects/bulk').send({ objectIds: ['c-1'] }).expect(200)).text;
+    const history = (
+      await t
+        .http()
+        .get('/objects/prod/c-1/history')
+        .query({ startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' })
+        .expect(200)
+    ).text;
+    const bulk = (
+      await t
+        .http()
+        .post('/objects/bulk')
+        .send({ objectIds: ['c-1'] })
+        .expect(200)
+    ).text;
     for (const text of [one, version, history, bulk]) expect(text).toBe(JSON.stringify(JSON.parse(text)));
     const object = JSON.parse(one);
     expect(Object.keys(object)).toEqual(['id', 'type', 'environmentId', 'metadata', 'properties', 'links', 'tags']);
@@ -120,8 +132,13 @@ describe('stored object JSON follows every write', () => {
       .put('/objects/prod/s-1')
       .send({ ...ada, properties: [{ id: 'name', value: 'Ada Lovelace', origin: 'crm' }], links: {}, tags: [] })
       .expect(200);
-    const history = (await t.http().get('/objects/prod/s-1/history').query({ startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' }).expect(200))
-      .body.objects;
+    const history = (
+      await t
+        .http()
+        .get('/objects/prod/s-1/history')
+        .query({ startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' })
+        .expect(200)
+    ).body.objects;
     expect(history.map((v: { version: number }) => v.version)).toEqual([1, 2]);
     const [v1, v2] = history;
     expect(v1.object.properties).toHaveLength(3);
@@ -149,8 +166,17 @@ describe('stored object JSON follows every write', () => {
       .send({ objects: objects.map((o, i) => (i % 5 ? o : { ...o, properties: [{ id: 'age', value: i, origin: 'hr' }] })) })
       .expect(200);
     expect(await staleRows()).toEqual([]);
-    const bulk = (await t.http().post('/objects/bulk').send({ objectIds: ['b-5', 'b-6'] }).expect(200)).body.objects;
-    expect(bulk.map((o: { properties: unknown }) => o.properties)).toEqual([[{ id: 'age', value: 5, origin: 'hr' }], [{ id: 'name', value: 'Person "6" \\ \u00e9', origin: 'crm' }]]);
+    const bulk = (
+      await t
+        .http()
+        .post('/objects/bulk')
+        .send({ objectIds: ['b-5', 'b-6'] })
+        .expect(200)
+    ).body.objects;
+    expect(bulk.map((o: { properties: unknown }) => o.properties)).toEqual([
+      [{ id: 'age', value: 5, origin: 'hr' }],
+      [{ id: 'name', value: 'Person "6" \\ \u00e9', origin: 'crm' }],
+    ]);
   });
 });
 
@@ -181,7 +207,12 @@ describe('CompactObjectJson migration', () => {
         JSON.stringify([
           { id: 'age', value: 9007199254740991, origin: 'hr' },
           { id: 'home', value: { lat: i === 3 ? 1e-7 : -33.5, lon: 151.25 }, origin: 'gps' },
-          { id: 'name', value: `Ada "${i}" \\ \u00e9 \u2028 \n \u0001`, origin: 'crm', ...(i === 1 ? { trigger: null } : i === 0 ? { trigger: 'import' } : {}) },
+          {
+            id: 'name',
+            value: `Ada "${i}" \\ \u00e9 \u2028 \n \u0001`,
+            origin: 'crm',
+            ...(i === 1 ? { trigger: null } : i === 0 ? { trigger: 'import' } : {}),
+          },
           { id: 'score', value: i === 2 ? 1e21 : 0.1 + 0.2, origin: 'web' },
         ]);
       const links = JSON.stringify({ worksFor: ['c-1'], knows: ['p-2', 'p-1'], ab: ['x'] });
@@ -203,11 +234,14 @@ describe('CompactObjectJson migration', () => {
         [properties(0)],
       );
       for (const table of ['object', 'object_version']) await db.query(`UPDATE objects.${table} t SET json = ${objectJsonSql('t')}::text`);
-      const spacedOf = async (id: string) => (await db.query(`SELECT json FROM objects.object WHERE environment_id = 'prod' AND id = $1`, [id])).rows[0].json as string;
+      const spacedOf = async (id: string) =>
+        (await db.query(`SELECT json FROM objects.object WHERE environment_id = 'prod' AND id = $1`, [id])).rows[0].json as string;
       // o-1 is rendered in Node (it has 1e21), o-4 in SQL.
       const [spaced, spacedPlain] = [await spacedOf('o-1'), await spacedOf('o-4')];
       expect(spaced.startsWith('{"id" : "o-1", "type" : "person"')).toBe(true);
-      const oldVersion = (await db.query(`SELECT json FROM objects.object_version WHERE environment_id = 'prod' AND id = 'o-1' AND version = 1`)).rows[0].json;
+      const oldVersion = (
+        await db.query(`SELECT json FROM objects.object_version WHERE environment_id = 'prod' AND id = 'o-1' AND version = 1`)
+      ).rows[0].json;
 
       app = await withEnv({ LOG_LEVEL: 'silent', DATABASE_URL: database.url }, async () => {
         const a = await createObjectsApp();
@@ -229,7 +263,9 @@ describe('CompactObjectJson migration', () => {
       for (const p of withoutNullTrigger.properties) if (p.trigger === null) delete p.trigger;
       expect(JSON.parse(spaced).properties.some((p: { trigger?: unknown }) => p.trigger === null)).toBe(true);
       expect(got).toBe(JSON.stringify(withoutNullTrigger));
-      expect(got.startsWith('{"id":"o-1","type":"person","environmentId":"prod","metadata":{"firstSighting":"2026-01-01T00:00:00.000Z"')).toBe(true);
+      expect(
+        got.startsWith('{"id":"o-1","type":"person","environmentId":"prod","metadata":{"firstSighting":"2026-01-01T00:00:00.000Z"'),
+      ).toBe(true);
       expect(Object.keys(JSON.parse(got).links)).toEqual(['ab', 'knows', 'worksFor']);
       expect((await request(app.getHttpServer()).get('/objects/o-4').expect(200)).text).toBe(JSON.stringify(JSON.parse(spacedPlain)));
       const v1 = (await request(app.getHttpServer()).get('/objects/versioned/prod/o-1').query({ version: 1 }).expect(200)).text;

@@ -18,7 +18,15 @@ import { startObjectsApp, TestObjectsApp } from '../../support/apps';
 const N = 100_000;
 const CLUSTERS = 200;
 const ONTOLOGY = {
-  objectTypes: [{ id: 'site', properties: [{ id: 'name', type: 'string' }, { id: 'location', type: 'geopoint' }] }],
+  objectTypes: [
+    {
+      id: 'site',
+      properties: [
+        { id: 'name', type: 'string' },
+        { id: 'location', type: 'geopoint' },
+      ],
+    },
+  ],
   linkTypes: [],
 };
 
@@ -30,7 +38,8 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-const describeNode = (n: PlanNode) => `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`;
+const describeNode = (n: PlanNode) =>
+  `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`;
 
 /** Cluster k's center, as the SQL below computes it (golden-angle spiral over the sphere). */
 function cluster(k: number): GeoPoint {
@@ -73,17 +82,38 @@ describe('geo search uses the geo index (EXPLAIN, 100,000 objects)', () => {
       `INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, json)
        SELECT environment_id, id, 1, valid_from, type, first_sighting, last_sighting, tags, json FROM objects.object`,
     );
-    await t.db.query('ANALYZE objects.object; ANALYZE objects.property_value; ANALYZE objects.property_value_history; ANALYZE objects.object_version');
+    await t.db.query(
+      'ANALYZE objects.object; ANALYZE objects.property_value; ANALYZE objects.property_value_history; ANALYZE objects.object_version',
+    );
   }, 180_000);
   afterAll(() => t?.close());
 
   const circle = (center: GeoPoint, radius: number, vertices: number) =>
-    Array.from({ length: vertices }, (_, i) => ({ lat: center.lat + radius * Math.sin((2 * Math.PI * i) / vertices), lon: center.lon + radius * Math.cos((2 * Math.PI * i) / vertices) }));
+    Array.from({ length: vertices }, (_, i) => ({
+      lat: center.lat + radius * Math.sin((2 * Math.PI * i) / vertices),
+      lon: center.lon + radius * Math.cos((2 * Math.PI * i) / vertices),
+    }));
   const filters: Record<string, unknown> = {
-    'geoWithinDistance 1 km': { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'location', center: cluster(77), meters: 1000 } },
-    'geoWithinDistance 10 km': { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'location', center: cluster(120), meters: 10_000 } },
-    'geoWithinBox': { type: 'geoWithinBox', geoWithinBox: { propertyId: 'location', southWest: { lat: cluster(33).lat - 0.02, lon: cluster(33).lon - 0.02 }, northEast: { lat: cluster(33).lat + 0.02, lon: cluster(33).lon + 0.02 } } },
-    'geoWithinPolygon of 50 vertices': { type: 'geoWithinPolygon', geoWithinPolygon: { propertyId: 'location', points: circle(cluster(150), 0.02, 50) } },
+    'geoWithinDistance 1 km': {
+      type: 'geoWithinDistance',
+      geoWithinDistance: { propertyId: 'location', center: cluster(77), meters: 1000 },
+    },
+    'geoWithinDistance 10 km': {
+      type: 'geoWithinDistance',
+      geoWithinDistance: { propertyId: 'location', center: cluster(120), meters: 10_000 },
+    },
+    geoWithinBox: {
+      type: 'geoWithinBox',
+      geoWithinBox: {
+        propertyId: 'location',
+        southWest: { lat: cluster(33).lat - 0.02, lon: cluster(33).lon - 0.02 },
+        northEast: { lat: cluster(33).lat + 0.02, lon: cluster(33).lon + 0.02 },
+      },
+    },
+    'geoWithinPolygon of 50 vertices': {
+      type: 'geoWithinPolygon',
+      geoWithinPolygon: { propertyId: 'location', points: circle(cluster(150), 0.02, 50) },
+    },
   };
 
   it.each(Object.keys(filters))('%s: the geo index, no sequential scan of the value rows (present and as of an instant)', async (name) => {
@@ -113,19 +143,30 @@ describe('geo search uses the geo index (EXPLAIN, 100,000 objects)', () => {
     const { filter: raw, direction, asOf } = ordered[name];
     const filter = validateFilter(raw, ontology);
     const order = validateOrderBy([{ distanceFrom: { propertyId: 'location', point: cluster(42) }, direction }], ontology)!;
-    const { sql, params } = buildOrderedSearchSql(filter, ontology, { visible: null, order, limit: 11, loadLinks: false, asOf: asOf ? new Date(Date.now() - 3_600_000) : undefined });
+    const { sql, params } = buildOrderedSearchSql(filter, ontology, {
+      visible: null,
+      order,
+      limit: 11,
+      loadLinks: false,
+      asOf: asOf ? new Date(Date.now() - 3_600_000) : undefined,
+    });
     const [{ 'QUERY PLAN': plan }] = (await t.db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params)).rows;
     const ran = nodes(plan[0].Plan).filter((n) => (n['Actual Loops'] ?? 0) > 0);
     const summary = ran.map(describeNode);
     const seqScans = ran.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']);
     expect({ name, seqScans, plan: summary }).toEqual({ name, seqScans: [], plan: summary });
-    expect(summary).toContain(`Index Scan on ${asOf ? 'property_value_history' : 'property_value'} using ${asOf ? 'property_value_history_geo_unit_idx' : 'property_value_geo_unit_idx'}`);
+    expect(summary).toContain(
+      `Index Scan on ${asOf ? 'property_value_history' : 'property_value'} using ${asOf ? 'property_value_history_geo_unit_idx' : 'property_value_geo_unit_idx'}`,
+    );
     expect((await t.db.query(sql, params)).rows).toHaveLength(11);
   });
 
   it('a geoGrid at precision 4 over a geo filter reads the filter through the geo index', async () => {
     const filter = validateFilter(filters['geoWithinDistance 10 km'], ontology);
-    const aggregation = validateAggregation({ groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 4 } }], metrics: [{ type: 'count', count: {} }] }, ontology);
+    const aggregation = validateAggregation(
+      { groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 4 } }], metrics: [{ type: 'count', count: {} }] },
+      ontology,
+    );
     const { sql, params } = buildAggregateSql(filter, ontology, aggregation, { visible: null, maxGroups: 10_000 });
     const [{ 'QUERY PLAN': plan }] = (await t.db.query(`EXPLAIN (FORMAT JSON) ${sql}`, params)).rows;
     const all = nodes(plan[0].Plan);

@@ -60,7 +60,11 @@ const SITES: Record<string, P> = {
  * Property `spot`: 8 m outside and inside the long edge of a small triangle, where PostgreSQL's own
  * point-in-polygon test would call both on the edge (its tolerance is 1e-6 / the edge's length).
  */
-const CITY_TRIANGLE = [{ lat: 48.85, lon: 2.35 }, { lat: 48.855, lon: 2.35 }, { lat: 48.85, lon: 2.355 }];
+const CITY_TRIANGLE = [
+  { lat: 48.85, lon: 2.35 },
+  { lat: 48.855, lon: 2.35 },
+  { lat: 48.85, lon: 2.355 },
+];
 const SPOTS = { 'near-outside': { lat: 48.85255, lon: 2.35255 }, 'near-inside': { lat: 48.85245, lon: 2.35245 } };
 
 const site = (name: string, location: P | undefined, entrances: P[] = []) => ({
@@ -78,8 +82,14 @@ const key = (o: { environmentId: string; id: string }) => `${o.environmentId}/${
 /** Distances as a sort key: equal below a micrometer (the service's chords and the reference's haversine differ by rounding). */
 const um = (d: number) => Math.round(d * 1e6);
 const f = {
-  distance: (center: P, meters: number, propertyId = 'location') => ({ type: 'geoWithinDistance', geoWithinDistance: { propertyId, center, meters } }),
-  box: (southWest: P, northEast: P, propertyId = 'location') => ({ type: 'geoWithinBox', geoWithinBox: { propertyId, southWest, northEast } }),
+  distance: (center: P, meters: number, propertyId = 'location') => ({
+    type: 'geoWithinDistance',
+    geoWithinDistance: { propertyId, center, meters },
+  }),
+  box: (southWest: P, northEast: P, propertyId = 'location') => ({
+    type: 'geoWithinBox',
+    geoWithinBox: { propertyId, southWest, northEast },
+  }),
   polygon: (points: P[], propertyId = 'location') => ({ type: 'geoWithinPolygon', geoWithinPolygon: { propertyId, points } }),
   all: () => ({ type: 'all', all: {} }),
   sites: { type: 'objectType', objectType: { types: ['site'] } },
@@ -105,7 +115,13 @@ describe('geo search (docs/api.md §13)', () => {
       { environmentId: 'prod', id: 'nowhere', ...site('nowhere', undefined) },
       // Entrances in Paris and in London: a multi-valued geopoint.
       { environmentId: 'prod', id: 'campus', ...site('campus', undefined, [p(48.85, 2.35), p(51.5, -0.12)]) },
-      ...Object.entries(SPOTS).map(([id, spot]) => ({ environmentId: 'prod', id, type: 'site', properties: [{ id: 'spot', value: spot, origin: 'survey' }], metadata: SIGHTED })),
+      ...Object.entries(SPOTS).map(([id, spot]) => ({
+        environmentId: 'prod',
+        id,
+        type: 'site',
+        properties: [{ id: 'spot', value: spot, origin: 'survey' }],
+        metadata: SIGHTED,
+      })),
       // Two antipodal points: their unit vectors cancel.
       { environmentId: 'anti', id: 'a', ...site('a', p(0, 0)) },
       { environmentId: 'anti', id: 'b', ...site('b', p(0, 180)) },
@@ -119,13 +135,21 @@ describe('geo search (docs/api.md §13)', () => {
   afterAll(() => t?.close());
 
   const search = async (body: Record<string, unknown>, query: Record<string, unknown> = {}): Promise<Page> => {
-    const res = await t.objectsHttp().post('/objects/search').query({ pageSize: 10000, ...query }).send(body);
+    const res = await t
+      .objectsHttp()
+      .post('/objects/search')
+      .query({ pageSize: 10000, ...query })
+      .send(body);
     if (res.status !== 200) throw new Error(`search ${res.status}: ${JSON.stringify(res.body)}`);
     return res.body as Page;
   };
   const ids = async (filter: unknown, extra: Record<string, unknown> = {}) => (await search({ filter, ...extra })).objects.map(key).sort();
   /** The located objects the reference says match. */
-  const expected = (holds: (p: P) => boolean) => [...located].filter(([, loc]) => holds(loc)).map(([k]) => k).sort();
+  const expected = (holds: (p: P) => boolean) =>
+    [...located]
+      .filter(([, loc]) => holds(loc))
+      .map(([k]) => k)
+      .sort();
   const aggregate = async (body: Record<string, unknown>) => {
     const res = await t.objectsHttp().post('/objects/aggregate').send(body);
     if (res.status !== 200) throw new Error(`aggregate ${res.status}: ${JSON.stringify(res.body)}`);
@@ -153,7 +177,12 @@ describe('geo search (docs/api.md §13)', () => {
       expect(await ids(f.distance(p(10, -180), 1))).toEqual(['prod/meridian-east', 'prod/meridian-west']);
       // Every longitude of the pole is the pole; 0.1° from it is 11.1 km whatever the meridian.
       expect(await ids(f.distance(p(90, 77), 1))).toEqual(['prod/north-pole', 'prod/north-pole-2']);
-      expect(await ids(f.distance(p(90, -100), 12_000))).toEqual(['prod/arctic-0', 'prod/arctic-180', 'prod/north-pole', 'prod/north-pole-2']);
+      expect(await ids(f.distance(p(90, -100), 12_000))).toEqual([
+        'prod/arctic-0',
+        'prod/arctic-180',
+        'prod/north-pole',
+        'prod/north-pole-2',
+      ]);
       // 89.9° N on meridians 0 and 180 are 0.2° of arc apart, over the pole: 22.24 km.
       const over = haversineMeters(SITES['arctic-0'], SITES['arctic-180']);
       expect(over).toBeCloseTo(22_238.9, 0);
@@ -168,8 +197,19 @@ describe('geo search (docs/api.md §13)', () => {
       expect(await ids(f.distance(SITES.paris, 5_000, 'entrances'))).toEqual(['prod/campus']);
       // not: no value within the distance (objects without a value hold it).
       const far = expected((x) => haversineMeters(SITES.paris, x) > 7_000_000).filter((k) => k.startsWith('prod/'));
-      expect(far).toEqual(['prod/across-180', 'prod/meridian-east', 'prod/meridian-west', 'prod/pacific-180', 'prod/samoa', 'prod/south-pole', 'prod/suva', 'prod/taveuni']);
-      expect(await ids(f.and(f.env('prod'), f.sites, f.not(f.distance(SITES.paris, 7_000_000))))).toEqual([...far, 'prod/campus', 'prod/near-inside', 'prod/near-outside', 'prod/nowhere'].sort());
+      expect(far).toEqual([
+        'prod/across-180',
+        'prod/meridian-east',
+        'prod/meridian-west',
+        'prod/pacific-180',
+        'prod/samoa',
+        'prod/south-pole',
+        'prod/suva',
+        'prod/taveuni',
+      ]);
+      expect(await ids(f.and(f.env('prod'), f.sites, f.not(f.distance(SITES.paris, 7_000_000))))).toEqual(
+        [...far, 'prod/campus', 'prod/near-inside', 'prod/near-outside', 'prod/nowhere'].sort(),
+      );
     });
   });
 
@@ -178,7 +218,15 @@ describe('geo search (docs/api.md §13)', () => {
       const sw = p(48, 2);
       const ne = p(49, 3);
       expect(await ids(f.box(sw, ne))).toEqual(expected((x) => inBox(x, sw, ne)));
-      expect(await ids(f.box(sw, ne))).toEqual(['prod/just-outside', 'prod/on-edge', 'prod/on-notch-edge', 'prod/paris', 'prod/versailles', 'prod/vertex', 'staging/paris']);
+      expect(await ids(f.box(sw, ne))).toEqual([
+        'prod/just-outside',
+        'prod/on-edge',
+        'prod/on-notch-edge',
+        'prod/paris',
+        'prod/versailles',
+        'prod/vertex',
+        'staging/paris',
+      ]);
       // A box of one point holds the value at it.
       expect(await ids(f.box(SITES.paris, SITES.paris))).toEqual(['prod/paris', 'staging/paris']);
     });
@@ -222,7 +270,11 @@ describe('geo search (docs/api.md §13)', () => {
       const pacific = [p(-20, 170), p(-20, 180), p(-10, 180), p(-10, 170)];
       expect(await ids(f.polygon(pacific))).toEqual(['prod/pacific-180', 'prod/suva', 'prod/taveuni']);
       // anti/b lies on its edge at (0, 180).
-      expect(await ids(f.polygon([p(0, 170), p(0, 180), p(20, 180), p(20, 170)]))).toEqual(['anti/b', 'prod/meridian-east', 'prod/meridian-west']);
+      expect(await ids(f.polygon([p(0, 170), p(0, 180), p(20, 180), p(20, 170)]))).toEqual([
+        'anti/b',
+        'prod/meridian-east',
+        'prod/meridian-west',
+      ]);
       const cap = [p(80, 0), p(90, 0), p(90, 10), p(80, 10)];
       expect(await ids(f.polygon(cap))).toEqual(['prod/arctic-0', 'prod/north-pole', 'prod/north-pole-2']);
       expect(await ids(f.polygon(cap))).toEqual(expected((x) => inPolygon(x, cap)));
@@ -230,7 +282,10 @@ describe('geo search (docs/api.md §13)', () => {
   });
 
   describe('orderBy distanceFrom', () => {
-    const from = (point: P, direction?: 'ASC' | 'DESC', propertyId = 'location') => ({ distanceFrom: { propertyId, point }, ...(direction ? { direction } : {}) });
+    const from = (point: P, direction?: 'ASC' | 'DESC', propertyId = 'location') => ({
+      distanceFrom: { propertyId, point },
+      ...(direction ? { direction } : {}),
+    });
     /** Every object in the order a full walk of pages gives, with distanceMeters. */
     const walk = async (body: Record<string, unknown>, pageSize: number) => {
       const out: Page['objects'] = [];
@@ -247,7 +302,9 @@ describe('geo search (docs/api.md §13)', () => {
     it('nearest first, ties by (environmentId, id), objects without a value last; each valued result carries its distance', async () => {
       const body = { filter: f.sites, orderBy: [from(SITES.paris)] };
       const got = (await search(body)).objects;
-      const byDistance = [...located].map(([k, loc]) => ({ k, d: haversineMeters(SITES.paris, loc) })).sort((a, b) => um(a.d) - um(b.d) || (a.k < b.k ? -1 : 1));
+      const byDistance = [...located]
+        .map(([k, loc]) => ({ k, d: haversineMeters(SITES.paris, loc) }))
+        .sort((a, b) => um(a.d) - um(b.d) || (a.k < b.k ? -1 : 1));
       const valued = got.filter((o) => o.distanceMeters !== undefined);
       // Distances equal up to rounding (chord and haversine agree to far below a millimeter).
       expect(valued.map(key)).toEqual(byDistance.map((x) => x.k));
@@ -278,30 +335,55 @@ describe('geo search (docs/api.md §13)', () => {
     });
 
     it('pages by keyset: every object once, in order, through pages of any size; the token is bound to the key', async () => {
-      for (const orderBy of [[from(SITES.taveuni)], [from(SITES.taveuni, 'DESC')], [from(SITES.paris), { propertyId: 'name', direction: 'DESC' }]]) {
+      for (const orderBy of [
+        [from(SITES.taveuni)],
+        [from(SITES.taveuni, 'DESC')],
+        [from(SITES.paris), { propertyId: 'name', direction: 'DESC' }],
+      ]) {
         const body = { filter: f.all(), orderBy };
         const whole = (await search(body)).objects;
         for (const size of [1, 2, 7]) expect((await walk(body, size)).map(key)).toEqual(whole.map(key));
         expect(new Set(whole.map(key)).size).toBe(whole.length);
       }
       const first = await search({ filter: f.sites, orderBy: [from(SITES.paris)] }, { pageSize: 2 });
-      const other = await t.objectsHttp().post('/objects/search').query({ pageSize: 2, pagingToken: first.pagingToken }).send({ filter: f.sites, orderBy: [from(SITES.london)] });
+      const other = await t
+        .objectsHttp()
+        .post('/objects/search')
+        .query({ pageSize: 2, pagingToken: first.pagingToken })
+        .send({ filter: f.sites, orderBy: [from(SITES.london)] });
       expect({ status: other.status, errorName: other.body.errorName }).toEqual({ status: 400, errorName: 'InvalidPagingToken' });
-      const desc = await t.objectsHttp().post('/objects/search').query({ pageSize: 2, pagingToken: first.pagingToken }).send({ filter: f.sites, orderBy: [from(SITES.paris, 'DESC')] });
+      const desc = await t
+        .objectsHttp()
+        .post('/objects/search')
+        .query({ pageSize: 2, pagingToken: first.pagingToken })
+        .send({ filter: f.sites, orderBy: [from(SITES.paris, 'DESC')] });
       expect(desc.status).toBe(400);
     });
 
     it('breaks ties of distance by the keys that follow it', async () => {
-      const got = (await search({ filter: f.sites, orderBy: [from(SITES.paris), { propertyId: 'name', direction: 'DESC' }] }, { pageSize: 2 })).objects;
+      const got = (
+        await search({ filter: f.sites, orderBy: [from(SITES.paris), { propertyId: 'name', direction: 'DESC' }] }, { pageSize: 2 })
+      ).objects;
       // Both Paris sites are 0 m away: 'paris (staging)' > 'paris' by name.
       expect(got.map(key)).toEqual(['staging/paris', 'prod/paris']);
     });
 
     it('within a geo filter, as of an instant, and from a set', async () => {
       const got = (await search({ filter: f.distance(SITES.paris, 400_000), orderBy: [from(SITES.london)] })).objects.map(key);
-      expect(got).toEqual(['prod/london', 'prod/paris', 'staging/paris', 'prod/on-notch-edge', 'prod/versailles', 'prod/on-edge', 'prod/vertex', 'prod/just-outside'].sort(
-        (a, b) => haversineMeters(SITES.london, located.get(a)!) - haversineMeters(SITES.london, located.get(b)!) || (a < b ? -1 : 1),
-      ));
+      expect(got).toEqual(
+        [
+          'prod/london',
+          'prod/paris',
+          'staging/paris',
+          'prod/on-notch-edge',
+          'prod/versailles',
+          'prod/on-edge',
+          'prod/vertex',
+          'prod/just-outside',
+        ].sort(
+          (a, b) => haversineMeters(SITES.london, located.get(a)!) - haversineMeters(SITES.london, located.get(b)!) || (a < b ? -1 : 1),
+        ),
+      );
     });
   });
 
@@ -310,27 +392,49 @@ describe('geo search (docs/api.md §13)', () => {
       const cells = (precision: number) => {
         const counts = new Map<string, number>();
         for (const loc of located.values()) counts.set(geohash(loc, precision), (counts.get(geohash(loc, precision)) ?? 0) + 1);
-        return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([cell, count]) => ({ key: { location: cell }, metrics: { count } }));
+        return [...counts]
+          .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+          .map(([cell, count]) => ({ key: { location: cell }, metrics: { count } }));
       };
       const grid = (precision: number, extra: Record<string, unknown> = {}) =>
-        aggregate({ filter: f.sites, groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision, maxGroups: 10000 }, ...extra }], metrics: [{ type: 'count', count: {} }] });
+        aggregate({
+          filter: f.sites,
+          groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision, maxGroups: 10000 }, ...extra }],
+          metrics: [{ type: 'count', count: {} }],
+        });
       const three = cells(3);
       expect(await grid(3)).toEqual({ groups: three, truncated: false });
       // Paris, staging's Paris, Versailles and three of the polygon's points share u09.
       expect(three[0]).toEqual({ key: { location: 'u09' }, metrics: { count: 6 } });
-      const cut = await aggregate({ filter: f.sites, groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 3, maxGroups: 1 }, name: 'cell' }], metrics: [{ type: 'count', count: {} }] });
+      const cut = await aggregate({
+        filter: f.sites,
+        groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 3, maxGroups: 1 }, name: 'cell' }],
+        metrics: [{ type: 'count', count: {} }],
+      });
       expect(cut).toEqual({ groups: [{ key: { cell: 'u09' }, metrics: { count: 6 } }], truncated: true });
-      for (const precision of [1, 2, 4, 5, 6, 7, 8]) expect({ precision, ...(await grid(precision)) }).toEqual({ precision, groups: cells(precision), truncated: false });
+      for (const precision of [1, 2, 4, 5, 6, 7, 8])
+        expect({ precision, ...(await grid(precision)) }).toEqual({ precision, groups: cells(precision), truncated: false });
       // A multi-valued property puts the object in the cell of each value.
-      const multi = await aggregate({ filter: f.env('prod'), groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'entrances', precision: 2 } }], metrics: [{ type: 'count', count: {} }] });
-      expect(multi.groups).toEqual([{ key: { entrances: 'gc' }, metrics: { count: 1 } }, { key: { entrances: 'u0' }, metrics: { count: 1 } }]);
+      const multi = await aggregate({
+        filter: f.env('prod'),
+        groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'entrances', precision: 2 } }],
+        metrics: [{ type: 'count', count: {} }],
+      });
+      expect(multi.groups).toEqual([
+        { key: { entrances: 'gc' }, metrics: { count: 1 } },
+        { key: { entrances: 'u0' }, metrics: { count: 1 } },
+      ]);
     });
 
     it('geoBounds and geoCentroid; groups by key when the first metric is one of them', async () => {
       const res = await aggregate({
         filter: f.sites,
         groupBy: [{ type: 'exact', exact: { attribute: 'environmentId' } }],
-        metrics: [{ type: 'geoBounds', geoBounds: { propertyId: 'location' } }, { type: 'geoCentroid', geoCentroid: { propertyId: 'location' } }, { type: 'count', count: {} }],
+        metrics: [
+          { type: 'geoBounds', geoBounds: { propertyId: 'location' } },
+          { type: 'geoCentroid', geoCentroid: { propertyId: 'location' } },
+          { type: 'count', count: {} },
+        ],
       });
       expect(res.groups.map((g) => g.key.environmentId)).toEqual(['anti', 'prod', 'staging']);
       const [anti, prod, staging] = res.groups;
@@ -341,12 +445,21 @@ describe('geo search (docs/api.md §13)', () => {
       expect(c.lat).toBeCloseTo(SITES.paris.lat, 9);
       expect(c.lon).toBeCloseTo(SITES.paris.lon, 9);
       const europe = ['paris', 'versailles', 'london', 'berlin', 'madrid'];
-      const eu = await aggregate({ filter: f.and(f.env('prod'), { type: 'objectId', objectId: { ids: europe } }), metrics: [{ type: 'geoCentroid', geoCentroid: { propertyId: 'location' }, name: 'center' }] });
+      const eu = await aggregate({
+        filter: f.and(f.env('prod'), { type: 'objectId', objectId: { ids: europe } }),
+        metrics: [{ type: 'geoCentroid', geoCentroid: { propertyId: 'location' }, name: 'center' }],
+      });
       const want = centroid(europe.map((id) => SITES[id]))!;
       expect((eu.groups[0].metrics.center as P).lat).toBeCloseTo(want.lat, 9);
       expect((eu.groups[0].metrics.center as P).lon).toBeCloseTo(want.lon, 9);
       // Over no values: left out.
-      const none = await aggregate({ filter: { type: 'objectId', objectId: { ids: ['nowhere'] } }, metrics: [{ type: 'count', count: {} }, { type: 'geoBounds', geoBounds: { propertyId: 'location' } }] });
+      const none = await aggregate({
+        filter: { type: 'objectId', objectId: { ids: ['nowhere'] } },
+        metrics: [
+          { type: 'count', count: {} },
+          { type: 'geoBounds', geoBounds: { propertyId: 'location' } },
+        ],
+      });
       expect(none.groups).toEqual([{ key: {}, metrics: { count: 1 } }]);
     });
   });
@@ -359,28 +472,60 @@ describe('geo search (docs/api.md §13)', () => {
       const near = (at?: string) => ids(f.and(f.env('moving'), f.distance(SITES.berlin, 10_000)), at ? { asOf: at } : {});
       expect(await near(before)).toEqual(['moving/m-1']);
       expect(await near()).toEqual([]);
-      const ordered = (at?: string) => search({ filter: f.env('moving'), orderBy: [{ distanceFrom: { propertyId: 'location', point: SITES.berlin } }], ...(at ? { asOf: at } : {}) });
+      const ordered = (at?: string) =>
+        search({
+          filter: f.env('moving'),
+          orderBy: [{ distanceFrom: { propertyId: 'location', point: SITES.berlin } }],
+          ...(at ? { asOf: at } : {}),
+        });
       expect((await ordered(before)).objects[0].distanceMeters).toBe(0);
       expect((await ordered()).objects[0].distanceMeters).toBeCloseTo(haversineMeters(SITES.berlin, SITES.madrid), 3);
       const box = f.box(p(52, 13), p(53, 14));
       expect(await ids(f.and(f.env('moving'), box), { asOf: before })).toEqual(['moving/m-1']);
       expect(await ids(f.and(f.env('moving'), f.polygon([p(52, 13), p(53, 13), p(53, 14)])), { asOf: before })).toEqual(['moving/m-1']);
-      const cells = await aggregate({ filter: f.env('moving'), asOf: before, groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 4 } }], metrics: [{ type: 'count', count: {} }] });
+      const cells = await aggregate({
+        filter: f.env('moving'),
+        asOf: before,
+        groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 4 } }],
+        metrics: [{ type: 'count', count: {} }],
+      });
       expect(cells.groups).toEqual([{ key: { location: geohash(SITES.berlin, 4) }, metrics: { count: 1 } }]);
     });
 
     it('in set definitions: members, set aggregates, a starting set; a fault is InvalidFilter with its path', async () => {
-      const created = await t.setsHttp().post('/object-sets').send({ title: 'near Paris', definition: { type: 'filter', filter: { filter: f.distance(SITES.paris, 20_000) } } }).expect(201);
+      const created = await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'near Paris', definition: { type: 'filter', filter: { filter: f.distance(SITES.paris, 20_000) } } })
+        .expect(201);
       const members = await t.setsHttp().get(`/object-sets/${created.body.id}/members`).expect(200);
       expect(members.body.members).toEqual({ prod: ['paris', 'versailles'], staging: ['paris'] });
-      const agg = await t.setsHttp().post(`/object-sets/${created.body.id}/aggregate`).send({ metrics: [{ type: 'geoBounds', geoBounds: { propertyId: 'location' } }] }).expect(200);
+      const agg = await t
+        .setsHttp()
+        .post(`/object-sets/${created.body.id}/aggregate`)
+        .send({ metrics: [{ type: 'geoBounds', geoBounds: { propertyId: 'location' } }] })
+        .expect(200);
       expect(agg.body.groups[0].metrics['geoBounds.location']).toEqual({ southWest: p(48.8049, 2.1204), northEast: p(48.8566, 2.3522) });
       const within = await search({ filter: f.box(p(48, 2), p(49, 2.2)), startingSet: created.body.id });
       expect(within.objects.map(key)).toEqual(['prod/versailles']);
-      const nested = await t.setsHttp().post('/object-sets').send({ title: 'in the U', definition: { type: 'filter', filter: { filter: f.polygon(U), startingSet: created.body.id } } }).expect(201);
-      expect((await t.setsHttp().get(`/object-sets/${nested.body.id}/members`).expect(200)).body.members).toEqual({ prod: ['paris'], staging: ['paris'] });
-      const bad = await t.setsHttp().post('/object-sets').send({ title: 'x', definition: { type: 'filter', filter: { filter: f.distance(p(91, 0), 10) } } }).expect(400);
-      expect({ errorName: bad.body.errorName, path: bad.body.parameters.path }).toEqual({ errorName: 'InvalidFilter', path: 'definition.filter.filter.geoWithinDistance.center.lat' });
+      const nested = await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'in the U', definition: { type: 'filter', filter: { filter: f.polygon(U), startingSet: created.body.id } } })
+        .expect(201);
+      expect((await t.setsHttp().get(`/object-sets/${nested.body.id}/members`).expect(200)).body.members).toEqual({
+        prod: ['paris'],
+        staging: ['paris'],
+      });
+      const bad = await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'x', definition: { type: 'filter', filter: { filter: f.distance(p(91, 0), 10) } } })
+        .expect(400);
+      expect({ errorName: bad.body.errorName, path: bad.body.parameters.path }).toEqual({
+        errorName: 'InvalidFilter',
+        path: 'definition.filter.filter.geoWithinDistance.center.lat',
+      });
     });
   });
 
@@ -398,13 +543,19 @@ describe('geo search (docs/api.md §13)', () => {
         [f.distance(p(0, 0), 0), 'filter.geoWithinDistance.meters'],
         [f.distance(p(0, 0), -5), 'filter.geoWithinDistance.meters'],
         [f.distance(p(0, 0), 20_037_510), 'filter.geoWithinDistance.meters'],
-        [{ type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'location', center: p(0, 0), meters: 'far' } }, 'filter.geoWithinDistance.meters'],
+        [
+          { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'location', center: p(0, 0), meters: 'far' } },
+          'filter.geoWithinDistance.meters',
+        ],
         [{ type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'location', center: p(0, 0) } }, 'filter.geoWithinDistance.meters'],
         [f.distance(p(0, 0), 10, 'name'), 'filter.geoWithinDistance.propertyId'],
         [f.distance(p(0, 0), 10, 'nope'), 'filter.geoWithinDistance.propertyId'],
         [f.box(p(10, 0), p(9, 1)), 'filter.geoWithinBox.northEast.lat'],
         [f.box(p(0, 0), p(1, 181)), 'filter.geoWithinBox.northEast.lon'],
-        [{ type: 'geoWithinBox', geoWithinBox: { propertyId: 'location', southWest: p(0, 0), northEast: p(1, 1), extra: 1 } }, 'filter.geoWithinBox.extra'],
+        [
+          { type: 'geoWithinBox', geoWithinBox: { propertyId: 'location', southWest: p(0, 0), northEast: p(1, 1), extra: 1 } },
+          'filter.geoWithinBox.extra',
+        ],
         [f.polygon([p(0, 0), p(1, 1)]), 'filter.geoWithinPolygon.points'],
         [f.polygon([p(0, 0), p(1, 1), p(0, 0)]), 'filter.geoWithinPolygon.points'],
         [f.polygon([p(0, 0), p(0, 1), p(0, 0), p(0, 1)]), 'filter.geoWithinPolygon.points'],
@@ -421,12 +572,19 @@ describe('geo search (docs/api.md §13)', () => {
       ];
       for (const [filter, path] of cases) expect({ filter, ...(await filterFault(filter)) }).toEqual({ filter, ...invalid(path) });
       // The same faults in an aggregation's filter.
-      expect(await fault('/objects/aggregate', { filter: f.box(p(10, 0), p(9, 1)), metrics: [{ type: 'count', count: {} }] })).toEqual(invalid('filter.geoWithinBox.northEast.lat'));
+      expect(await fault('/objects/aggregate', { filter: f.box(p(10, 0), p(9, 1)), metrics: [{ type: 'count', count: {} }] })).toEqual(
+        invalid('filter.geoWithinBox.northEast.lat'),
+      );
     });
 
     it('keeps exact equality of propertyEquals and propertyIn on geopoints', async () => {
-      expect(await ids({ type: 'propertyEquals', propertyEquals: { propertyId: 'location', value: SITES.paris } })).toEqual(['prod/paris', 'staging/paris']);
-      expect(await ids({ type: 'propertyIn', propertyIn: { propertyId: 'location', values: [SITES.london, p(1, 1)] } })).toEqual(['prod/london']);
+      expect(await ids({ type: 'propertyEquals', propertyEquals: { propertyId: 'location', value: SITES.paris } })).toEqual([
+        'prod/paris',
+        'staging/paris',
+      ]);
+      expect(await ids({ type: 'propertyIn', propertyIn: { propertyId: 'location', values: [SITES.london, p(1, 1)] } })).toEqual([
+        'prod/london',
+      ]);
       expect(await ids({ type: 'propertyExists', propertyExists: { propertyId: 'entrances' } })).toEqual(['prod/campus']);
     });
 
@@ -443,15 +601,26 @@ describe('geo search (docs/api.md §13)', () => {
       expect(await order([d(p(0, 0)), d(p(1, 1))])).toEqual(arg('orderBy[1].distanceFrom'));
       expect(await order([{ ...d(p(0, 0)), propertyId: 'name' }])).toEqual(arg('orderBy[0].propertyId'));
       expect(await order([{ propertyId: 'location' }])).toEqual(arg('orderBy[0].propertyId'));
-      const agg = (groupBy: unknown[], metrics: unknown[] = [{ type: 'count', count: {} }]) => fault('/objects/aggregate', { filter: f.all(), groupBy, metrics });
-      expect(await agg([{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 9 } }])).toEqual(arg('groupBy[0].geoGrid.precision'));
-      expect(await agg([{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 0 } }])).toEqual(arg('groupBy[0].geoGrid.precision'));
-      expect(await agg([{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 2.5 } }])).toEqual(arg('groupBy[0].geoGrid.precision'));
+      const agg = (groupBy: unknown[], metrics: unknown[] = [{ type: 'count', count: {} }]) =>
+        fault('/objects/aggregate', { filter: f.all(), groupBy, metrics });
+      expect(await agg([{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 9 } }])).toEqual(
+        arg('groupBy[0].geoGrid.precision'),
+      );
+      expect(await agg([{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 0 } }])).toEqual(
+        arg('groupBy[0].geoGrid.precision'),
+      );
+      expect(await agg([{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 2.5 } }])).toEqual(
+        arg('groupBy[0].geoGrid.precision'),
+      );
       expect(await agg([{ type: 'geoGrid', geoGrid: { propertyId: 'location' } }])).toEqual(arg('groupBy[0].geoGrid.precision'));
       expect(await agg([{ type: 'geoGrid', geoGrid: { propertyId: 'name', precision: 3 } }])).toEqual(arg('groupBy[0].geoGrid.propertyId'));
-      expect(await agg([{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 3, maxGroups: 0 } }])).toEqual(arg('groupBy[0].geoGrid.maxGroups'));
+      expect(await agg([{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 3, maxGroups: 0 } }])).toEqual(
+        arg('groupBy[0].geoGrid.maxGroups'),
+      );
       expect(await agg([], [{ type: 'geoBounds', geoBounds: { propertyId: 'name' } }])).toEqual(arg('metrics[0].geoBounds.propertyId'));
-      expect(await agg([], [{ type: 'geoCentroid', geoCentroid: { propertyId: 'age' } }])).toEqual(arg('metrics[0].geoCentroid.propertyId'));
+      expect(await agg([], [{ type: 'geoCentroid', geoCentroid: { propertyId: 'age' } }])).toEqual(
+        arg('metrics[0].geoCentroid.propertyId'),
+      );
       expect(await agg([], [{ type: 'geoCentroid', geoCentroid: {} }])).toEqual(arg('metrics[0].geoCentroid.propertyId'));
       expect(await agg([{ type: 'exact', exact: { propertyId: 'location' } }])).toEqual(arg('groupBy[0].exact.propertyId'));
       expect(await agg([], [{ type: 'min', min: { propertyId: 'location' } }])).toEqual(arg('metrics[0].min.propertyId'));

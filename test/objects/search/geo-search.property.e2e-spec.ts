@@ -67,11 +67,20 @@ const coordinate = (bound: number) =>
     { weight: 1, arbitrary: fc.constantFrom(-bound, bound, 0, bound - 1e-9, -bound + 1e-9) },
     { weight: 2, arbitrary: fc.integer({ min: 0, max: DATA.length - 1 }).map((i) => (bound === 90 ? DATA[i].lat : DATA[i].lon)) },
   );
-const point = fc.record({ lat: coordinate(90), lon: coordinate(180) }).map((p) => ({ lat: p.lat === 0 ? 0 : p.lat, lon: p.lon === 0 ? 0 : p.lon }));
+const point = fc
+  .record({ lat: coordinate(90), lon: coordinate(180) })
+  .map((p) => ({ lat: p.lat === 0 ? 0 : p.lat, lon: p.lon === 0 ? 0 : p.lon }));
 /** A data point itself, or one moved by up to half a degree (clamped into range). */
-const nearData = fc.tuple(fc.integer({ min: 0, max: DATA.length - 1 }), fc.double({ min: -0.5, max: 0.5, noNaN: true }), fc.double({ min: -0.5, max: 0.5, noNaN: true }), fc.boolean()).map(([i, dLat, dLon, exact]) =>
-  exact ? DATA[i] : { lat: Math.max(-90, Math.min(90, DATA[i].lat + dLat)), lon: Math.max(-180, Math.min(180, DATA[i].lon + dLon)) },
-);
+const nearData = fc
+  .tuple(
+    fc.integer({ min: 0, max: DATA.length - 1 }),
+    fc.double({ min: -0.5, max: 0.5, noNaN: true }),
+    fc.double({ min: -0.5, max: 0.5, noNaN: true }),
+    fc.boolean(),
+  )
+  .map(([i, dLat, dLon, exact]) =>
+    exact ? DATA[i] : { lat: Math.max(-90, Math.min(90, DATA[i].lat + dLat)), lon: Math.max(-180, Math.min(180, DATA[i].lon + dLon)) },
+  );
 const center = fc.oneof(point, nearData);
 const meters = fc.oneof(
   fc.double({ min: 3, max: 6.5, noNaN: true }).map((e) => 10 ** e),
@@ -109,20 +118,28 @@ describe('geo search against the reference (property-based)', () => {
     if (res.status !== 200) throw new Error(`search ${res.status}: ${JSON.stringify(res.body)}`);
     return res.body.objects as { id: string; distanceMeters?: number }[];
   };
-  const matching = (holds: (p: P) => boolean) => DATA.map((p, i) => [p, `pt-${String(i).padStart(4, '0')}`] as const).filter(([p]) => holds(p)).map(([, id]) => id).sort();
+  const matching = (holds: (p: P) => boolean) =>
+    DATA.map((p, i) => [p, `pt-${String(i).padStart(4, '0')}`] as const)
+      .filter(([p]) => holds(p))
+      .map(([, id]) => id)
+      .sort();
   /** How far from its true value a distance may be computed (floating point; near the antipode asin loses digits). */
   const slack = (d: number) => 1e-6 + 1e-9 * d + (d > 19_900_000 ? 0.5 : 0);
 
   it('geoWithinDistance matches exactly the points a haversine puts within meters of the center', async () => {
     await fc.assert(
       fc.asyncProperty(center, meters, async (center, m) => {
-        const got = new Set((await search({ filter: { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'location', center, meters: m } } })).map((o) => o.id));
+        const got = new Set(
+          (await search({ filter: { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'location', center, meters: m } } })).map(
+            (o) => o.id,
+          ),
+        );
         if (got.size > 0 && got.size < DATA.length) mixed.distance++;
         const wrong = DATA.flatMap((p, i) => {
           const id = `pt-${String(i).padStart(4, '0')}`;
           const d = haversineMeters(center, p);
           if (Math.abs(d - m) <= slack(d)) return [];
-          return (d <= m) === got.has(id) ? [] : [`${id} ${JSON.stringify(p)} at ${d} m: ${got.has(id) ? 'matched' : 'missed'}`];
+          return d <= m === got.has(id) ? [] : [`${id} ${JSON.stringify(p)} at ${d} m: ${got.has(id) ? 'matched' : 'missed'}`];
         });
         expect(wrong).toEqual([]);
       }),
@@ -133,7 +150,10 @@ describe('geo search against the reference (property-based)', () => {
   it('orderBy distanceFrom gives every point nearest (or farthest) first with its haversine distance', async () => {
     await fc.assert(
       fc.asyncProperty(center, fc.constantFrom('ASC', 'DESC'), async (center, direction) => {
-        const got = await search({ filter: { type: 'all', all: {} }, orderBy: [{ distanceFrom: { propertyId: 'location', point: center }, direction }] });
+        const got = await search({
+          filter: { type: 'all', all: {} },
+          orderBy: [{ distanceFrom: { propertyId: 'location', point: center }, direction }],
+        });
         expect(got).toHaveLength(DATA.length);
         const byId = new Map(DATA.map((p, i) => [`pt-${String(i).padStart(4, '0')}`, p]));
         const wrong: string[] = [];
@@ -157,41 +177,61 @@ describe('geo search against the reference (property-based)', () => {
     // not near the center: none of the nearest values match, and the index is walked on.
     const filters = fc.oneof(
       fc.constant({ kind: 'all' as const }),
-      fc.uniqueArray(fc.integer({ min: 0, max: DATA.length - 1 }), { minLength: 1, maxLength: 12 }).map((picked) => ({ kind: 'ids' as const, picked })),
+      fc
+        .uniqueArray(fc.integer({ min: 0, max: DATA.length - 1 }), { minLength: 1, maxLength: 12 })
+        .map((picked) => ({ kind: 'ids' as const, picked })),
       fc.double({ min: 1e5, max: 5e6, noNaN: true }).map((meters) => ({ kind: 'far' as const, meters })),
     );
     await fc.assert(
-      fc.asyncProperty(center, fc.constantFrom('ASC', 'DESC'), filters, fc.integer({ min: 1, max: 40 }), async (c, direction, f, pageSize) => {
-        const filter =
-          f.kind === 'all'
-            ? { type: 'all', all: {} }
-            : f.kind === 'ids'
-              ? { type: 'objectId', objectId: { ids: f.picked.map(ids) } }
-              : { type: 'not', not: { filter: { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'location', center: c, meters: f.meters } } } };
-        const body = { filter, orderBy: [{ distanceFrom: { propertyId: 'location', point: c }, direction }] };
-        const walked: { id: string; distanceMeters?: number }[] = [];
-        let token: string | undefined;
-        for (let pages = 0; pages < 60; pages++) {
-          const res = await t.http().post('/objects/search').query({ pageSize, ...(token ? { pagingToken: token } : {}) }).send(body);
-          expect(res.status).toBe(200);
-          walked.push(...res.body.objects);
-          token = res.body.pagingToken;
-          if (!token) break;
-        }
-        if (token) return; // a long walk: its first 60 pages are checked below all the same
-        const holds = (i: number) => (f.kind === 'all' ? true : f.kind === 'ids' ? f.picked.includes(i) : haversineMeters(c, DATA[i]) > f.meters);
-        const band = (i: number) => f.kind === 'far' && Math.abs(haversineMeters(c, DATA[i]) - f.meters) <= slack(f.meters);
-        const got = walked.map((o) => o.id);
-        expect(new Set(got).size).toBe(got.length);
-        const want = DATA.map((_, i) => i).filter((i) => holds(i) && !band(i)).map(ids);
-        const gotSet = new Set(got);
-        expect(want.filter((id) => !gotSet.has(id))).toEqual([]);
-        for (let i = 1; i < walked.length; i++) {
-          const [a, b] = [walked[i - 1].distanceMeters!, walked[i].distanceMeters!];
-          const order = direction === 'ASC' ? b - a : a - b;
-          expect({ at: i, before: a, after: b, ok: order >= -(slack(a) + slack(b)) }).toEqual({ at: i, before: a, after: b, ok: true });
-        }
-      }),
+      fc.asyncProperty(
+        center,
+        fc.constantFrom('ASC', 'DESC'),
+        filters,
+        fc.integer({ min: 1, max: 40 }),
+        async (c, direction, f, pageSize) => {
+          const filter =
+            f.kind === 'all'
+              ? { type: 'all', all: {} }
+              : f.kind === 'ids'
+                ? { type: 'objectId', objectId: { ids: f.picked.map(ids) } }
+                : {
+                    type: 'not',
+                    not: {
+                      filter: { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'location', center: c, meters: f.meters } },
+                    },
+                  };
+          const body = { filter, orderBy: [{ distanceFrom: { propertyId: 'location', point: c }, direction }] };
+          const walked: { id: string; distanceMeters?: number }[] = [];
+          let token: string | undefined;
+          for (let pages = 0; pages < 60; pages++) {
+            const res = await t
+              .http()
+              .post('/objects/search')
+              .query({ pageSize, ...(token ? { pagingToken: token } : {}) })
+              .send(body);
+            expect(res.status).toBe(200);
+            walked.push(...res.body.objects);
+            token = res.body.pagingToken;
+            if (!token) break;
+          }
+          if (token) return; // a long walk: its first 60 pages are checked below all the same
+          const holds = (i: number) =>
+            f.kind === 'all' ? true : f.kind === 'ids' ? f.picked.includes(i) : haversineMeters(c, DATA[i]) > f.meters;
+          const band = (i: number) => f.kind === 'far' && Math.abs(haversineMeters(c, DATA[i]) - f.meters) <= slack(f.meters);
+          const got = walked.map((o) => o.id);
+          expect(new Set(got).size).toBe(got.length);
+          const want = DATA.map((_, i) => i)
+            .filter((i) => holds(i) && !band(i))
+            .map(ids);
+          const gotSet = new Set(got);
+          expect(want.filter((id) => !gotSet.has(id))).toEqual([]);
+          for (let i = 1; i < walked.length; i++) {
+            const [a, b] = [walked[i - 1].distanceMeters!, walked[i].distanceMeters!];
+            const order = direction === 'ASC' ? b - a : a - b;
+            expect({ at: i, before: a, after: b, ok: order >= -(slack(a) + slack(b)) }).toEqual({ at: i, before: a, after: b, ok: true });
+          }
+        },
+      ),
       { ...params(), numRuns: Math.max(10, Math.floor(RUNS / 2)) },
     );
   });
@@ -201,7 +241,9 @@ describe('geo search against the reference (property-based)', () => {
       fc.asyncProperty(center, center, async (a, b) => {
         const southWest = { lat: Math.min(a.lat, b.lat), lon: a.lon };
         const northEast = { lat: Math.max(a.lat, b.lat), lon: b.lon };
-        const got = (await search({ filter: { type: 'geoWithinBox', geoWithinBox: { propertyId: 'location', southWest, northEast } } })).map((o) => o.id).sort();
+        const got = (await search({ filter: { type: 'geoWithinBox', geoWithinBox: { propertyId: 'location', southWest, northEast } } }))
+          .map((o) => o.id)
+          .sort();
         if (got.length > 0 && got.length < DATA.length) mixed.box++;
         expect(got).toEqual(matching((p) => inBox(p, southWest, northEast)));
       }),
@@ -216,26 +258,40 @@ describe('geo search against the reference (property-based)', () => {
           fc.record({ lat: fc.double({ min: -89, max: 89, noNaN: true }), lon: fc.double({ min: -179, max: 179, noNaN: true }) }),
           fc.integer({ min: 0, max: DATA.length - 1 }).map((i) => DATA[i]),
         ),
-        spokes: fc.array(fc.record({ angle: fc.double({ min: 0, max: 2 * Math.PI, noNaN: true, maxExcluded: true }), radius: fc.double({ min: 0.001, max: 5, noNaN: true }), snap: fc.boolean() }), {
-          minLength: 3,
-          maxLength: 12,
-        }),
+        spokes: fc.array(
+          fc.record({
+            angle: fc.double({ min: 0, max: 2 * Math.PI, noNaN: true, maxExcluded: true }),
+            radius: fc.double({ min: 0.001, max: 5, noNaN: true }),
+            snap: fc.boolean(),
+          }),
+          {
+            minLength: 3,
+            maxLength: 12,
+          },
+        ),
       })
       .map(({ center, spokes }) =>
         spokes
           .sort((x, y) => x.angle - y.angle)
           .map(({ angle, radius, snap }) => {
-            const v = { lat: Math.max(-90, Math.min(90, center.lat + radius * Math.sin(angle))), lon: Math.max(-180, Math.min(180, center.lon + radius * Math.cos(angle))) };
+            const v = {
+              lat: Math.max(-90, Math.min(90, center.lat + radius * Math.sin(angle))),
+              lon: Math.max(-180, Math.min(180, center.lon + radius * Math.cos(angle))),
+            };
             if (!snap) return v;
             // Half the vertices moved onto a data point near them, so that points lie exactly on vertices and edges.
-            const near = DATA.reduce((best, p) => (Math.hypot(p.lat - v.lat, p.lon - v.lon) < Math.hypot(best.lat - v.lat, best.lon - v.lon) ? p : best));
+            const near = DATA.reduce((best, p) =>
+              Math.hypot(p.lat - v.lat, p.lon - v.lon) < Math.hypot(best.lat - v.lat, best.lon - v.lon) ? p : best,
+            );
             return Math.hypot(near.lat - v.lat, near.lon - v.lon) < radius / 3 ? near : v;
           }),
       )
       .filter((points) => !('reason' in checkPolygon(points)));
     await fc.assert(
       fc.asyncProperty(polygon, async (points) => {
-        const got = (await search({ filter: { type: 'geoWithinPolygon', geoWithinPolygon: { propertyId: 'location', points } } })).map((o) => o.id).sort();
+        const got = (await search({ filter: { type: 'geoWithinPolygon', geoWithinPolygon: { propertyId: 'location', points } } }))
+          .map((o) => o.id)
+          .sort();
         if (got.length > 0) mixed.polygon++;
         expect(got).toEqual(matching((p) => inPolygon(p, points)));
       }),

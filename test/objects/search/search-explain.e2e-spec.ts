@@ -82,7 +82,11 @@ describe('searchObjects uses indexes for selective filters (EXPLAIN)', () => {
     'rare tag': filterOf('tag', { tags: ['rare'] }),
     'propertyEquals string': filterOf('propertyEquals', { propertyId: 'name', value: 'Person c4ca4238a0b923820dcc509a6f75849b number 1' }),
     'propertyIn (multi-valued)': filterOf('propertyIn', { propertyId: 'email', values: ['user42-1@example.com', 'user43-0@example.com'] }),
-    'propertyRange timestamp': filterOf('propertyRange', { propertyId: 'lastLogin', gte: '2026-01-01T00:10:00Z', lt: '2026-01-01T00:11:00Z' }),
+    'propertyRange timestamp': filterOf('propertyRange', {
+      propertyId: 'lastLogin',
+      gte: '2026-01-01T00:10:00Z',
+      lt: '2026-01-01T00:11:00Z',
+    }),
     'propertyRange date': filterOf('propertyRange', { propertyId: 'born', gte: '1940-01-05', lte: '1940-01-06' }),
     propertyPrefix: filterOf('propertyPrefix', { propertyId: 'email', prefix: 'user4242-' }),
     'propertyPrefix caseInsensitive': filterOf('propertyPrefix', { propertyId: 'name', prefix: 'PERSON C4CA4238', caseInsensitive: true }),
@@ -90,16 +94,31 @@ describe('searchObjects uses indexes for selective filters (EXPLAIN)', () => {
     propertyOrigin: filterOf('propertyOrigin', { origin: 'rare-origin' }),
     'hasLink to targets': filterOf('hasLink', { linkId: 'knows', targetIds: ['p-100'] }),
     'linkedFrom a selective source': filterOf('linkedFrom', { linkId: 'knows', source: filterOf('objectId', { ids: ['p-5'] }) }),
-    'linksTo a selective target': filterOf('linksTo', { linkId: 'knows', target: filterOf('propertyEquals', { propertyId: 'name', value: 'Person 45c48cce2e2d7fbdea1afc51c7c6ad26 number 9' }) }),
+    'linksTo a selective target': filterOf('linksTo', {
+      linkId: 'knows',
+      target: filterOf('propertyEquals', { propertyId: 'name', value: 'Person 45c48cce2e2d7fbdea1afc51c7c6ad26 number 9' }),
+    }),
     // Two hops: the outer one a set computed once (filter-compiler.ts), still from the indexes.
-    'linkedFrom two hops from a selective source': filterOf('linkedFrom', { linkId: 'knows', source: filterOf('linkedFrom', { linkId: 'knows', source: filterOf('objectId', { ids: ['p-5'] }) }) }),
+    'linkedFrom two hops from a selective source': filterOf('linkedFrom', {
+      linkId: 'knows',
+      source: filterOf('linkedFrom', { linkId: 'knows', source: filterOf('objectId', { ids: ['p-5'] }) }),
+    }),
     'linksTo two hops to a selective target': filterOf('linksTo', {
       linkId: 'knows',
-      target: filterOf('linksTo', { linkId: 'knows', target: filterOf('propertyEquals', { propertyId: 'name', value: 'Person 45c48cce2e2d7fbdea1afc51c7c6ad26 number 9' }) }),
+      target: filterOf('linksTo', {
+        linkId: 'knows',
+        target: filterOf('propertyEquals', { propertyId: 'name', value: 'Person 45c48cce2e2d7fbdea1afc51c7c6ad26 number 9' }),
+      }),
     }),
     firstSighting: filterOf('firstSighting', { start: '2026-01-01T01:00:00Z', end: '2026-01-01T01:30:00Z' }),
     lastSighting: filterOf('lastSighting', { start: '2026-03-01T01:00:00Z', end: '2026-03-01T01:30:00Z' }),
-    'and of a selective and a broad filter': filterOf('and', { filters: [filterOf('tag', { tags: ['common'] }), filterOf('propertyEquals', { propertyId: 'age', value: 7 }), filterOf('objectId', { ids: ['p-7', 'p-97'] })] }),
+    'and of a selective and a broad filter': filterOf('and', {
+      filters: [
+        filterOf('tag', { tags: ['common'] }),
+        filterOf('propertyEquals', { propertyId: 'age', value: 7 }),
+        filterOf('objectId', { ids: ['p-7', 'p-97'] }),
+      ],
+    }),
   };
 
   it.each(Object.keys(selective))('%s: no sequential scan on a large table, and an index is used', async (name) => {
@@ -109,7 +128,10 @@ describe('searchObjects uses indexes for selective filters (EXPLAIN)', () => {
     const all = nodes(plan[0].Plan);
     const seqScans = all.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']);
     const indexed = all.filter((n) => /Index|Bitmap/.test(n['Node Type']));
-    const summary = all.map((n) => `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`);
+    const summary = all.map(
+      (n) =>
+        `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`,
+    );
     expect({ name, seqScans, plan: summary }).toEqual({ name, seqScans: [], plan: summary });
     expect(indexed.length).toBeGreaterThan(0);
     // The filters return the right rows on this data too (a sanity check of the plans' inputs).
@@ -124,12 +146,21 @@ describe('searchObjects uses indexes for selective filters (EXPLAIN)', () => {
     'fixedWidth histogram of a long over a selective range': {
       filter: filterOf('propertyRange', { propertyId: 'lastLogin', gte: '2026-01-01T00:10:00Z', lt: '2026-01-01T00:11:00Z' }),
       groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'age', width: 10 } }],
-      metrics: [{ type: 'count', count: {} }, { type: 'max', max: { propertyId: 'born' } }],
+      metrics: [
+        { type: 'count', count: {} },
+        { type: 'max', max: { propertyId: 'born' } },
+      ],
     },
     'exact on a multi-valued string over a rare tag': {
       filter: filterOf('tag', { tags: ['rare'] }),
-      groupBy: [{ type: 'exact', exact: { propertyId: 'email' } }, { type: 'exact', exact: { attribute: 'environmentId' } }],
-      metrics: [{ type: 'count', count: {} }, { type: 'exactDistinct', exactDistinct: { propertyId: 'name' } }],
+      groupBy: [
+        { type: 'exact', exact: { propertyId: 'email' } },
+        { type: 'exact', exact: { attribute: 'environmentId' } },
+      ],
+      metrics: [
+        { type: 'count', count: {} },
+        { type: 'exactDistinct', exactDistinct: { propertyId: 'name' } },
+      ],
     },
     'count and duration over a string equality': {
       filter: filterOf('propertyEquals', { propertyId: 'name', value: 'Person c4ca4238a0b923820dcc509a6f75849b number 1' }),
@@ -146,9 +177,16 @@ describe('searchObjects uses indexes for selective filters (EXPLAIN)', () => {
     const all = nodes(plan[0].Plan);
     const seqScans = all.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']);
     const indexes = all.filter((n) => n['Index Name']).map((n) => n['Index Name']);
-    const summary = all.map((n) => `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`);
+    const summary = all.map(
+      (n) =>
+        `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`,
+    );
     expect({ name, seqScans, plan: summary }).toEqual({ name, seqScans: [], plan: summary });
-    const filterIndex = { fixedWidth: 'property_value_timestamp_key_idx', exact: 'object_tags_idx', count: 'property_value_string_key_idx' }[name.split(' ')[0]];
+    const filterIndex = {
+      fixedWidth: 'property_value_timestamp_key_idx',
+      exact: 'object_tags_idx',
+      count: 'property_value_string_key_idx',
+    }[name.split(' ')[0]];
     expect(indexes).toContain(filterIndex);
     const rows = (await t.db.query(sql, params)).rows;
     expect(rows.length).toBeGreaterThan(0);

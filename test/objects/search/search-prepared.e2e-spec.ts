@@ -30,10 +30,16 @@ describe('search statements prepared per filter shape', () => {
   });
   afterAll(() => t?.close());
 
-  const search = async (filter: unknown) => (await t.http().post('/objects/search').send({ filter }).expect(200)).body.objects as { id: string }[];
+  const search = async (filter: unknown) =>
+    (await t.http().post('/objects/search').send({ filter }).expect(200)).body.objects as { id: string }[];
   const equals = (env: string, value: string) => ({
     type: 'and',
-    and: { filters: [{ type: 'environment', environment: { environmentIds: [env] } }, { type: 'propertyEquals', propertyEquals: { propertyId: 'name', value } }] },
+    and: {
+      filters: [
+        { type: 'environment', environment: { environmentIds: [env] } },
+        { type: 'propertyEquals', propertyEquals: { propertyId: 'name', value } },
+      ],
+    },
   });
   /** The statement each search ran: its name when prepared, else undefined. */
   const searchStatements = () =>
@@ -72,10 +78,15 @@ describe('search statements prepared per filter shape', () => {
       expect(again).toEqual(first);
       await t.http().post('/objects/search').query({ pageSize: 7, pagingToken: first.pagingToken }).send(ordered).expect(200);
     }
-    const aggregation = { filter: { type: 'all', all: {} }, groupBy: [{ type: 'exact', exact: { propertyId: 'name' } }], metrics: [{ type: 'count', count: {} }] };
+    const aggregation = {
+      filter: { type: 'all', all: {} },
+      groupBy: [{ type: 'exact', exact: { propertyId: 'name' } }],
+      metrics: [{ type: 'count', count: {} }],
+    };
     const groups = (await t.http().post('/objects/aggregate').send(aggregation).expect(200)).body;
     expect(groups.groups).toEqual(['name-0', 'name-1', 'name-2', 'name-3'].map((name) => ({ key: { name }, metrics: { count: 10 } })));
-    for (let run = 0; run < 6; run++) expect((await t.http().post('/objects/aggregate').send(aggregation).expect(200)).body).toEqual(groups);
+    for (let run = 0; run < 6; run++)
+      expect((await t.http().post('/objects/aggregate').send(aggregation).expect(200)).body).toEqual(groups);
     const names = named();
     // 15 ordered pages (8 first, 7 next), unnamed; then 7 aggregations, one prepared shape.
     expect(names).toHaveLength(22);
@@ -83,5 +94,4 @@ describe('search statements prepared per filter shape', () => {
     expect(new Set(names.slice(15)).size).toBe(1);
     expect(names[15]).toMatch(/^search\./);
   });
-
 });

@@ -8,7 +8,12 @@ import { extendOntology, WRITE_ONTOLOGY } from '../../support/ontologies';
  */
 
 const ONTOLOGY = extendOntology({
-  properties: { person: [{ id: 'code', type: 'string' }, { id: 'bio', type: 'string' }] },
+  properties: {
+    person: [
+      { id: 'code', type: 'string' },
+      { id: 'bio', type: 'string' },
+    ],
+  },
   objectTypes: [{ id: 'device', properties: [{ id: 'serial', type: 'string' }] }],
   linkTypes: [
     { id: 'owns', sourceType: 'person', targetType: 'device' },
@@ -191,17 +196,26 @@ const f = {
   exists: (propertyId: string): Filter => ({ type: 'propertyExists', propertyExists: { propertyId } }),
   eq: (propertyId: string, value: unknown): Filter => ({ type: 'propertyEquals', propertyEquals: { propertyId, value } }),
   in: (propertyId: string, values: unknown[]): Filter => ({ type: 'propertyIn', propertyIn: { propertyId, values } }),
-  range: (propertyId: string, bounds: Record<string, unknown>): Filter => ({ type: 'propertyRange', propertyRange: { propertyId, ...bounds } }),
+  range: (propertyId: string, bounds: Record<string, unknown>): Filter => ({
+    type: 'propertyRange',
+    propertyRange: { propertyId, ...bounds },
+  }),
   prefix: (propertyId: string, prefix: string, caseInsensitive?: boolean): Filter => ({
     type: 'propertyPrefix',
     propertyPrefix: caseInsensitive === undefined ? { propertyId, prefix } : { propertyId, prefix, caseInsensitive },
   }),
-  text: (query: string, opts: { propertyId?: string; match?: string } = {}): Filter => ({ type: 'propertyText', propertyText: { query, ...opts } }),
+  text: (query: string, opts: { propertyId?: string; match?: string } = {}): Filter => ({
+    type: 'propertyText',
+    propertyText: { query, ...opts },
+  }),
   origin: (origin: string, propertyId?: string): Filter => ({
     type: 'propertyOrigin',
     propertyOrigin: propertyId === undefined ? { origin } : { origin, propertyId },
   }),
-  hasLink: (linkId: string, targetIds?: string[]): Filter => ({ type: 'hasLink', hasLink: targetIds === undefined ? { linkId } : { linkId, targetIds } }),
+  hasLink: (linkId: string, targetIds?: string[]): Filter => ({
+    type: 'hasLink',
+    hasLink: targetIds === undefined ? { linkId } : { linkId, targetIds },
+  }),
   linkedFrom: (linkId: string, source: unknown): Filter => ({ type: 'linkedFrom', linkedFrom: { linkId, source } }),
   linksTo: (linkId: string, target: unknown): Filter => ({ type: 'linksTo', linksTo: { linkId, target } }),
   firstSighting: (w: { start?: string; end?: string }): Filter => ({ type: 'firstSighting', firstSighting: w }),
@@ -232,7 +246,8 @@ describe('POST /objects/search', () => {
   });
   afterAll(() => t?.close());
 
-  const post = (body: Record<string, unknown>, query: Record<string, unknown> = {}) => t.http().post('/objects/search').query(query).send(body);
+  const post = (body: Record<string, unknown>, query: Record<string, unknown> = {}) =>
+    t.http().post('/objects/search').query(query).send(body);
 
   /** Asserts the exact ordered result of a single-page search. */
   async function expectMatches(filter: unknown, expected: string[]) {
@@ -358,7 +373,13 @@ describe('POST /objects/search', () => {
       await expectMatches(f.in('active', [false]), ['prod/p-2']);
       await expectMatches(f.in('born', ['1980-05-01', '1999-12-31']), ['prod/p-2', 'prod/p-3']);
       await expectMatches(f.in('seenAt', ['2026-03-01T07:30:00-04:00', '2026-03-01T10:00:00.000Z']), ['prod/p-1', 'prod/p-3']);
-      await expectMatches(f.in('home', [{ lat: 48.85, lon: 2.35 }, { lat: 0, lon: 0 }]), ['prod/p-2']);
+      await expectMatches(
+        f.in('home', [
+          { lat: 48.85, lon: 2.35 },
+          { lat: 0, lon: 0 },
+        ]),
+        ['prod/p-2'],
+      );
       await expectMatches(f.in('email', ['bob@example.com', 'carol@example.com']), ['prod/p-2', 'prod/p-3']);
       await expectMatches(f.in('email', []), []);
     });
@@ -386,7 +407,15 @@ describe('POST /objects/search', () => {
       // codes: p-1 Alpha, p-2 alpha, p-3 50%off, p-4 50xoff, p-5 5_a, p-6 5ba, p-7 Beta, p-8 beta, p-9 Zulu
       await expectMatches(f.range('code', { gte: 'B', lt: 'a' }), ['prod/p-7', 'prod/p-9']);
       await expectMatches(f.range('code', { gt: 'Zulu' }), ['prod/p-2', 'prod/p-8']);
-      await expectMatches(f.range('code', { lt: 'a' }), ['prod/p-1', 'prod/p-3', 'prod/p-4', 'prod/p-5', 'prod/p-6', 'prod/p-7', 'prod/p-9']);
+      await expectMatches(f.range('code', { lt: 'a' }), [
+        'prod/p-1',
+        'prod/p-3',
+        'prod/p-4',
+        'prod/p-5',
+        'prod/p-6',
+        'prod/p-7',
+        'prod/p-9',
+      ]);
       await expectMatches(f.range('code', { lte: '50xoff' }), ['prod/p-3', 'prod/p-4']);
       await expectMatches(f.range('code', { gt: '5', lt: '5c' }), ['prod/p-3', 'prod/p-4', 'prod/p-5', 'prod/p-6']);
       await expectMatches(f.range('code', { gte: 'alpha', lte: 'alpha' }), ['prod/p-2']);
@@ -507,12 +536,31 @@ describe('POST /objects/search', () => {
 
   describe('sighting variants', () => {
     // first/last: p-1 01-01/01-31, p-2 02-01/02-15, p-3 01-15/03-01, p-4 03-01/03-10 (2026); others 2025-06-01/2025-06-02
-    const OLD = ['prod/Z-1', 'prod/c-1', 'prod/c-2', 'prod/d-1', 'prod/p-5', 'prod/p-6', 'prod/p-7', 'prod/p-8', 'prod/p-9', 'staging/c-1', 'staging/p-1', 'staging/p-2'];
+    const OLD = [
+      'prod/Z-1',
+      'prod/c-1',
+      'prod/c-2',
+      'prod/d-1',
+      'prod/p-5',
+      'prod/p-6',
+      'prod/p-7',
+      'prod/p-8',
+      'prod/p-9',
+      'staging/c-1',
+      'staging/p-1',
+      'staging/p-2',
+    ];
 
     it('firstSighting is [start, end): start included, end excluded', async () => {
       await expectMatches(f.firstSighting({ start: '2026-01-01T00:00:00Z', end: '2026-02-01T00:00:00Z' }), ['prod/p-1', 'prod/p-3']);
-      await expectMatches(f.firstSighting({ start: '2026-01-01T01:00:00+01:00', end: '2026-01-31T19:00:00-05:00' }), ['prod/p-1', 'prod/p-3']);
-      await expectMatches(f.firstSighting({ start: '2026-01-01T00:00:00.001Z', end: '2026-02-01T00:00:00.001Z' }), ['prod/p-2', 'prod/p-3']);
+      await expectMatches(f.firstSighting({ start: '2026-01-01T01:00:00+01:00', end: '2026-01-31T19:00:00-05:00' }), [
+        'prod/p-1',
+        'prod/p-3',
+      ]);
+      await expectMatches(f.firstSighting({ start: '2026-01-01T00:00:00.001Z', end: '2026-02-01T00:00:00.001Z' }), [
+        'prod/p-2',
+        'prod/p-3',
+      ]);
       await expectMatches(f.firstSighting({ start: '2026-02-01T00:00:00Z' }), ['prod/p-2', 'prod/p-4']);
       await expectMatches(f.firstSighting({ end: '2026-01-01T00:00:00Z' }), OLD);
     });
@@ -550,7 +598,13 @@ describe('POST /objects/search', () => {
     });
 
     it('false or absent: no links key at all', async () => {
-      const expected = { objects: [{ id: 'p-1', environmentId: 'prod' }, { id: 'p-4', environmentId: 'prod' }, { id: 'p-1', environmentId: 'staging' }] };
+      const expected = {
+        objects: [
+          { id: 'p-1', environmentId: 'prod' },
+          { id: 'p-4', environmentId: 'prod' },
+          { id: 'p-1', environmentId: 'staging' },
+        ],
+      };
       for (const body of [{ filter: f.objectId('p-1', 'p-4') }, { filter: f.objectId('p-1', 'p-4'), loadLinks: false }]) {
         const res = await post(body).expect(200);
         expect(res.body).toEqual(expected);
@@ -610,7 +664,10 @@ describe('POST /objects/search', () => {
 
     it('paths name the offending value inside nesting', async () => {
       await invalid(f.and(f.all(), f.not(f.eq('age', 'x'))), 'filter.and.filters[1].not.filter.propertyEquals.value');
-      await invalid(f.linkedFrom('knows', f.linksTo('worksFor', f.eq('name', 1))), 'filter.linkedFrom.source.linksTo.target.propertyEquals.value');
+      await invalid(
+        f.linkedFrom('knows', f.linksTo('worksFor', f.eq('name', 1))),
+        'filter.linkedFrom.source.linksTo.target.propertyEquals.value',
+      );
     });
 
     it('depth: 32 levels are accepted, 33 are InvalidFilter', async () => {
@@ -696,7 +753,8 @@ describe('POST /objects/search paging', () => {
     expect(keys((await inOrder(f.text('zola école', { propertyId: 'serial', match: 'PHRASE' }))).body)).toEqual(['order/é']);
   });
 
-  const post = (body: Record<string, unknown>, query: Record<string, unknown> = {}) => t.http().post('/objects/search').query(query).send(body);
+  const post = (body: Record<string, unknown>, query: Record<string, unknown> = {}) =>
+    t.http().post('/objects/search').query(query).send(body);
 
   it('sanity: 25 matches out of 30', () => {
     expect(hits).toHaveLength(25);
@@ -792,29 +850,88 @@ describe('POST /objects/search: every filter variant on real data', () => {
   const v = (type: string, payload: unknown = {}): F => ({ type, [type]: payload });
 
   function obj(environmentId: string, id: string, type: string, props: [string, unknown, string?][], extra: F = {}) {
-    return { environmentId, id, type, properties: props.map(([pid, value, origin]) => ({ id: pid, value, origin: origin ?? 'crm' })), ...extra };
+    return {
+      environmentId,
+      id,
+      type,
+      properties: props.map(([pid, value, origin]) => ({ id: pid, value, origin: origin ?? 'crm' })),
+      ...extra,
+    };
   }
   const seen = (first: string, last: string) => ({ metadata: { firstSighting: first, lastSighting: last } });
 
   const DATA = [
     obj(
-      'prod', 'p-1', 'person',
-      [['name', 'Ada Lovelace'], ['email', 'ada@example.com'], ['email', 'ada@work.example', 'hr'], ['age', 36], ['score', 4.5], ['active', true],
-        ['born', '1815-12-10'], ['seenAt', '2026-01-01T10:00:00Z'], ['home', { lat: 51.5, lon: -0.12 }]],
+      'prod',
+      'p-1',
+      'person',
+      [
+        ['name', 'Ada Lovelace'],
+        ['email', 'ada@example.com'],
+        ['email', 'ada@work.example', 'hr'],
+        ['age', 36],
+        ['score', 4.5],
+        ['active', true],
+        ['born', '1815-12-10'],
+        ['seenAt', '2026-01-01T10:00:00Z'],
+        ['home', { lat: 51.5, lon: -0.12 }],
+      ],
       { tags: ['vip', 'math'], links: { worksFor: ['c-1'], knows: ['p-2'] }, ...seen('2026-01-01T00:00:00Z', '2026-02-01T00:00:00Z') },
     ),
     obj(
-      'prod', 'p-2', 'person',
-      [['name', 'Alan Turing'], ['email', 'alan@example.com'], ['age', 41], ['score', 3.0], ['active', false], ['born', '1912-06-23'], ['seenAt', '2026-01-02T10:00:00+02:00']],
+      'prod',
+      'p-2',
+      'person',
+      [
+        ['name', 'Alan Turing'],
+        ['email', 'alan@example.com'],
+        ['age', 41],
+        ['score', 3.0],
+        ['active', false],
+        ['born', '1912-06-23'],
+        ['seenAt', '2026-01-02T10:00:00+02:00'],
+      ],
       { tags: ['vip'], links: { worksFor: ['c-2'], knows: ['p-3'] }, ...seen('2026-02-01T00:00:00Z', '2026-03-01T00:00:00Z') },
     ),
-    obj('prod', 'p-3', 'person', [['name', 'grace hopper'], ['age', 85], ['score', 5], ['active', true], ['born', '1906-12-09']], {
-      tags: ['navy'], links: { worksFor: ['c-2'] }, ...seen('2026-03-01T00:00:00Z', '2026-04-01T00:00:00Z'),
-    }),
-    obj('prod', 'p-4', 'person', [['name', 'Ada_%Fake'], ['age', 20]], seen('2026-01-15T00:00:00Z', '2026-01-20T00:00:00Z')),
+    obj(
+      'prod',
+      'p-3',
+      'person',
+      [
+        ['name', 'grace hopper'],
+        ['age', 85],
+        ['score', 5],
+        ['active', true],
+        ['born', '1906-12-09'],
+      ],
+      {
+        tags: ['navy'],
+        links: { worksFor: ['c-2'] },
+        ...seen('2026-03-01T00:00:00Z', '2026-04-01T00:00:00Z'),
+      },
+    ),
+    obj(
+      'prod',
+      'p-4',
+      'person',
+      [
+        ['name', 'Ada_%Fake'],
+        ['age', 20],
+      ],
+      seen('2026-01-15T00:00:00Z', '2026-01-20T00:00:00Z'),
+    ),
     obj('prod', 'c-1', 'company', [['name', 'Analytical Engines Ltd']], seen('2026-06-01T00:00:00Z', '2026-06-02T00:00:00Z')),
     obj('prod', 'c-2', 'company', [['name', 'Bletchley Park']], seen('2026-06-01T00:00:00Z', '2026-06-02T00:00:00Z')),
-    obj('staging', 'p-1', 'person', [['name', 'Ada Staging'], ['age', 36]], { tags: ['vip'], ...seen('2026-05-01T00:00:00Z', '2026-05-02T00:00:00Z') }),
+    obj(
+      'staging',
+      'p-1',
+      'person',
+      [
+        ['name', 'Ada Staging'],
+        ['age', 36],
+      ],
+      { tags: ['vip'], ...seen('2026-05-01T00:00:00Z', '2026-05-02T00:00:00Z') },
+    ),
   ];
   const ALL = ['prod/c-1', 'prod/c-2', 'prod/p-1', 'prod/p-2', 'prod/p-3', 'prod/p-4', 'staging/p-1'];
 
@@ -854,24 +971,60 @@ describe('POST /objects/search: every filter variant on real data', () => {
     ['propertyEquals double', v('propertyEquals', { propertyId: 'score', value: 3 }), ['prod/p-2']],
     ['propertyEquals boolean', v('propertyEquals', { propertyId: 'active', value: false }), ['prod/p-2']],
     ['propertyEquals date', v('propertyEquals', { propertyId: 'born', value: '1906-12-09' }), ['prod/p-3']],
-    ['propertyEquals timestamp, other offset, same instant', v('propertyEquals', { propertyId: 'seenAt', value: '2026-01-01T11:00:00+01:00' }), ['prod/p-1']],
-    ['propertyEquals timestamp stored with an offset', v('propertyEquals', { propertyId: 'seenAt', value: '2026-01-02T08:00:00Z' }), ['prod/p-2']],
+    [
+      'propertyEquals timestamp, other offset, same instant',
+      v('propertyEquals', { propertyId: 'seenAt', value: '2026-01-01T11:00:00+01:00' }),
+      ['prod/p-1'],
+    ],
+    [
+      'propertyEquals timestamp stored with an offset',
+      v('propertyEquals', { propertyId: 'seenAt', value: '2026-01-02T08:00:00Z' }),
+      ['prod/p-2'],
+    ],
     ['propertyEquals geopoint', v('propertyEquals', { propertyId: 'home', value: { lat: 51.5, lon: -0.12 } }), ['prod/p-1']],
-    ['propertyEquals on a multi-valued property: any value', v('propertyEquals', { propertyId: 'email', value: 'ada@work.example' }), ['prod/p-1']],
-    ['not(equals) on a multi-valued property: no value equals', v('not', { filter: v('propertyEquals', { propertyId: 'email', value: 'ada@example.com' }) }), ALL.filter((x) => x !== 'prod/p-1')],
+    [
+      'propertyEquals on a multi-valued property: any value',
+      v('propertyEquals', { propertyId: 'email', value: 'ada@work.example' }),
+      ['prod/p-1'],
+    ],
+    [
+      'not(equals) on a multi-valued property: no value equals',
+      v('not', { filter: v('propertyEquals', { propertyId: 'email', value: 'ada@example.com' }) }),
+      ALL.filter((x) => x !== 'prod/p-1'),
+    ],
     ['propertyIn', v('propertyIn', { propertyId: 'age', values: [41, 85, 99] }), ['prod/p-2', 'prod/p-3']],
     ['propertyRange long [36, 85)', v('propertyRange', { propertyId: 'age', gte: 36, lt: 85 }), ['prod/p-1', 'prod/p-2', 'staging/p-1']],
     ['propertyRange double (4.5, ∞)', v('propertyRange', { propertyId: 'score', gt: 4.5 }), ['prod/p-3']],
     ['propertyRange date', v('propertyRange', { propertyId: 'born', gt: '1900-01-01', lte: '1912-06-23' }), ['prod/p-2', 'prod/p-3']],
-    ['propertyRange timestamp as instants', v('propertyRange', { propertyId: 'seenAt', gte: '2026-01-01T12:00:00+02:00', lt: '2026-01-02T08:00:00Z' }), ['prod/p-1']],
-    ['propertyRange string by code point', v('propertyRange', { propertyId: 'name', gte: 'A', lt: 'B' }), ['prod/c-1', 'prod/p-1', 'prod/p-2', 'prod/p-4', 'staging/p-1']],
+    [
+      'propertyRange timestamp as instants',
+      v('propertyRange', { propertyId: 'seenAt', gte: '2026-01-01T12:00:00+02:00', lt: '2026-01-02T08:00:00Z' }),
+      ['prod/p-1'],
+    ],
+    [
+      'propertyRange string by code point',
+      v('propertyRange', { propertyId: 'name', gte: 'A', lt: 'B' }),
+      ['prod/c-1', 'prod/p-1', 'prod/p-2', 'prod/p-4', 'staging/p-1'],
+    ],
     ['propertyPrefix', v('propertyPrefix', { propertyId: 'name', prefix: 'Ada' }), ['prod/p-1', 'prod/p-4', 'staging/p-1']],
     ['propertyPrefix is case-sensitive by default', v('propertyPrefix', { propertyId: 'name', prefix: 'ada' }), []],
-    ['propertyPrefix caseInsensitive', v('propertyPrefix', { propertyId: 'name', prefix: 'ADA', caseInsensitive: true }), ['prod/p-1', 'prod/p-4', 'staging/p-1']],
+    [
+      'propertyPrefix caseInsensitive',
+      v('propertyPrefix', { propertyId: 'name', prefix: 'ADA', caseInsensitive: true }),
+      ['prod/p-1', 'prod/p-4', 'staging/p-1'],
+    ],
     ['propertyPrefix treats % and _ literally', v('propertyPrefix', { propertyId: 'name', prefix: 'Ada_%' }), ['prod/p-4']],
     ['propertyPrefix: _ is not a wildcard', v('propertyPrefix', { propertyId: 'name', prefix: 'A_a' }), []],
-    ['propertyText ALL_TERMS (default), any order, any case', v('propertyText', { propertyId: 'name', query: 'LOVELACE ada' }), ['prod/p-1']],
-    ['propertyText ANY_TERM', v('propertyText', { propertyId: 'name', query: 'turing hopper', match: 'ANY_TERM' }), ['prod/p-2', 'prod/p-3']],
+    [
+      'propertyText ALL_TERMS (default), any order, any case',
+      v('propertyText', { propertyId: 'name', query: 'LOVELACE ada' }),
+      ['prod/p-1'],
+    ],
+    [
+      'propertyText ANY_TERM',
+      v('propertyText', { propertyId: 'name', query: 'turing hopper', match: 'ANY_TERM' }),
+      ['prod/p-2', 'prod/p-3'],
+    ],
     ['propertyText PHRASE', v('propertyText', { propertyId: 'name', query: 'ada lovelace', match: 'PHRASE' }), ['prod/p-1']],
     ['propertyText PHRASE in the wrong order', v('propertyText', { propertyId: 'name', query: 'lovelace ada', match: 'PHRASE' }), []],
     ['propertyText without propertyId: any string value', v('propertyText', { query: 'PARK' }), ['prod/c-2']],
@@ -887,12 +1040,24 @@ describe('POST /objects/search: every filter variant on real data', () => {
       v('linkedFrom', { linkId: 'knows', source: v('linksTo', { linkId: 'worksFor', target: name('Analytical Engines Ltd') }) }),
       ['prod/p-2'],
     ],
-    ['firstSighting [start, end): start included, end excluded', v('firstSighting', { start: '2026-01-01T00:00:00Z', end: '2026-02-01T00:00:00Z' }), ['prod/p-1', 'prod/p-4']],
-    ['lastSighting with only start', v('lastSighting', { start: '2026-04-01T00:00:00Z' }), ['prod/c-1', 'prod/c-2', 'prod/p-3', 'staging/p-1']],
+    [
+      'firstSighting [start, end): start included, end excluded',
+      v('firstSighting', { start: '2026-01-01T00:00:00Z', end: '2026-02-01T00:00:00Z' }),
+      ['prod/p-1', 'prod/p-4'],
+    ],
+    [
+      'lastSighting with only start',
+      v('lastSighting', { start: '2026-04-01T00:00:00Z' }),
+      ['prod/c-1', 'prod/c-2', 'prod/p-3', 'staging/p-1'],
+    ],
     ['lastSighting with only end', v('lastSighting', { end: '2026-02-01T00:00:00Z' }), ['prod/p-4']],
     ['sightedDuring', v('sightedDuring', { start: '2026-01-16T00:00:00Z', end: '2026-01-17T00:00:00Z' }), ['prod/p-1', 'prod/p-4']],
     ['and', v('and', { filters: [v('tag', { tags: ['vip'] }), v('environment', { environmentIds: ['prod'] })] }), ['prod/p-1', 'prod/p-2']],
-    ['or', v('or', { filters: [v('objectType', { types: ['company'] }), v('tag', { tags: ['navy'] })] }), ['prod/c-1', 'prod/c-2', 'prod/p-3']],
+    [
+      'or',
+      v('or', { filters: [v('objectType', { types: ['company'] }), v('tag', { tags: ['navy'] })] }),
+      ['prod/c-1', 'prod/c-2', 'prod/p-3'],
+    ],
     ['not', v('not', { filter: v('objectType', { types: ['person'] }) }), ['prod/c-1', 'prod/c-2']],
   ])('%s', async (_name, filter, expected) => {
     expect(await ids(filter)).toEqual(expected);
@@ -909,7 +1074,11 @@ describe('POST /objects/search: every filter variant on real data', () => {
       ],
     });
     const without = await t.http().post('/objects/search').send({ filter, loadLinks: false }).expect(200);
-    expect(without.body.objects).toEqual([{ id: 'c-1', environmentId: 'prod' }, { id: 'p-1', environmentId: 'prod' }, { id: 'p-1', environmentId: 'staging' }]);
+    expect(without.body.objects).toEqual([
+      { id: 'c-1', environmentId: 'prod' },
+      { id: 'p-1', environmentId: 'prod' },
+      { id: 'p-1', environmentId: 'staging' },
+    ]);
   });
 
   it('pages by (environmentId, id) with tokens: full pages, no repeats, no skips, no token on the last page', async () => {
@@ -920,7 +1089,12 @@ describe('POST /objects/search: every filter variant on real data', () => {
     const sizes: number[] = [];
     let token: string | undefined;
     do {
-      const res = await t.http().post('/objects/search').query({ pageSize: 10, ...(token ? { pagingToken: token } : {}) }).send({ filter }).expect(200);
+      const res = await t
+        .http()
+        .post('/objects/search')
+        .query({ pageSize: 10, ...(token ? { pagingToken: token } : {}) })
+        .send({ filter })
+        .expect(200);
       sizes.push(res.body.objects.length);
       got.push(...res.body.objects.map((o: { id: string }) => o.id));
       token = res.body.pagingToken;
@@ -939,11 +1113,21 @@ describe('POST /objects/search: every filter variant on real data', () => {
     const first = await t.http().post('/objects/search?pageSize=5').send({ filter }).expect(200);
     const token = first.body.pagingToken as string;
     await t.http().post('/objects/search').query({ pageSize: 7, pagingToken: token }).send({ filter }).expect(200);
-    const other = await t.http().post('/objects/search').query({ pagingToken: token }).send({ filter: v('all') }).expect(400);
+    const other = await t
+      .http()
+      .post('/objects/search')
+      .query({ pagingToken: token })
+      .send({ filter: v('all') })
+      .expect(400);
     expect(other.body.errorName).toBe('InvalidPagingToken');
     const links = await t.http().post('/objects/search').query({ pagingToken: token }).send({ filter, loadLinks: true }).expect(400);
     expect(links.body.errorName).toBe('InvalidPagingToken');
-    const tampered = await t.http().post('/objects/search').query({ pagingToken: `x${token}` }).send({ filter }).expect(400);
+    const tampered = await t
+      .http()
+      .post('/objects/search')
+      .query({ pagingToken: `x${token}` })
+      .send({ filter })
+      .expect(400);
     expect(tampered.body.errorName).toBe('InvalidPagingToken');
   });
 
@@ -959,7 +1143,11 @@ describe('POST /objects/search: every filter variant on real data', () => {
     ['an unknown object type', v('objectType', { types: ['person', 'robot'] }), 'filter.objectType.types[1]'],
     ['an unknown link type', v('hasLink', { linkId: 'likes' }), 'filter.hasLink.linkId'],
     ['a string for a long', v('propertyEquals', { propertyId: 'age', value: '36' }), 'filter.propertyEquals.value'],
-    ['a datetime without an offset', v('propertyEquals', { propertyId: 'seenAt', value: '2026-01-01T10:00:00' }), 'filter.propertyEquals.value'],
+    [
+      'a datetime without an offset',
+      v('propertyEquals', { propertyId: 'seenAt', value: '2026-01-01T10:00:00' }),
+      'filter.propertyEquals.value',
+    ],
     ['a sighting without an offset', v('firstSighting', { start: '2026-01-01T00:00:00' }), 'filter.firstSighting.start'],
     ['an unknown field in a payload', v('tag', { tags: ['x'], mode: 'ANY' }), 'filter.tag.mode'],
     [
@@ -971,18 +1159,58 @@ describe('POST /objects/search: every filter variant on real data', () => {
     ['more than 1000 nodes', v('or', { filters: Array.from({ length: 1000 }, () => v('all')) }), 'filter.or.filters[999]'],
     ['a list over 10,000 entries', v('objectId', { ids: Array.from({ length: 10_001 }, (_, i) => `i${i}`) }), 'filter.objectId.ids'],
   ])('400 InvalidFilter for %s', async (_name, filter, path) => {
-    const res = await t.http().post('/objects/search').send(filter === undefined ? {} : { filter }).expect(400);
-    expect(res.body).toMatchObject({ errorCode: 'INVALID_ARGUMENT', errorName: 'InvalidFilter', parameters: { path, reason: expect.any(String) } });
+    const res = await t
+      .http()
+      .post('/objects/search')
+      .send(filter === undefined ? {} : { filter })
+      .expect(400);
+    expect(res.body).toMatchObject({
+      errorCode: 'INVALID_ARGUMENT',
+      errorName: 'InvalidFilter',
+      parameters: { path, reason: expect.any(String) },
+    });
   });
 
   it('accepts depth 32 and 1000 nodes', async () => {
-    await t.http().post('/objects/search').send({ filter: deep(32) }).expect(200);
-    await t.http().post('/objects/search').send({ filter: v('or', { filters: Array.from({ length: 999 }, () => v('all')) }) }).expect(200);
+    await t
+      .http()
+      .post('/objects/search')
+      .send({ filter: deep(32) })
+      .expect(200);
+    await t
+      .http()
+      .post('/objects/search')
+      .send({ filter: v('or', { filters: Array.from({ length: 999 }, () => v('all')) }) })
+      .expect(200);
   });
 
   it('400 InvalidArgument for an unknown body field and bad page sizes', async () => {
-    expect((await t.http().post('/objects/search').send({ filter: v('all'), extra: 1 }).expect(400)).body.errorName).toBe('InvalidArgument');
-    expect((await t.http().post('/objects/search').send({ filter: v('all'), loadLinks: 'yes' }).expect(400)).body.errorName).toBe('InvalidArgument');
-    expect((await t.http().post('/objects/search?pageSize=0').send({ filter: v('all') }).expect(400)).body).toMatchObject({ errorName: 'InvalidArgument', parameters: { field: 'pageSize' } });
+    expect(
+      (
+        await t
+          .http()
+          .post('/objects/search')
+          .send({ filter: v('all'), extra: 1 })
+          .expect(400)
+      ).body.errorName,
+    ).toBe('InvalidArgument');
+    expect(
+      (
+        await t
+          .http()
+          .post('/objects/search')
+          .send({ filter: v('all'), loadLinks: 'yes' })
+          .expect(400)
+      ).body.errorName,
+    ).toBe('InvalidArgument');
+    expect(
+      (
+        await t
+          .http()
+          .post('/objects/search?pageSize=0')
+          .send({ filter: v('all') })
+          .expect(400)
+      ).body,
+    ).toMatchObject({ errorName: 'InvalidArgument', parameters: { field: 'pageSize' } });
   });
 });

@@ -52,27 +52,94 @@ describe('authentication and per-environment visibility (both apps, AUTH_MODE=jw
     sets.vip = await make(beta, 'vip everywhere', { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['vip'] } } } });
     sets.stable = await make(beta, 'bob list', {
       type: 'stable',
-      stable: { objects: [{ environmentId: 'beta', id: `${SECRET}-1` }, { environmentId: 'alpha', id: 'a-1' }] },
+      stable: {
+        objects: [
+          { environmentId: 'beta', id: `${SECRET}-1` },
+          { environmentId: 'alpha', id: 'a-1' },
+        ],
+      },
     });
-    sets.employers = await make(beta, 'employers', { type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'worksFor', objectSetId: sets.vip } });
-    sets.union = await make(alpha, 'union', { type: 'operation', operation: { operator: 'UNION', objectSetIds: [sets.stable, sets.employers] } });
+    sets.employers = await make(beta, 'employers', {
+      type: 'linkOperation',
+      linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'worksFor', objectSetId: sets.vip },
+    });
+    sets.union = await make(alpha, 'union', {
+      type: 'operation',
+      operation: { operator: 'UNION', objectSetIds: [sets.stable, sets.employers] },
+    });
   });
   afterAll(() => t?.close());
 
   const W = { startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' };
   const endpoints: [string, (h: Record<string, string>) => Promise<Res>][] = [
     ['GET /objects/{id}', (h) => t.objectsHttp().get('/objects/a-1').set(h)],
-    ['POST /objects/bulk', (h) => t.objectsHttp().post('/objects/bulk').set(h).send({ objectIds: ['a-1'] })],
-    ['POST /objects/search', (h) => t.objectsHttp().post('/objects/search').set(h).send({ filter: { type: 'all', all: {} } })],
+    [
+      'POST /objects/bulk',
+      (h) =>
+        t
+          .objectsHttp()
+          .post('/objects/bulk')
+          .set(h)
+          .send({ objectIds: ['a-1'] }),
+    ],
+    [
+      'POST /objects/search',
+      (h) =>
+        t
+          .objectsHttp()
+          .post('/objects/search')
+          .set(h)
+          .send({ filter: { type: 'all', all: {} } }),
+    ],
     ['GET /objects/{env}/{id}/history', (h) => t.objectsHttp().get('/objects/alpha/a-1/history').query(W).set(h)],
     ['GET /objects/versioned/{env}/{id}', (h) => t.objectsHttp().get('/objects/versioned/alpha/a-1?version=1').set(h)],
     ['PUT /objects/{env}/{id}', (h) => t.objectsHttp().put('/objects/alpha/new-1').set(h).send({ type: 'company', properties: [] })],
     ['DELETE /objects/{env}/{id}', (h) => t.objectsHttp().delete('/objects/alpha/nothing-here').set(h)],
-    ['POST /objects/ingest', (h) => t.objectsHttp().post('/objects/ingest').set(h).send({ objects: [company('alpha', 'c-9')] })],
-    ['POST /objects/internal/members', (h) => t.objectsHttp().post('/objects/internal/members').set(h).send({ filter: { type: 'all', all: {} }, limit: 10 })],
-    ['POST /objects/internal/validate-filter', (h) => t.objectsHttp().post('/objects/internal/validate-filter').set(h).send({ filter: { type: 'all', all: {} } })],
-    ['POST /objects/internal/validate-set-filter', (h) => t.objectsHttp().post('/objects/internal/validate-set-filter').set(h).send({ filter: { type: 'all', all: {} } })],
-    ['POST /object-sets', (h) => t.setsHttp().post('/object-sets').set(h).send({ title: 'x', definition: { type: 'empty', empty: {} } })],
+    [
+      'POST /objects/ingest',
+      (h) =>
+        t
+          .objectsHttp()
+          .post('/objects/ingest')
+          .set(h)
+          .send({ objects: [company('alpha', 'c-9')] }),
+    ],
+    [
+      'POST /objects/internal/members',
+      (h) =>
+        t
+          .objectsHttp()
+          .post('/objects/internal/members')
+          .set(h)
+          .send({ filter: { type: 'all', all: {} }, limit: 10 }),
+    ],
+    [
+      'POST /objects/internal/validate-filter',
+      (h) =>
+        t
+          .objectsHttp()
+          .post('/objects/internal/validate-filter')
+          .set(h)
+          .send({ filter: { type: 'all', all: {} } }),
+    ],
+    [
+      'POST /objects/internal/validate-set-filter',
+      (h) =>
+        t
+          .objectsHttp()
+          .post('/objects/internal/validate-set-filter')
+          .set(h)
+          .send({ filter: { type: 'all', all: {} } }),
+    ],
+    [
+      'POST /object-sets',
+      (h) =>
+        t
+          .setsHttp()
+          .post('/object-sets')
+          .set(h)
+          .send({ title: 'x', definition: { type: 'empty', empty: {} } }),
+    ],
     ['PUT /object-sets/{id}', (h) => t.setsHttp().put(`/object-sets/${sets.union}`).set(h).send({ title: 'renamed' })],
     ['DELETE /object-sets/{id}', (h) => t.setsHttp().delete(`/object-sets/${sets.union}x`).set(h)],
     ['GET /object-sets/{id}/metadata', (h) => t.setsHttp().get(`/object-sets/${sets.vip}/metadata`).set(h)],
@@ -106,11 +173,27 @@ describe('authentication and per-environment visibility (both apps, AUTH_MODE=jw
   describe('a token for another environment', () => {
     it('reads: 404 on single-object reads, omitted from lists', async () => {
       expect((await t.objectsHttp().get('/objects/a-1').set(bearer(beta)).expect(404)).body).toMatchObject({ errorName: 'ObjectNotFound' });
-      expect((await t.objectsHttp().get('/objects/a-1?environmentId=alpha').set(bearer(beta)).expect(404)).body).toMatchObject({ errorName: 'ObjectNotFound' });
+      expect((await t.objectsHttp().get('/objects/a-1?environmentId=alpha').set(bearer(beta)).expect(404)).body).toMatchObject({
+        errorName: 'ObjectNotFound',
+      });
       await t.objectsHttp().get('/objects/alpha/a-1/history').query(W).set(bearer(beta)).expect(404);
       await t.objectsHttp().get('/objects/versioned/alpha/a-1?version=1').set(bearer(beta)).expect(404);
-      expect((await t.objectsHttp().post('/objects/bulk').set(bearer(beta)).send({ objectIds: ['a-1', 'c-1'] }).expect(200)).body).toEqual({ objects: [] });
-      const search = await t.objectsHttp().post('/objects/search').set(bearer(beta)).send({ filter: { type: 'objectId', objectId: { ids: ['a-1', 'c-1'] } } }).expect(200);
+      expect(
+        (
+          await t
+            .objectsHttp()
+            .post('/objects/bulk')
+            .set(bearer(beta))
+            .send({ objectIds: ['a-1', 'c-1'] })
+            .expect(200)
+        ).body,
+      ).toEqual({ objects: [] });
+      const search = await t
+        .objectsHttp()
+        .post('/objects/search')
+        .set(bearer(beta))
+        .send({ filter: { type: 'objectId', objectId: { ids: ['a-1', 'c-1'] } } })
+        .expect(200);
       expect(search.body).toEqual({ objects: [] });
     });
 
@@ -124,7 +207,12 @@ describe('authentication and per-environment visibility (both apps, AUTH_MODE=jw
       const put = await t.objectsHttp().put('/objects/alpha/x-1').set(bearer(beta)).send({ type: 'company', properties: [] }).expect(403);
       expect(put.body).toMatchObject({ errorCode: 'PERMISSION_DENIED', errorName: 'PermissionDenied' });
       await t.objectsHttp().delete('/objects/alpha/a-1').set(bearer(beta)).expect(403);
-      await t.objectsHttp().post('/objects/ingest').set(bearer(beta)).send({ objects: [company('beta', 'ok-1'), company('alpha', 'x-2')] }).expect(403);
+      await t
+        .objectsHttp()
+        .post('/objects/ingest')
+        .set(bearer(beta))
+        .send({ objects: [company('beta', 'ok-1'), company('alpha', 'x-2')] })
+        .expect(403);
       const stored = await t.db.query(`SELECT id FROM objects.object WHERE id IN ('x-1', 'x-2', 'ok-1')`);
       expect(stored.rows).toEqual([]);
       await t.objectsHttp().get('/objects/a-1').set(bearer(alpha)).expect(200);
@@ -133,10 +221,13 @@ describe('authentication and per-environment visibility (both apps, AUTH_MODE=jw
     it('set members are filtered to the caller, also through links and referenced sets', async () => {
       const m = async (tok: string, id: string, consistency = 'STRONG') =>
         (await t.setsHttp().get(`/object-sets/${id}/members?consistency=${consistency}`).set(bearer(tok)).expect(200)).body;
-      expect(await m(alpha, sets.vip)).toEqual({ members: { alpha: ['a-1', 'shared'] }, links: [
-        { linkId: 'knows', sourceObjectId: 'a-1', targetObjectId: 'shared', environmentId: 'alpha' },
-        { linkId: 'knows', sourceObjectId: 'shared', targetObjectId: 'a-1', environmentId: 'alpha' },
-      ] });
+      expect(await m(alpha, sets.vip)).toEqual({
+        members: { alpha: ['a-1', 'shared'] },
+        links: [
+          { linkId: 'knows', sourceObjectId: 'a-1', targetObjectId: 'shared', environmentId: 'alpha' },
+          { linkId: 'knows', sourceObjectId: 'shared', targetObjectId: 'a-1', environmentId: 'alpha' },
+        ],
+      });
       expect((await m(beta, sets.vip)).members).toEqual({ beta: [`${SECRET}-1`, 'shared'] });
       expect((await m(alpha, sets.employers)).members).toEqual({ alpha: ['c-1'] });
       expect((await m(alpha, sets.union)).members).toEqual({ alpha: ['a-1', 'c-1'] });
@@ -154,7 +245,10 @@ describe('authentication and per-environment visibility (both apps, AUTH_MODE=jw
     });
 
     it('Swagger documents the bearer scheme on every operation (the Authorize button), without a token', async () => {
-      for (const [http, name] of [[t.objectsHttp, 'objects'], [t.setsHttp, 'object-sets']] as const) {
+      for (const [http, name] of [
+        [t.objectsHttp, 'objects'],
+        [t.setsHttp, 'object-sets'],
+      ] as const) {
         const doc = (await http().get(`/docs/${name}-json`).expect(200)).body;
         expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
         expect(doc.security).toEqual([{ bearer: [] }]);
@@ -173,14 +267,26 @@ describe('authentication and per-environment visibility (both apps, AUTH_MODE=jw
     const bodies: string[] = [];
     const take = async (p: Promise<Res>) => bodies.push((await p).text);
     await take(t.objectsHttp().get('/objects/shared').set(a));
-    await take(t.objectsHttp().post('/objects/bulk').set(a).send({ objectIds: ['a-1', 'shared', `${SECRET}-1`, `${SECRET}-co`, 'c-1'] }));
+    await take(
+      t
+        .objectsHttp()
+        .post('/objects/bulk')
+        .set(a)
+        .send({ objectIds: ['a-1', 'shared', `${SECRET}-1`, `${SECRET}-co`, 'c-1'] }),
+    );
     const filters = [
       { type: 'all', all: {} },
       { type: 'tag', tag: { tags: ['vip'] } },
       { type: 'environment', environmentIds: undefined, environment: { environmentIds: ['beta'] } },
       { type: 'linkedFrom', linkedFrom: { linkId: 'knows', source: { type: 'all', all: {} } } },
       { type: 'linksTo', linksTo: { linkId: 'knows', target: { type: 'objectId', objectId: { ids: [`${SECRET}-1`] } } } },
-      { type: 'linkedFrom', linkedFrom: { linkId: 'knows', source: { type: 'linksTo', linksTo: { linkId: 'knows', target: { type: 'objectId', objectId: { ids: [`${SECRET}-1`] } } } } } },
+      {
+        type: 'linkedFrom',
+        linkedFrom: {
+          linkId: 'knows',
+          source: { type: 'linksTo', linksTo: { linkId: 'knows', target: { type: 'objectId', objectId: { ids: [`${SECRET}-1`] } } } },
+        },
+      },
       { type: 'hasLink', hasLink: { linkId: 'knows', targetIds: [`${SECRET}-1`] } },
       { type: 'propertyText', propertyText: { query: SECRET } },
       { type: 'propertyPrefix', propertyPrefix: { propertyId: 'name', prefix: 'Name' } },
@@ -190,9 +296,16 @@ describe('authentication and per-environment visibility (both apps, AUTH_MODE=jw
     });
     for (const filter of filters) {
       await take(t.objectsHttp().post('/objects/search').set(a).send({ filter, loadLinks: true }));
-      for (const id of Object.values(sets)) await take(t.objectsHttp().post('/objects/search').set(a).send({ filter, loadLinks: true, startingSet: id }));
+      for (const id of Object.values(sets))
+        await take(t.objectsHttp().post('/objects/search').set(a).send({ filter, loadLinks: true, startingSet: id }));
     }
-    await take(t.objectsHttp().post('/objects/internal/members').set(a).send({ filter: { type: 'all', all: {} }, limit: 100 }));
+    await take(
+      t
+        .objectsHttp()
+        .post('/objects/internal/members')
+        .set(a)
+        .send({ filter: { type: 'all', all: {} }, limit: 100 }),
+    );
     await take(t.objectsHttp().get('/objects/alpha/shared/history').query(W).set(a));
     await take(t.objectsHttp().get('/objects/beta/shared/history').query(W).set(a));
     await take(t.objectsHttp().get('/objects/versioned/alpha/shared?version=1').set(a));

@@ -31,7 +31,15 @@ describe('AUTH_MODE=jwt on the ontology and object writes', () => {
     ['PUT /ontology', (h) => t.http().put('/ontology').set(h).send(ONTOLOGY)],
     ['PUT /objects/prod/a', (h) => t.http().put('/objects/prod/a').set(h).send(THING)],
     ['DELETE /objects/prod/a', (h) => t.http().delete('/objects/prod/a').set(h)],
-    ['POST /objects/ingest', (h) => t.http().post('/objects/ingest').set(h).send({ objects: [{ environmentId: 'prod', id: 'b', ...THING }] })],
+    [
+      'POST /objects/ingest',
+      (h) =>
+        t
+          .http()
+          .post('/objects/ingest')
+          .set(h)
+          .send({ objects: [{ environmentId: 'prod', id: 'b', ...THING }] }),
+    ],
   ];
 
   describe.each(calls)('%s', (_name, call) => {
@@ -59,14 +67,23 @@ describe('AUTH_MODE=jwt on the ontology and object writes', () => {
 
   it('answers writes to an environment the token does not grant with 403 PermissionDenied and stores nothing', async () => {
     const put = await t.http().put('/objects/staging/a').set(bearer(prodOnly)).send(THING).expect(403);
-    expect(put.body).toMatchObject({ errorCode: 'PERMISSION_DENIED', errorName: 'PermissionDenied', parameters: { environmentId: 'staging' } });
+    expect(put.body).toMatchObject({
+      errorCode: 'PERMISSION_DENIED',
+      errorName: 'PermissionDenied',
+      parameters: { environmentId: 'staging' },
+    });
     await t.http().put('/objects/staging/a').set(bearer(everything)).send(THING).expect(201);
     await t.http().delete('/objects/staging/a').set(bearer(prodOnly)).expect(403);
     const ingest = await t
       .http()
       .post('/objects/ingest')
       .set(bearer(prodOnly))
-      .send({ objects: [{ environmentId: 'prod', id: 'ok', ...THING }, { environmentId: 'staging', id: 'no', ...THING }] })
+      .send({
+        objects: [
+          { environmentId: 'prod', id: 'ok', ...THING },
+          { environmentId: 'staging', id: 'no', ...THING },
+        ],
+      })
       .expect(403);
     expect(ingest.body.errorName).toBe('PermissionDenied');
     const { rows } = await t.db.query(`SELECT environment_id, id FROM objects.object ORDER BY 1, 2`);
@@ -105,34 +122,55 @@ describe('authentication before the body, and body limits', () => {
     ['objects', 'POST /objects/search', () => t.objectsUrl],
     ['objects', 'PUT /ontology', () => t.objectsUrl],
     ['object-sets', 'POST /object-sets', () => t.objectSetsUrl],
-  ])('%s: %s announcing a 60 MB body without a token is 401 at once, without waiting for the body, and the connection closes', async (_app, route, url) => {
-    const [method, path] = route.split(' ');
-    const head = `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000000\r\n\r\n{"filter":`;
-    const started = Date.now();
-    const [res] = parseResponses(await exchange(portOf(url()), [head], { timeoutMs: 5_000 }), [method]);
-    expect(Date.now() - started).toBeLessThan(5_000);
-    expect(res.status).toBe(401);
-    expect(res.headers['connection']).toBe('close');
-    expect(res.headers['www-authenticate']).toBe('Bearer');
-    expect(JSON.parse(res.body)).toMatchObject({ errorCode: 'UNAUTHORIZED', errorName: 'Unauthorized' });
-  });
+  ])(
+    '%s: %s announcing a 60 MB body without a token is 401 at once, without waiting for the body, and the connection closes',
+    async (_app, route, url) => {
+      const [method, path] = route.split(' ');
+      const head = `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000000\r\n\r\n{"filter":`;
+      const started = Date.now();
+      const [res] = parseResponses(await exchange(portOf(url()), [head], { timeoutMs: 5_000 }), [method]);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(res.status).toBe(401);
+      expect(res.headers['connection']).toBe('close');
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+      expect(JSON.parse(res.body)).toMatchObject({ errorCode: 'UNAUTHORIZED', errorName: 'Unauthorized' });
+    },
+  );
 
   it('a body that is not JSON, or over the limit, is 401 without valid credentials (not 400 or 413)', async () => {
     const notJson = await t.objectsHttp().post('/objects/search').set('content-type', 'application/json').send('{"filter": nope');
     expect(notJson.status).toBe(401);
-    const forged = await t.objectsHttp().post('/objects/search').set('authorization', 'Bearer a.b.c').set('content-type', 'application/json').send('x'.repeat(2_000_000));
+    const forged = await t
+      .objectsHttp()
+      .post('/objects/search')
+      .set('authorization', 'Bearer a.b.c')
+      .set('content-type', 'application/json')
+      .send('x'.repeat(2_000_000));
     expect(forged.status).toBe(401);
     // With a token, the same bodies meet the body rules.
-    const withToken = await t.objectsHttp().post('/objects/search').set(bearer(admin)).set('content-type', 'application/json').send('{"filter": nope');
+    const withToken = await t
+      .objectsHttp()
+      .post('/objects/search')
+      .set(bearer(admin))
+      .set('content-type', 'application/json')
+      .send('{"filter": nope');
     expect(withToken.status).toBe(400);
   });
 
   it('BODY_LIMIT defaults to 1mb; ingest, an ontology, one object, bulk and set definitions take LARGE_BODY_LIMIT', async () => {
     const padding = 'x'.repeat(1_100_000);
-    const search = await t.objectsHttp().post('/objects/search').set(bearer(admin)).send({ filter: { type: 'all', all: {} }, padding });
+    const search = await t
+      .objectsHttp()
+      .post('/objects/search')
+      .set(bearer(admin))
+      .send({ filter: { type: 'all', all: {} }, padding });
     expect(search.status).toBe(413);
     expect(search.body).toMatchObject({ errorName: 'PayloadTooLarge', parameters: { limit: String(1024 * 1024) } });
-    const setSearch = await t.setsHttp().post('/object-sets/search').set(bearer(admin)).send({ filter: { type: 'userId', userId: { userId: 'ada' } }, padding });
+    const setSearch = await t
+      .setsHttp()
+      .post('/object-sets/search')
+      .set(bearer(admin))
+      .send({ filter: { type: 'userId', userId: { userId: 'ada' } }, padding });
     expect(setSearch.status).toBe(413);
 
     // Under 3mb on the large routes: the body is read, and refused for its unknown field, not its size.
@@ -146,8 +184,15 @@ describe('authentication before the body, and body limits', () => {
     ] as const) {
       const res = await http()[method](path).set(bearer(admin)).send({ padding });
       expect({ path, status: res.status }).toEqual({ path, status: res.status === 404 ? 404 : 400 });
-      const over = await http()[method](path).set(bearer(admin)).send({ padding: 'x'.repeat(3_200_000) });
-      expect({ path, status: over.status, limit: over.body.parameters?.limit }).toEqual({ path, status: 413, limit: String(3 * 1024 * 1024) });
+      const over = await http()
+        [method](path)
+        .set(bearer(admin))
+        .send({ padding: 'x'.repeat(3_200_000) });
+      expect({ path, status: over.status, limit: over.body.parameters?.limit }).toEqual({
+        path,
+        status: 413,
+        limit: String(3 * 1024 * 1024),
+      });
     }
   });
 });
@@ -163,10 +208,21 @@ describe('AUTH_JWT_MAX_TTL', () => {
   it('refuses a token that expires in 1e20 seconds, or in two hours; takes one of an hour', async () => {
     const now = Math.floor(Date.now() / 1000);
     for (const expiresIn of [1e20 - now, 7200]) {
-      const res = await t.http().get('/ontology').set(bearer(await token('ada', ['*'], { expiresIn })));
-      expect([res.status, res.body.errorName, res.body.parameters?.reason]).toEqual([401, 'Unauthorized', 'token is valid for longer than AUTH_JWT_MAX_TTL allows (3600 s)']);
+      const res = await t
+        .http()
+        .get('/ontology')
+        .set(bearer(await token('ada', ['*'], { expiresIn })));
+      expect([res.status, res.body.errorName, res.body.parameters?.reason]).toEqual([
+        401,
+        'Unauthorized',
+        'token is valid for longer than AUTH_JWT_MAX_TTL allows (3600 s)',
+      ]);
     }
-    await t.http().get('/ontology').set(bearer(await token('ada', ['*'], { expiresIn: 3600 }))).expect(200);
+    await t
+      .http()
+      .get('/ontology')
+      .set(bearer(await token('ada', ['*'], { expiresIn: 3600 })))
+      .expect(200);
   });
 });
 
@@ -206,7 +262,13 @@ describe('what needs no credentials (AUTH_MODE=jwt)', () => {
       ['get', '/docs/objects'],
     ] as const) {
       const res = await http()[method](path).set('content-type', 'application/json').send(notJson);
-      expect([method, path, res.status, res.body.errorName, res.headers['www-authenticate']]).toEqual([method, path, 401, 'Unauthorized', 'Bearer']);
+      expect([method, path, res.status, res.body.errorName, res.headers['www-authenticate']]).toEqual([
+        method,
+        path,
+        401,
+        'Unauthorized',
+        'Bearer',
+      ]);
     }
   });
 });

@@ -13,7 +13,15 @@ import { ontologyIndexOf } from '../../support/ontologies';
  */
 describe('bindParameterBound: at least what the compiler takes', () => {
   const ontology = ontologyIndexOf(
-    { s: { p: 'string' }, l: { p: 'long' }, d: { p: 'double' }, b: { p: 'boolean' }, dt: { p: 'date' }, ts: { p: 'timestamp' }, g: { p: 'geopoint' } },
+    {
+      s: { p: 'string' },
+      l: { p: 'long' },
+      d: { p: 'double' },
+      b: { p: 'boolean' },
+      dt: { p: 'date' },
+      ts: { p: 'timestamp' },
+      g: { p: 'geopoint' },
+    },
     [{ id: 'knows', sourceType: 's', targetType: 's' }],
   );
   const long = 'x'.repeat(400); // longer than the indexed key of a string: keys and values both
@@ -28,9 +36,18 @@ describe('bindParameterBound: at least what the compiler takes', () => {
     ['objectId', { type: 'objectId', objectId: { ids: ['a', 'b'] } }],
     ['tag', { type: 'tag', tag: { tags: ['t'], match: 'ALL' } }],
     ['propertyExists', { type: 'propertyExists', propertyExists: { propertyId: 'p' } }],
-    ...[long, date, instant, 7, true, point].map((value): [string, unknown] => [`propertyEquals ${JSON.stringify(value).slice(0, 20)}`, { type: 'propertyEquals', propertyEquals: { propertyId: 'p', value } }]),
-    ['propertyIn of every type', { type: 'propertyIn', propertyIn: { propertyId: 'p', values: [long, 'short', date, instant, 7, 1.5, true, point] } }],
-    ...[long, date, instant, 7].map((v): [string, unknown] => [`propertyRange ${JSON.stringify(v).slice(0, 20)}`, { type: 'propertyRange', propertyRange: { propertyId: 'p', gt: v, gte: v, lt: v, lte: v } }]),
+    ...[long, date, instant, 7, true, point].map((value): [string, unknown] => [
+      `propertyEquals ${JSON.stringify(value).slice(0, 20)}`,
+      { type: 'propertyEquals', propertyEquals: { propertyId: 'p', value } },
+    ]),
+    [
+      'propertyIn of every type',
+      { type: 'propertyIn', propertyIn: { propertyId: 'p', values: [long, 'short', date, instant, 7, 1.5, true, point] } },
+    ],
+    ...[long, date, instant, 7].map((v): [string, unknown] => [
+      `propertyRange ${JSON.stringify(v).slice(0, 20)}`,
+      { type: 'propertyRange', propertyRange: { propertyId: 'p', gt: v, gte: v, lt: v, lte: v } },
+    ]),
     ['propertyRange of two bounds', { type: 'propertyRange', propertyRange: { propertyId: 'p', gte: date, lt: date } }],
     ['propertyPrefix', { type: 'propertyPrefix', propertyPrefix: { propertyId: 'p', prefix: long, caseInsensitive: true } }],
     ['propertyText', { type: 'propertyText', propertyText: { propertyId: 'p', query: 'a b', match: 'ANY_TERM' } }],
@@ -42,8 +59,25 @@ describe('bindParameterBound: at least what the compiler takes', () => {
     ['lastSighting', { type: 'lastSighting', lastSighting: { start: instant, end: instant } }],
     ['sightedDuring', { type: 'sightedDuring', sightedDuring: { start: instant, end: instant } }],
     ['geoWithinDistance', { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'p', center: point, meters: 10 } }],
-    ['geoWithinBox', { type: 'geoWithinBox', geoWithinBox: { propertyId: 'p', southWest: { lat: -90, lon: 170 }, northEast: { lat: 90, lon: -180 } } }],
-    ['geoWithinPolygon', { type: 'geoWithinPolygon', geoWithinPolygon: { propertyId: 'p', points: [{ lat: -90, lon: -180 }, { lat: 90, lon: -180 }, { lat: 90, lon: 180 }, { lat: -90, lon: 180 }] } }],
+    [
+      'geoWithinBox',
+      { type: 'geoWithinBox', geoWithinBox: { propertyId: 'p', southWest: { lat: -90, lon: 170 }, northEast: { lat: 90, lon: -180 } } },
+    ],
+    [
+      'geoWithinPolygon',
+      {
+        type: 'geoWithinPolygon',
+        geoWithinPolygon: {
+          propertyId: 'p',
+          points: [
+            { lat: -90, lon: -180 },
+            { lat: 90, lon: -180 },
+            { lat: 90, lon: 180 },
+            { lat: -90, lon: 180 },
+          ],
+        },
+      },
+    ],
   ];
 
   const compiled = (filter: unknown): number => {
@@ -59,7 +93,16 @@ describe('bindParameterBound: at least what the compiler takes', () => {
   it('every kind of node together, nested, and a set used twice', () => {
     const leaves = cases.map(([, f]) => f);
     const shared = { type: 'or', or: { filters: leaves } };
-    const filter = { type: 'and', and: { filters: [shared, { type: 'not', not: { filter: shared } }, { type: 'linkedFrom', linkedFrom: { linkId: 'knows', source: shared } }] } };
+    const filter = {
+      type: 'and',
+      and: {
+        filters: [
+          shared,
+          { type: 'not', not: { filter: shared } },
+          { type: 'linkedFrom', linkedFrom: { linkId: 'knows', source: shared } },
+        ],
+      },
+    };
     expect(compiled(filter)).toBeLessThanOrEqual(bindParameterBound(filter as ObjectSearchFilter));
   });
 
@@ -68,6 +111,12 @@ describe('bindParameterBound: at least what the compiler takes', () => {
     params.path = 'to.filter';
     for (let i = 0; i < MAX_BIND_PARAMETERS; i++) params.add(i);
     expect(params.values).toHaveLength(65_535);
-    expect(() => params.add(0)).toThrow(expect.objectContaining({ errorName: 'InvalidFilter', status: 400, parameters: expect.objectContaining({ path: 'to.filter', reason: expect.stringContaining('65535 bind parameters') }) }));
+    expect(() => params.add(0)).toThrow(
+      expect.objectContaining({
+        errorName: 'InvalidFilter',
+        status: 400,
+        parameters: expect.objectContaining({ path: 'to.filter', reason: expect.stringContaining('65535 bind parameters') }),
+      }),
+    );
   });
 });

@@ -21,9 +21,12 @@ describe('Citus layout of the migrated schemas', () => {
     const { rows } = await t.db.query<{ tbl: string }>(
       `SELECT format('%s.%s', schemaname, tablename) AS tbl FROM pg_tables WHERE schemaname IN ('objects', 'object_sets')`,
     );
-    expect(rows.map((r) => r.tbl).filter((tbl) => CITUS_PLAN[tbl]?.kind === 'distributed').sort()).toEqual(
-      expect.arrayContaining(['objects.link', 'objects.object', 'objects.object_version', 'objects.property_value']),
-    );
+    expect(
+      rows
+        .map((r) => r.tbl)
+        .filter((tbl) => CITUS_PLAN[tbl]?.kind === 'distributed')
+        .sort(),
+    ).toEqual(expect.arrayContaining(['objects.link', 'objects.object', 'objects.object_version', 'objects.property_value']));
   });
 
   it('finds a unique key without the distribution column, a foreign key between tables that are not co-located, and a table without a placement', async () => {
@@ -41,7 +44,9 @@ describe('Citus layout of the migrated schemas', () => {
       expect(faults).toEqual([
         'citus_check.c: no placement in the Citus plan',
         'citus_check.a: unique index a_k_key (k) lacks the distribution column id',
-        expect.stringMatching(/^citus_check\.b: foreign key b_env_other_id_fkey \(env, other_id\) → citus_check\.a \(env, id\) does not join the distribution columns/),
+        expect.stringMatching(
+          /^citus_check\.b: foreign key b_env_other_id_fkey \(env, other_id\) → citus_check\.a \(env, id\) does not join the distribution columns/,
+        ),
       ]);
     } finally {
       await db.query(`DROP SCHEMA citus_check CASCADE`);

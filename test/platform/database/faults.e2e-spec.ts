@@ -20,7 +20,9 @@ type Pg = { url: string; stop: () => Promise<void> };
 
 /** PostgreSQL in a child process (support/postgres-process.mjs) on `dataDir` and `port`. */
 async function startPg(dataDir: string, port: number): Promise<Pg> {
-  const child = spawn(process.execPath, [join(ROOT, 'test/support/postgres-process.mjs'), dataDir, String(port)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'test/support/postgres-process.mjs'), dataDir, String(port)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -79,7 +81,15 @@ async function call(url: string, init: { method?: string; body?: unknown } = {})
 /** Every answer is a success or a 4xx, or a 503 DependencyUnavailable with Retry-After. */
 function expectNoFaultLeaks(answers: Answer[]): void {
   const bad = answers.filter(
-    (a) => a.status === 0 || (a.status >= 500 && !(a.status === 503 && a.body?.errorName === 'DependencyUnavailable' && a.body?.errorCode === 'UNAVAILABLE' && Number(a.retryAfter) > 0)),
+    (a) =>
+      a.status === 0 ||
+      (a.status >= 500 &&
+        !(
+          a.status === 503 &&
+          a.body?.errorName === 'DependencyUnavailable' &&
+          a.body?.errorCode === 'UNAVAILABLE' &&
+          Number(a.retryAfter) > 0
+        )),
   );
   expect(bad).toEqual([]);
 }
@@ -115,7 +125,13 @@ async function startApps(databaseUrl: string): Promise<Apps> {
   const objectsUrl = `http://127.0.0.1:${objectsPort}`;
   const objectSetsUrl = `http://127.0.0.1:${objectSetsPort}`;
   // FAULT_LOG_LEVEL=error shows what each 5xx was, when this test fails.
-  const env = { LOG_LEVEL: process.env.FAULT_LOG_LEVEL ?? 'silent', DATABASE_URL: databaseUrl, OBJECTS_URL: objectsUrl, OBJECT_SETS_URL: objectSetsUrl, DB_POOL_SIZE: '4' };
+  const env = {
+    LOG_LEVEL: process.env.FAULT_LOG_LEVEL ?? 'silent',
+    DATABASE_URL: databaseUrl,
+    OBJECTS_URL: objectsUrl,
+    OBJECT_SETS_URL: objectSetsUrl,
+    DB_POOL_SIZE: '4',
+  };
   const objects = await startObjects(env, objectsPort);
   const objectSets = await withEnv(env, async () => {
     const a = await buildObjectSetsApp();
@@ -151,7 +167,10 @@ describe('faults: the database and the objects app go away and come back', () =>
     const { objectsUrl, objectSetsUrl } = apps;
     const setRes = await call(`${objectSetsUrl}/object-sets`, {
       method: 'POST',
-      body: { title: 'all people', definition: { type: 'filter', filter: { filter: { type: 'objectType', objectType: { types: ['person'] } } } } },
+      body: {
+        title: 'all people',
+        definition: { type: 'filter', filter: { filter: { type: 'objectType', objectType: { types: ['person'] } } } },
+      },
     });
     expect(setRes.status).toBe(201);
     const setId = setRes.body!.id as string;
@@ -174,7 +193,10 @@ describe('faults: the database and the objects app go away and come back', () =>
     const batches = async () => {
       for (let n = 0; running; n++) {
         const ids = Array.from({ length: 50 }, (_, i) => `b-${n}-${i}`);
-        const a = await call(`${objectsUrl}/objects/ingest`, { method: 'POST', body: { objects: ids.map((id) => ({ environmentId: 'prod', id, ...person(id) })) } });
+        const a = await call(`${objectsUrl}/objects/ingest`, {
+          method: 'POST',
+          body: { objects: ids.map((id) => ({ environmentId: 'prod', id, ...person(id) })) },
+        });
         writes.push(a);
         if (a.status === 200) acknowledged.push(...ids);
         else await sleep(50);
@@ -185,10 +207,16 @@ describe('faults: the database and the objects app go away and come back', () =>
       for (let n = 0; running; n++) {
         const a =
           n % 3 === 0
-            ? await call(`${objectsUrl}/objects/search`, { method: 'POST', body: { filter: { type: 'objectType', objectType: { types: ['person'] } } } })
+            ? await call(`${objectsUrl}/objects/search`, {
+                method: 'POST',
+                body: { filter: { type: 'objectType', objectType: { types: ['person'] } } },
+              })
             : n % 3 === 1
               ? await call(`${objectSetsUrl}/object-sets/${setId}/members`)
-              : await call(`${objectSetsUrl}/object-sets/search`, { method: 'POST', body: { filter: { type: 'userId', userId: { userId: 'ada' } } } });
+              : await call(`${objectSetsUrl}/object-sets/search`, {
+                  method: 'POST',
+                  body: { filter: { type: 'userId', userId: { userId: 'ada' } } },
+                });
         reads.push(a);
         if (a.status !== 200) await sleep(50);
       }
@@ -208,7 +236,10 @@ describe('faults: the database and the objects app go away and come back', () =>
       for (const probe of [
         await call(`${objectsUrl}/objects/prod/w-0`, { method: 'PUT', body: { type: 'person', properties: [] } }),
         await call(`${objectsUrl}/objects/w-0?environmentId=prod`),
-        await call(`${objectSetsUrl}/object-sets`, { method: 'POST', body: { title: 'during the outage', definition: { type: 'empty', empty: {} } } }),
+        await call(`${objectSetsUrl}/object-sets`, {
+          method: 'POST',
+          body: { title: 'during the outage', definition: { type: 'empty', empty: {} } },
+        }),
         await call(`${objectSetsUrl}/object-sets/${setId}/members`),
       ]) {
         expect(probe).toMatchObject({ status: 503, body: { errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable' } });
@@ -238,9 +269,17 @@ describe('faults: the database and the objects app go away and come back', () =>
     // Every write that was acknowledged is there, as acknowledged.
     const found: [string, unknown][] = [];
     for (let i = 0; i < acknowledged.length; i += 1000) {
-      const bulk = await call(`${objectsUrl}/objects/bulk?pageSize=1000`, { method: 'POST', body: { objectIds: acknowledged.slice(i, i + 1000) } });
+      const bulk = await call(`${objectsUrl}/objects/bulk?pageSize=1000`, {
+        method: 'POST',
+        body: { objectIds: acknowledged.slice(i, i + 1000) },
+      });
       expect(bulk.status).toBe(200);
-      found.push(...(bulk.body!.objects as { id: string; properties: { value: unknown }[] }[]).map((o): [string, unknown] => [o.id, o.properties[0].value]));
+      found.push(
+        ...(bulk.body!.objects as { id: string; properties: { value: unknown }[] }[]).map((o): [string, unknown] => [
+          o.id,
+          o.properties[0].value,
+        ]),
+      );
     }
     expect(found).toEqual(acknowledged.map((id) => [id, `Writer ${id}`]));
     // A write answered 503 was not half done: every stored object is whole (one version, its one property).
@@ -249,8 +288,12 @@ describe('faults: the database and the objects app go away and come back', () =>
     const stored = (members.body!.members as Record<string, string[]>).prod ?? [];
     expect(stored).toEqual(expect.arrayContaining(acknowledged));
     for (let i = 0; i < stored.length; i += 1000) {
-      const bulk = await call(`${objectsUrl}/objects/bulk?pageSize=1000`, { method: 'POST', body: { objectIds: stored.slice(i, i + 1000) } });
-      for (const o of bulk.body!.objects as { id: string; properties: { value: unknown }[] }[]) expect(o.properties).toEqual([{ id: 'name', value: `Writer ${o.id}`, origin: 'fault-test' }]);
+      const bulk = await call(`${objectsUrl}/objects/bulk?pageSize=1000`, {
+        method: 'POST',
+        body: { objectIds: stored.slice(i, i + 1000) },
+      });
+      for (const o of bulk.body!.objects as { id: string; properties: { value: unknown }[] }[])
+        expect(o.properties).toEqual([{ id: 'name', value: `Writer ${o.id}`, origin: 'fault-test' }]);
     }
   }, 120_000);
 
@@ -290,7 +333,10 @@ describe('faults: the database and the objects app go away and come back', () =>
     }
     expectNoFaultLeaks(answers);
     expect(await call(membersUrl)).toMatchObject({ status: 200, body: before.body });
-    const stored = await call(`${objectSetsUrl}/object-sets/search`, { method: 'POST', body: { filter: { type: 'title', title: { title: 'needs the objects app' } } } });
+    const stored = await call(`${objectSetsUrl}/object-sets/search`, {
+      method: 'POST',
+      body: { filter: { type: 'title', title: { title: 'needs the objects app' } } },
+    });
     expect(stored.body).toEqual({ objectSets: [] });
   }, 60_000);
 });

@@ -23,8 +23,14 @@ describe('prepared statements within bounds per connection', () => {
       while (clients.length < pool.options.max) clients.push(await pool.connect());
       const out = [];
       for (const c of clients) {
-        const { rows: statements } = await c.query<{ name: string; statement: string }>(`SELECT name, statement FROM pg_prepared_statements ORDER BY name`);
-        const [{ bytes }] = (await c.query<{ bytes: string }>(`SELECT coalesce(sum(total_bytes), 0) AS bytes FROM pg_backend_memory_contexts WHERE name LIKE 'CachedPlan%'`)).rows;
+        const { rows: statements } = await c.query<{ name: string; statement: string }>(
+          `SELECT name, statement FROM pg_prepared_statements ORDER BY name`,
+        );
+        const [{ bytes }] = (
+          await c.query<{ bytes: string }>(
+            `SELECT coalesce(sum(total_bytes), 0) AS bytes FROM pg_backend_memory_contexts WHERE name LIKE 'CachedPlan%'`,
+          )
+        ).rows;
         out.push({ names: statements.map((s) => s.name), statements: statements.map((s) => s.statement), planBytes: Number(bytes) });
       }
       return out;
@@ -36,16 +42,29 @@ describe('prepared statements within bounds per connection', () => {
   /** An `or` of `n` four-bound ranges over `age`: a distinct statement text for every n. */
   const ranges = (n: number) => ({
     type: 'or',
-    or: { filters: Array.from({ length: n }, (_, i) => ({ type: 'propertyRange', propertyRange: { propertyId: 'age', gt: i, gte: i, lt: 1000 + i, lte: 1000 + i } })) },
+    or: {
+      filters: Array.from({ length: n }, (_, i) => ({
+        type: 'propertyRange',
+        propertyRange: { propertyId: 'age', gt: i, gte: i, lt: 1000 + i, lte: 1000 + i },
+      })),
+    },
   });
   /** An `and` of `n` copies of a tag filter: a distinct, small statement text for every n. */
-  const tags = (n: number) => ({ type: 'and', and: { filters: Array.from({ length: n }, () => ({ type: 'tag', tag: { tags: ['t1'] } })) } });
+  const tags = (n: number) => ({
+    type: 'and',
+    and: { filters: Array.from({ length: n }, () => ({ type: 'tag', tag: { tags: ['t1'] } })) },
+  });
 
   async function seed(t: TestObjectsApp): Promise<void> {
     await t.http().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
-    await t.http().put('/objects/prod/p-1').send({ type: 'person', properties: [{ id: 'age', value: 40, origin: 'crm' }], tags: ['t1'] }).expect(201);
+    await t
+      .http()
+      .put('/objects/prod/p-1')
+      .send({ type: 'person', properties: [{ id: 'age', value: 40, origin: 'crm' }], tags: ['t1'] })
+      .expect(201);
   }
-  const search = async (t: TestObjectsApp, filter: unknown) => (await t.http().post('/objects/search').send({ filter }).expect(200)).body.objects;
+  const search = async (t: TestObjectsApp, filter: unknown) =>
+    (await t.http().post('/objects/search').send({ filter }).expect(200)).body.objects;
 
   describe('with the defaults', () => {
     let t: TestObjectsApp;

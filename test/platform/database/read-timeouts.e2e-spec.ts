@@ -31,7 +31,10 @@ async function lockObjects(url: string): Promise<{ release: () => Promise<void> 
 
 /** Statements of `app` waiting for a lock, as pg_stat_activity shows them. */
 async function waiting(db: Client, app: string): Promise<number> {
-  const { rows } = await db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [app]);
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+    [app],
+  );
   return rows[0].n;
 }
 
@@ -72,11 +75,23 @@ describe('READ_STATEMENT_TIMEOUT_MS', () => {
       expect(Date.now() - started).toBeLessThan(3_000);
       expect(read.status).toBe(503);
       expect(read.headers['retry-after']).toBe('5');
-      expect(read.body).toMatchObject({ errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', parameters: { dependency: 'database' } });
-      const search = await t.http().post('/objects/search').send({ filter: { type: 'all', all: {} } }).timeout(5_000);
+      expect(read.body).toMatchObject({
+        errorCode: 'UNAVAILABLE',
+        errorName: 'DependencyUnavailable',
+        parameters: { dependency: 'database' },
+      });
+      const search = await t
+        .http()
+        .post('/objects/search')
+        .send({ filter: { type: 'all', all: {} } })
+        .timeout(5_000);
       expect(search.status).toBe(503);
 
-      const write = t.http().put('/objects/prod/p-2').send(person('Grace')).then((r) => r);
+      const write = t
+        .http()
+        .put('/objects/prod/p-2')
+        .send(person('Grace'))
+        .then((r) => r);
       await new Promise((r) => setTimeout(r, 1_000));
       await lock.release();
       expect((await write).status).toBe(201);
@@ -97,7 +112,13 @@ describe('READ_STATEMENT_TIMEOUT_MS', () => {
     }
     const database = await createTestDatabase();
     const dataSource = new DataSource(
-      postgresOptions({ url: database.url, schema: 'slow', migrations: [SlowMigration1700000000000], applicationName: 'slow-migration', statementTimeoutMs: 100 }),
+      postgresOptions({
+        url: database.url,
+        schema: 'slow',
+        migrations: [SlowMigration1700000000000],
+        applicationName: 'slow-migration',
+        statementTimeoutMs: 100,
+      }),
     );
     try {
       await dataSource.initialize();
@@ -118,7 +139,13 @@ describe('a read whose client goes away is cancelled in PostgreSQL', () => {
     t = await startBothApps();
     await t.objectsHttp().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
     await t.objectsHttp().put('/objects/prod/p-1').send(person('Ada')).expect(201);
-    setId = (await t.setsHttp().post('/object-sets').send({ title: 'all', definition: { type: 'filter', filter: { filter: { type: 'all', all: {} } } } }).expect(201)).body.id;
+    setId = (
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title: 'all', definition: { type: 'filter', filter: { filter: { type: 'all', all: {} } } } })
+        .expect(201)
+    ).body.id;
   });
   afterAll(() => t.close());
 

@@ -26,12 +26,25 @@ describe('the HTTP pipeline shared by both apps', () => {
   });
 
   it('rejects a body over BODY_LIMIT (LARGE_BODY_LIMIT for an ontology) with 413 PayloadTooLarge and the limit in bytes', async () => {
-    const search = await t.http().post('/objects/search').send({ filter: { type: 'objectType', objectType: { types: ['x'.repeat(2000)] } } });
+    const search = await t
+      .http()
+      .post('/objects/search')
+      .send({ filter: { type: 'objectType', objectType: { types: ['x'.repeat(2000)] } } });
     expect(search.status).toBe(413);
-    expect(search.body).toMatchObject({ errorCode: 'REQUEST_ENTITY_TOO_LARGE', errorName: 'PayloadTooLarge', parameters: { limit: '1024' } });
-    const fits = await t.http().put('/ontology').send({ objectTypes: [{ id: 'x'.repeat(2000), properties: [] }], linkTypes: [] });
+    expect(search.body).toMatchObject({
+      errorCode: 'REQUEST_ENTITY_TOO_LARGE',
+      errorName: 'PayloadTooLarge',
+      parameters: { limit: '1024' },
+    });
+    const fits = await t
+      .http()
+      .put('/ontology')
+      .send({ objectTypes: [{ id: 'x'.repeat(2000), properties: [] }], linkTypes: [] });
     expect(fits.status).toBe(400); // read, and refused for the id's length
-    const res = await t.http().put('/ontology').send({ objectTypes: [{ id: 'x'.repeat(5000), properties: [] }], linkTypes: [] });
+    const res = await t
+      .http()
+      .put('/ontology')
+      .send({ objectTypes: [{ id: 'x'.repeat(5000), properties: [] }], linkTypes: [] });
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ errorCode: 'REQUEST_ENTITY_TOO_LARGE', errorName: 'PayloadTooLarge', parameters: { limit: '4096' } });
   });

@@ -29,7 +29,11 @@ describe('forged paging-token positions are 400 InvalidPagingToken, never 500', 
     }));
     await t.objectsHttp().post('/objects/ingest').send({ objects }).expect(200);
     for (const title of ['Report one', 'Report two', 'Report three']) {
-      await t.setsHttp().post('/object-sets').send({ title, definition: { type: 'empty', empty: {} } }).expect(201);
+      await t
+        .setsHttp()
+        .post('/object-sets')
+        .send({ title, definition: { type: 'empty', empty: {} } })
+        .expect(201);
     }
   });
   afterAll(() => t?.close());
@@ -45,16 +49,39 @@ describe('forged paging-token positions are 400 InvalidPagingToken, never 500', 
   const REFUSED = { status: 400, errorName: 'InvalidPagingToken' };
 
   /** Instants a Date parses but PostgreSQL cannot read back, or that are no instants at all. */
-  const BAD_INSTANTS = ['+275760-09-13T00:00:00.000Z', '-000001-01-01T00:00:00.000Z', '10000-01-01T00:00:00Z', '2026-02-30T00:00:00Z', 'yesterday', '', 7];
+  const BAD_INSTANTS = [
+    '+275760-09-13T00:00:00.000Z',
+    '-000001-01-01T00:00:00.000Z',
+    '10000-01-01T00:00:00Z',
+    '2026-02-30T00:00:00Z',
+    'yesterday',
+    '',
+    7,
+  ];
 
   it('set search, newest first: createdAt (c) and id (i)', async () => {
     const body = { filter: { type: 'userId', userId: { userId: 'anonymous' } }, maxPageSize: 1 };
     const first = await t.setsHttp().post('/object-sets/search').send(body).expect(200);
     const p = positionOf(first.body.pagingToken);
     for (const forged of [...BAD_INSTANTS.map((c) => ({ ...p, c })), { ...p, i: 'a\u0000b' }, { ...p, i: 3 }, { ...p, s: '1' }]) {
-      expect([forged, refused(await t.setsHttp().post('/object-sets/search').send({ ...body, pagingToken: forge(first.body.pagingToken, forged) }))]).toEqual([forged, REFUSED]);
+      expect([
+        forged,
+        refused(
+          await t
+            .setsHttp()
+            .post('/object-sets/search')
+            .send({ ...body, pagingToken: forge(first.body.pagingToken, forged) }),
+        ),
+      ]).toEqual([forged, REFUSED]);
     }
-    expect((await t.setsHttp().post('/object-sets/search').send({ ...body, pagingToken: first.body.pagingToken })).status).toBe(200);
+    expect(
+      (
+        await t
+          .setsHttp()
+          .post('/object-sets/search')
+          .send({ ...body, pagingToken: first.body.pagingToken })
+      ).status,
+    ).toBe(200);
   });
 
   it('set search, best match first: the score (s)', async () => {
@@ -63,9 +90,24 @@ describe('forged paging-token positions are 400 InvalidPagingToken, never 500', 
     const p = positionOf(first.body.pagingToken);
     for (const s of ['1e39', '-1', '5', '', ' 1', '0x1', 'NaN', 'Infinity', 1, undefined]) {
       const forged = { ...p, s };
-      expect([s, refused(await t.setsHttp().post('/object-sets/search').send({ ...body, pagingToken: forge(first.body.pagingToken, forged) }))]).toEqual([s, REFUSED]);
+      expect([
+        s,
+        refused(
+          await t
+            .setsHttp()
+            .post('/object-sets/search')
+            .send({ ...body, pagingToken: forge(first.body.pagingToken, forged) }),
+        ),
+      ]).toEqual([s, REFUSED]);
     }
-    expect((await t.setsHttp().post('/object-sets/search').send({ ...body, pagingToken: first.body.pagingToken })).status).toBe(200);
+    expect(
+      (
+        await t
+          .setsHttp()
+          .post('/object-sets/search')
+          .send({ ...body, pagingToken: first.body.pagingToken })
+      ).status,
+    ).toBe(200);
   });
 
   it('the instant of a snapshot walk (t): bulk and search', async () => {
@@ -77,12 +119,19 @@ describe('forged paging-token positions are 400 InvalidPagingToken, never 500', 
       const b = forge(firstBulk.body.pagingToken, { ...positionOf(firstBulk.body.pagingToken), t: bad });
       expect([bad, refused(await t.objectsHttp().post(`/objects/bulk?pageSize=1&pagingToken=${b}`).send(bulk))]).toEqual([bad, REFUSED]);
       const s = forge(firstSearch.body.pagingToken, { ...positionOf(firstSearch.body.pagingToken), t: bad });
-      expect([bad, refused(await t.objectsHttp().post(`/objects/search?pageSize=1&pagingToken=${s}`).send(search))]).toEqual([bad, REFUSED]);
+      expect([bad, refused(await t.objectsHttp().post(`/objects/search?pageSize=1&pagingToken=${s}`).send(search))]).toEqual([
+        bad,
+        REFUSED,
+      ]);
     }
   });
 
   it('history: a version past what an integer holds', async () => {
-    await t.objectsHttp().put('/objects/prod/p-1').send({ type: 'person', properties: [{ id: 'name', value: 'again', origin: 'crm' }] }).expect(200);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/p-1')
+      .send({ type: 'person', properties: [{ id: 'name', value: 'again', origin: 'crm' }] })
+      .expect(200);
     const url = '/objects/prod/p-1/history?startTime=2000-01-01T00:00:00Z&endTime=2100-01-01T00:00:00Z&pageSize=1';
     const first = await t.objectsHttp().get(url).expect(200);
     for (const v of [2 ** 31, Number.MAX_SAFE_INTEGER]) {
@@ -95,13 +144,25 @@ describe('forged paging-token positions are 400 InvalidPagingToken, never 500', 
     const ids = { objectIds: ['p-1', 'p-2', 'p-3'] };
     const first = await t.objectsHttp().post('/objects/bulk?pageSize=1').send(ids).expect(200);
     for (const p of [{ ord: 'x', env: 'prod' }, { ord: 1, env: 7 }, 'x', null, { ord: 1e300, env: 'prod' }]) {
-      expect([p, refused(await t.objectsHttp().post(`/objects/bulk?pageSize=1&pagingToken=${forge(first.body.pagingToken, p)}`).send(ids))]).toEqual([p, REFUSED]);
+      expect([
+        p,
+        refused(
+          await t
+            .objectsHttp()
+            .post(`/objects/bulk?pageSize=1&pagingToken=${forge(first.body.pagingToken, p)}`)
+            .send(ids),
+        ),
+      ]).toEqual([p, REFUSED]);
     }
   });
 
   it('history: versions of the wrong shape', async () => {
     const url = '/objects/prod/p-2/history?startTime=2000-01-01T00:00:00Z&endTime=2100-01-01T00:00:00Z&pageSize=1';
-    await t.objectsHttp().put('/objects/prod/p-2').send({ type: 'person', properties: [{ id: 'name', value: 'again', origin: 'crm' }] }).expect(200);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/p-2')
+      .send({ type: 'person', properties: [{ id: 'name', value: 'again', origin: 'crm' }] })
+      .expect(200);
     const first = await t.objectsHttp().get(url).expect(200);
     for (const p of ['abc', -1, 1.5, { v: 1 }]) {
       expect([p, refused(await t.objectsHttp().get(`${url}&pagingToken=${forge(first.body.pagingToken, p)}`))]).toEqual([p, REFUSED]);
@@ -112,12 +173,32 @@ describe('forged paging-token positions are 400 InvalidPagingToken, never 500', 
     const body = { filter: { type: 'all', all: {} } };
     const first = await t.objectsHttp().post('/objects/search?pageSize=1').send(body).expect(200);
     for (const p of [{ env: 1, id: 'p-1' }, { env: 'prod' }, 'x', { env: 'prod', id: 'p-1', k: ['x'] }]) {
-      expect([p, refused(await t.objectsHttp().post(`/objects/search?pageSize=1&pagingToken=${forge(first.body.pagingToken, p)}`).send(body))]).toEqual([p, REFUSED]);
+      expect([
+        p,
+        refused(
+          await t
+            .objectsHttp()
+            .post(`/objects/search?pageSize=1&pagingToken=${forge(first.body.pagingToken, p)}`)
+            .send(body),
+        ),
+      ]).toEqual([p, REFUSED]);
     }
     const ordered = { ...body, orderBy: [{ propertyId: 'age', direction: 'DESC' }] };
     const page = await t.objectsHttp().post('/objects/search?pageSize=1').send(ordered).expect(200);
-    for (const p of [{ k: ['not a number'], env: 'prod', id: 'p-3' }, { k: [], env: 'prod', id: 'p-3' }, { k: [1], env: 'prod', id: 'p-3' }]) {
-      expect([p, refused(await t.objectsHttp().post(`/objects/search?pageSize=1&pagingToken=${forge(page.body.pagingToken, p)}`).send(ordered))]).toEqual([p, REFUSED]);
+    for (const p of [
+      { k: ['not a number'], env: 'prod', id: 'p-3' },
+      { k: [], env: 'prod', id: 'p-3' },
+      { k: [1], env: 'prod', id: 'p-3' },
+    ]) {
+      expect([
+        p,
+        refused(
+          await t
+            .objectsHttp()
+            .post(`/objects/search?pageSize=1&pagingToken=${forge(page.body.pagingToken, p)}`)
+            .send(ordered),
+        ),
+      ]).toEqual([p, REFUSED]);
     }
     // The genuine token still pages.
     expect((await t.objectsHttp().post(`/objects/search?pageSize=1&pagingToken=${page.body.pagingToken}`).send(ordered)).status).toBe(200);

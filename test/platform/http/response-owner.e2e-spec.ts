@@ -32,9 +32,18 @@ class ProbeInterceptor implements NestInterceptor {
   }
 }
 
-async function appWithProbe(module: Type, configure: (app: NestExpressApplication) => NestExpressApplication, probe: ProbeInterceptor): Promise<NestExpressApplication> {
-  const moduleRef = await Test.createTestingModule({ imports: [module], providers: [{ provide: APP_INTERCEPTOR, useValue: probe }] }).compile();
-  const app = configure(moduleRef.createNestApplication<NestExpressApplication>(new PrebuiltPrototypesExpressAdapter(), NEST_APPLICATION_OPTIONS));
+async function appWithProbe(
+  module: Type,
+  configure: (app: NestExpressApplication) => NestExpressApplication,
+  probe: ProbeInterceptor,
+): Promise<NestExpressApplication> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [module],
+    providers: [{ provide: APP_INTERCEPTOR, useValue: probe }],
+  }).compile();
+  const app = configure(
+    moduleRef.createNestApplication<NestExpressApplication>(new PrebuiltPrototypesExpressAdapter(), NEST_APPLICATION_OPTIONS),
+  );
   await app.init();
   return app;
 }
@@ -44,7 +53,8 @@ function requestTo(app: NestExpressApplication, handler: RouteHandler): request.
   const [method, path] = handler.route.split(' ');
   const url = path.replace(/:[A-Za-z]+/g, 'x');
   const agent = request(app.getHttpServer());
-  const test = method === 'GET' ? agent.get(url) : method === 'POST' ? agent.post(url) : method === 'PUT' ? agent.put(url) : agent.delete(url);
+  const test =
+    method === 'GET' ? agent.get(url) : method === 'POST' ? agent.post(url) : method === 'PUT' ? agent.put(url) : agent.delete(url);
   return test.set('X-Probe', 'answer');
 }
 
@@ -54,7 +64,12 @@ describe('a global interceptor', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const env = { LOG_LEVEL: 'silent', DATABASE_URL: database.url, OBJECTS_URL: 'http://127.0.0.1:9', OBJECT_SETS_URL: 'http://127.0.0.1:9' };
+    const env = {
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: database.url,
+      OBJECTS_URL: 'http://127.0.0.1:9',
+      OBJECT_SETS_URL: 'http://127.0.0.1:9',
+    };
     for (const [module, configure] of [
       [ObjectsAppModule, configureObjectsApp],
       [ObjectSetsAppModule, configureObjectSetsApp],
@@ -69,7 +84,7 @@ describe('a global interceptor', () => {
     await database?.drop();
   });
 
-  it("sees every route and its answer is what the route sends (the response writer writes it), but on the routes that write their own", async () => {
+  it('sees every route and its answer is what the route sends (the response writer writes it), but on the routes that write their own', async () => {
     for (const { app, probe, handlers } of apps) {
       for (const handler of handlers) {
         if (handler.name in ROUTES_THAT_WRITE_THEIR_RESPONSE) continue;

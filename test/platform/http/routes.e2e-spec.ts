@@ -72,7 +72,10 @@ function routeLayers(app: NestExpressApplication): RouteLayer[] {
   return express.router.stack.filter((layer): layer is RouteLayer => layer.route !== undefined);
 }
 
-const methodsOf = (layer: RouteLayer) => Object.keys(layer.route.methods).filter((m) => layer.route.methods[m]).map((m) => m.toUpperCase());
+const methodsOf = (layer: RouteLayer) =>
+  Object.keys(layer.route.methods)
+    .filter((m) => layer.route.methods[m])
+    .map((m) => m.toUpperCase());
 /** Swagger UI and the OpenAPI documents: Express routes of SwaggerModule.setup, not Nest's (GETs, reads). */
 const isSwagger = (path: string) => path.startsWith('/docs/');
 
@@ -84,14 +87,17 @@ const isSwagger = (path: string) => path.startsWith('/docs/');
  */
 function shadowed(layers: RouteLayer[], names: Map<string, string>): string[] {
   const out: string[] = [];
-  const label = (method: string, path: string) => `${method} ${path}${names.has(`${method} ${path}`) ? ` (${names.get(`${method} ${path}`)})` : ''}`;
+  const label = (method: string, path: string) =>
+    `${method} ${path}${names.has(`${method} ${path}`) ? ` (${names.get(`${method} ${path}`)})` : ''}`;
   layers.forEach((layer, index) => {
     if (isSwagger(layer.route.path)) return;
     const sample = layer.route.path.replace(/:(\w+)/g, '~$1~');
     for (const method of methodsOf(layer)) {
       const first = layers.slice(0, index).find((earlier) => methodsOf(earlier).includes(method) && earlier.match(sample));
       if (first) {
-        out.push(`${label(method, layer.route.path)} is never reached: ${label(method, first.route.path)}, registered before it, takes ${method} ${sample}`);
+        out.push(
+          `${label(method, layer.route.path)} is never reached: ${label(method, first.route.path)}, registered before it, takes ${method} ${sample}`,
+        );
       }
     }
   });
@@ -102,13 +108,19 @@ function shadowed(layers: RouteLayer[], names: Map<string, string>): string[] {
 function documentedWrites(): string[] {
   const doc = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8');
   const section = doc.slice(doc.search(/^## 11\. /m), doc.search(/^## 12\. /m));
-  return [...section.matchAll(/`(GET|PUT|POST|DELETE|PATCH) (\/[^`\s]*)`/g)].map(([, method, path]) => `${method} ${path.replace(/\{(\w+)\}/g, ':$1')}`);
+  return [...section.matchAll(/`(GET|PUT|POST|DELETE|PATCH) (\/[^`\s]*)`/g)].map(
+    ([, method, path]) => `${method} ${path.replace(/\{(\w+)\}/g, ':$1')}`,
+  );
 }
 
 /** The same module with its imports in reverse order: its routes registered in another order. */
 function withImportsReversed(module: Type): Type {
   const meta = (key: string) => [...((Reflect.getMetadata(key, module) as unknown[] | undefined) ?? [])];
-  @Module({ imports: meta('imports').reverse() as (Type | DynamicModule)[], controllers: meta('controllers') as Type[], providers: meta('providers') as Type[] })
+  @Module({
+    imports: meta('imports').reverse() as (Type | DynamicModule)[],
+    controllers: meta('controllers') as Type[],
+    providers: meta('providers') as Type[],
+  })
   class Reversed {}
   Object.defineProperty(Reversed, 'name', { value: `${module.name}WithImportsReversed` });
   return Reversed;
@@ -120,14 +132,23 @@ interface BootedApp {
 }
 
 /** The app of `module` on `databaseUrl`, set up as main.ts sets it up, initialised (its routes registered), not listening. */
-async function boot(module: Type, configure: (app: NestExpressApplication) => NestExpressApplication, databaseUrl: string): Promise<NestExpressApplication> {
+async function boot(
+  module: Type,
+  configure: (app: NestExpressApplication) => NestExpressApplication,
+  databaseUrl: string,
+): Promise<NestExpressApplication> {
   // A call to the other app gets 503 from a port nothing listens on: none is made here.
-  return withEnv({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, OBJECTS_URL: 'http://127.0.0.1:9', OBJECT_SETS_URL: 'http://127.0.0.1:9' }, async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [module] }).compile();
-    const app = configure(moduleRef.createNestApplication<NestExpressApplication>(new PrebuiltPrototypesExpressAdapter(), NEST_APPLICATION_OPTIONS));
-    await app.init();
-    return app;
-  });
+  return withEnv(
+    { LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, OBJECTS_URL: 'http://127.0.0.1:9', OBJECT_SETS_URL: 'http://127.0.0.1:9' },
+    async () => {
+      const moduleRef = await Test.createTestingModule({ imports: [module] }).compile();
+      const app = configure(
+        moduleRef.createNestApplication<NestExpressApplication>(new PrebuiltPrototypesExpressAdapter(), NEST_APPLICATION_OPTIONS),
+      );
+      await app.init();
+      return app;
+    },
+  );
 }
 
 describe('routes', () => {
@@ -163,7 +184,15 @@ describe('routes', () => {
     }
     const all = declared().flatMap(({ app }) => nestRoutes(app).map((r) => `${r.method} ${r.path}`));
     expect(all).toEqual(
-      expect.arrayContaining(['GET /objects/:id', 'GET /objects/changes', 'POST /objects/internal/members', 'GET /health/ready', 'GET /metrics', 'PUT /ontology', 'GET /object-sets/internal/:id/filter']),
+      expect.arrayContaining([
+        'GET /objects/:id',
+        'GET /objects/changes',
+        'POST /objects/internal/members',
+        'GET /health/ready',
+        'GET /metrics',
+        'PUT /ontology',
+        'GET /object-sets/internal/:id/filter',
+      ]),
     );
   });
 
@@ -171,11 +200,14 @@ describe('routes', () => {
     const undeclared = declared()
       .flatMap(({ app }) => nestRoutes(app))
       .filter((r) => routeAccessOf(r.handler) === undefined)
-      .map((r) => `${r.method} ${r.path} (${r.handlerName}) declares neither @Reads() nor @Writes(): give it the one it does (docs/api.md §11)`);
+      .map(
+        (r) =>
+          `${r.method} ${r.path} (${r.handlerName}) declares neither @Reads() nor @Writes(): give it the one it does (docs/api.md §11)`,
+      );
     expect(undeclared).toEqual([]);
   });
 
-  it("write exactly where docs/api.md §11 lists the writes; every other route reads", () => {
+  it('write exactly where docs/api.md §11 lists the writes; every other route reads', () => {
     const writes = declared()
       .flatMap(({ app }) => nestRoutes(app))
       .filter((r) => routeAccessOf(r.handler) === 'write')

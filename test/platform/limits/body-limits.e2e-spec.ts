@@ -18,7 +18,12 @@ import { WRITE_ONTOLOGY } from '../../support/ontologies';
  * client with as little work of its own as can be (it runs in this process, on the apps' event
  * loop). Resolves as soon as the response is complete, whether or not the body was all sent.
  */
-function exchangeOnce(port: number, head: string, body?: Buffer, timeoutMs = 30_000): Promise<{ status: number; body: Record<string, any>; ms: number }> {
+function exchangeOnce(
+  port: number,
+  head: string,
+  body?: Buffer,
+  timeoutMs = 30_000,
+): Promise<{ status: number; body: Record<string, any>; ms: number }> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
@@ -37,7 +42,11 @@ function exchangeOnce(port: number, head: string, body?: Buffer, timeoutMs = 30_
       if (received.length < end + 4 + length) return;
       clearTimeout(timer);
       socket.destroy();
-      resolve({ status: Number(text.split(' ')[1]), body: JSON.parse(received.toString('utf8', end + 4, end + 4 + length)), ms: Date.now() - started });
+      resolve({
+        status: Number(text.split(' ')[1]),
+        body: JSON.parse(received.toString('utf8', end + 4, end + 4 + length)),
+        ms: Date.now() - started,
+      });
     });
     socket.write(head);
     if (body) socket.write(body);
@@ -122,11 +131,16 @@ describe('body limits per operation, and lists counted before the body is parsed
   /** The answer to `body` (bytes as they are) sent to `method path`. */
   const send = (method: string, path: string, body: string | Buffer, contentType = 'application/json') => {
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-    return exchangeOnce(port, `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: ${contentType}\r\nContent-Length: ${bytes.length}\r\n\r\n`, bytes);
+    return exchangeOnce(
+      port,
+      `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: ${contentType}\r\nContent-Length: ${bytes.length}\r\n\r\n`,
+      bytes,
+    );
   };
 
   it('POST /objects/bulk takes 16 MB: a body announcing 5.5 million ids (59 MB) is 413 at once, before it is sent', async () => {
-    const head = 'POST /objects/bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 59400000\r\n\r\n{"objectIds": ["o1", ';
+    const head =
+      'POST /objects/bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 59400000\r\n\r\n{"objectIds": ["o1", ';
     const res = await exchangeOnce(port, head, undefined, 10_000);
     expect(res).toMatchObject({
       status: 413,
@@ -153,7 +167,11 @@ describe('body limits per operation, and lists counted before the body is parsed
 
   it('keeps the bound of 10,000 ids: 10,001 are 400 InvalidArgument at objectIds', async () => {
     const res = await send('POST', '/objects/bulk', JSON.stringify({ objectIds: Array.from({ length: 10_001 }, (_, i) => `x-${i}`) }));
-    expect({ status: res.status, errorName: res.body.errorName, path: res.body.parameters?.path }).toEqual({ status: 400, errorName: 'InvalidArgument', path: 'objectIds' });
+    expect({ status: res.status, errorName: res.body.errorName, path: res.body.parameters?.path }).toEqual({
+      status: 400,
+      errorName: 'InvalidArgument',
+      path: 'objectIds',
+    });
   });
 
   it.each([
@@ -167,28 +185,51 @@ describe('body limits per operation, and lists counted before the body is parsed
     [
       'ingest, 600,000 objects (43 MB)',
       '/objects/ingest',
-      () => listBody('{"objects": [', 600_000, (i) => JSON.stringify({ environmentId: 'prod', id: `p${i}`, type: 'person', properties: [] }), ']}'),
+      () =>
+        listBody(
+          '{"objects": [',
+          600_000,
+          (i) => JSON.stringify({ environmentId: 'prod', id: `p${i}`, type: 'person', properties: [] }),
+          ']}',
+        ),
       'objects',
     ],
     [
       'an ontology with 600,000 properties on one type (20 MB)',
       '/ontology',
-      () => listBody('{"objectTypes": [{"id": "big", "properties": [', 600_000, (i) => `{"id": "p${i}", "type": "long"}`, ']}], "linkTypes": []}'),
+      () =>
+        listBody(
+          '{"objectTypes": [{"id": "big", "properties": [',
+          600_000,
+          (i) => `{"id": "p${i}", "type": "long"}`,
+          ']}], "linkTypes": []}',
+        ),
       'objectTypes[0].properties',
     ],
   ])('%s: 400 InvalidArgument at its path, without holding up the event loop', async (_name, path, body, faultPath) => {
     const bytes = body();
     const versionsBefore = (await t.db.query('SELECT count(*)::int AS n FROM objects.object_version')).rows[0].n;
     const { result: res, busyMs } = await loopBusyMs(() => send(path === '/ontology' ? 'PUT' : 'POST', path, bytes));
-    expect({ status: res.status, errorName: res.body.errorName, path: res.body.parameters?.path }).toEqual({ status: 400, errorName: 'InvalidArgument', path: faultPath });
+    expect({ status: res.status, errorName: res.body.errorName, path: res.body.parameters?.path }).toEqual({
+      status: 400,
+      errorName: 'InvalidArgument',
+      path: faultPath,
+    });
     expect(busyMs).toBeLessThan(MAX_SHARE_OF_PARSE * parseCpuMs(bytes));
     expect((await t.db.query('SELECT count(*)::int AS n FROM objects.object_version')).rows[0].n).toBe(versionsBefore);
   });
 
   it('refuses a body in another charset than UTF-8, whose bytes the checks of a body cannot read (U+0000 in UTF-16 reached PostgreSQL: 500)', async () => {
-    const body = Buffer.from(JSON.stringify({ type: 'person', properties: [{ id: 'name', value: 'a\\u0000b', origin: 'x' }] }).replace('\\\\u0000', '\\u0000'), 'utf16le');
+    const body = Buffer.from(
+      JSON.stringify({ type: 'person', properties: [{ id: 'name', value: 'a\\u0000b', origin: 'x' }] }).replace('\\\\u0000', '\\u0000'),
+      'utf16le',
+    );
     const res = await send('PUT', '/objects/prod/utf16', body, 'application/json; charset=utf-16le');
-    expect({ status: res.status, errorName: res.body.errorName, path: res.body.parameters?.path }).toEqual({ status: 400, errorName: 'InvalidArgument', path: 'body' });
+    expect({ status: res.status, errorName: res.body.errorName, path: res.body.parameters?.path }).toEqual({
+      status: 400,
+      errorName: 'InvalidArgument',
+      path: 'body',
+    });
     await t.http().get('/objects/utf16?environmentId=prod').expect(404);
   });
 });

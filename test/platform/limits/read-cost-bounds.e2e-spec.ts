@@ -30,14 +30,25 @@ function reached(hops: number): string[] {
   return [...at].map((i) => `p-${i}`).sort();
 }
 
-const seed = { type: 'and', and: { filters: [{ type: 'objectType', objectType: { types: ['person'] } }, { type: 'tag', tag: { tags: ['seed'] } }] } };
+const seed = {
+  type: 'and',
+  and: {
+    filters: [
+      { type: 'objectType', objectType: { types: ['person'] } },
+      { type: 'tag', tag: { tags: ['seed'] } },
+    ],
+  },
+};
 /** `hops` linkedFrom knows around `inner`. */
 function linkedFrom(hops: number, inner: unknown = seed): unknown {
   let f = inner;
   for (let i = 0; i < hops; i++) f = { type: 'linkedFrom', linkedFrom: { linkId: 'knows', source: f } };
   return f;
 }
-const extract = (objectSetId: string) => ({ type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'knows', objectSetId } });
+const extract = (objectSetId: string) => ({
+  type: 'linkOperation',
+  linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'knows', objectSetId },
+});
 
 describe('read cost bounds: link hops, groups per object, expensive reads per caller', () => {
   let t: TestBothApps;
@@ -49,15 +60,33 @@ describe('read cost bounds: link hops, groups per object, expensive reads per ca
     await t.objectsHttp().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
     const objects = Array.from({ length: PEOPLE }, (_, i) => person(i));
     // Two more people, not linked: one with 400 email addresses, one with 20.
-    objects.push({ ...person(100, Array.from({ length: 400 }, (_, k) => `m${k}@x`)), links: {} });
-    objects.push({ ...person(101, Array.from({ length: 20 }, (_, k) => `m${k}@x`)), links: {} });
+    objects.push({
+      ...person(
+        100,
+        Array.from({ length: 400 }, (_, k) => `m${k}@x`),
+      ),
+      links: {},
+    });
+    objects.push({
+      ...person(
+        101,
+        Array.from({ length: 20 }, (_, k) => `m${k}@x`),
+      ),
+      links: {},
+    });
     await t.objectsHttp().post('/objects/ingest').send({ objects }).expect(200);
   });
   afterAll(() => t?.close());
 
-  const createSet = (definition: unknown, user = 'ada') => t.setsHttp().post('/object-sets').set('x-user-id', user).send({ title: 'x', definition });
+  const createSet = (definition: unknown, user = 'ada') =>
+    t.setsHttp().post('/object-sets').set('x-user-id', user).send({ title: 'x', definition });
   const members = (id: string, user = 'ada') => t.setsHttp().get(`/object-sets/${id}/members`).set('x-user-id', user);
-  const search = (filter: unknown, user = 'ada', extra: Record<string, unknown> = {}) => t.objectsHttp().post('/objects/search').set('x-user-id', user).send({ filter, ...extra });
+  const search = (filter: unknown, user = 'ada', extra: Record<string, unknown> = {}) =>
+    t
+      .objectsHttp()
+      .post('/objects/search')
+      .set('x-user-id', user)
+      .send({ filter, ...extra });
 
   describe(`link hops: at most ${MAX_LINK_HOPS}`, () => {
     const chain: string[] = [];
@@ -85,11 +114,15 @@ describe('read cost bounds: link hops, groups per object, expensive reads per ca
         errorInstanceId: expect.any(String),
         parameters: {
           path: 'definition',
-          reason: 'the definition follows 9 link hops, more than the 8 a set may follow (each linkOperation is one, and each linkedFrom or linksTo of its filters, along the longest chain of sets)',
+          reason:
+            'the definition follows 9 link hops, more than the 8 a set may follow (each linkOperation is one, and each linkedFrom or linksTo of its filters, along the longest chain of sets)',
         },
       });
       // A filter definition whose own links make the ninth hop, on top of a chain of eight.
-      const onTop = await createSet({ type: 'filter', filter: { filter: linkedFrom(1, { type: 'all', all: {} }), startingSet: chain[MAX_LINK_HOPS] } });
+      const onTop = await createSet({
+        type: 'filter',
+        filter: { filter: linkedFrom(1, { type: 'all', all: {} }), startingSet: chain[MAX_LINK_HOPS] },
+      });
       expect(onTop.status).toBe(201);
       const ninth = await createSet(extract(onTop.body.id));
       expect({ status: ninth.status, errorName: ninth.body.errorName }).toEqual({ status: 400, errorName: 'InvalidObjectSetDefinition' });
@@ -101,9 +134,15 @@ describe('read cost bounds: link hops, groups per object, expensive reads per ca
       for (const hops of [MAX_LINK_HOPS + 1, 31]) {
         const res = await search(linkedFrom(hops));
         expect(res.status).toBe(400);
-        expect(res.body).toMatchObject({ errorName: 'InvalidFilter', parameters: { path: ninth, reason: expect.stringMatching(/^more than 8 link hops/) } });
+        expect(res.body).toMatchObject({
+          errorName: 'InvalidFilter',
+          parameters: { path: ninth, reason: expect.stringMatching(/^more than 8 link hops/) },
+        });
       }
-      const aggregate = await t.objectsHttp().post('/objects/aggregate').send({ filter: linkedFrom(MAX_LINK_HOPS + 1), metrics: [{ type: 'count', count: {} }] });
+      const aggregate = await t
+        .objectsHttp()
+        .post('/objects/aggregate')
+        .send({ filter: linkedFrom(MAX_LINK_HOPS + 1), metrics: [{ type: 'count', count: {} }] });
       expect(aggregate.body).toMatchObject({ errorName: 'InvalidFilter', parameters: { path: ninth } });
       const set = await createSet({ type: 'filter', filter: { filter: linkedFrom(MAX_LINK_HOPS + 1) } });
       expect({ status: set.status, errorName: set.body.errorName }).toEqual({ status: 400, errorName: 'InvalidObjectSetDefinition' });
@@ -125,21 +164,32 @@ describe('read cost bounds: link hops, groups per object, expensive reads per ca
       const started = Date.now();
       const reads = [
         members(ids[63]),
-        t.setsHttp().post(`/object-sets/${ids[63]}/aggregate`).set('x-user-id', 'ada').send({ metrics: [{ type: 'count', count: {} }] }),
+        t
+          .setsHttp()
+          .post(`/object-sets/${ids[63]}/aggregate`)
+          .set('x-user-id', 'ada')
+          .send({ metrics: [{ type: 'count', count: {} }] }),
         search({ type: 'all', all: {} }, 'ada', { startingSet: ids[63] }),
       ];
       for (const res of await Promise.all(reads)) {
         expect(res.status).toBe(400);
-        expect(res.body).toMatchObject({ errorName: 'InvalidObjectSetDefinition', parameters: { reason: expect.stringMatching(/^referenced object set \S+ follows 9 link hops, more than the 8/) } });
+        expect(res.body).toMatchObject({
+          errorName: 'InvalidObjectSetDefinition',
+          parameters: { reason: expect.stringMatching(/^referenced object set \S+ follows 9 link hops, more than the 8/) },
+        });
       }
       expect(Date.now() - started).toBeLessThan(3000);
     });
   });
 
   describe('an aggregation: at most 10,000 groups per object', () => {
-    const emailBuckets = (n: number) => Array.from({ length: n }, (_, i) => ({ type: 'exact', exact: { propertyId: 'email', maxGroups: 10_000 }, name: `e${i}` }));
+    const emailBuckets = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ type: 'exact', exact: { propertyId: 'email', maxGroups: 10_000 }, name: `e${i}` }));
     const aggregate = (filter: unknown, groupBy: unknown[]) =>
-      t.objectsHttp().post('/objects/aggregate').send({ filter, groupBy, metrics: [{ type: 'count', count: {} }] });
+      t
+        .objectsHttp()
+        .post('/objects/aggregate')
+        .send({ filter, groupBy, metrics: [{ type: 'count', count: {} }] });
     const only = (id: string) => ({ type: 'objectId', objectId: { ids: [id] } });
 
     it('three exact buckets on a property with 400 values (64,000,000 groups for one object): 400 InvalidArgument naming the object, at once', async () => {
@@ -188,7 +238,9 @@ describe('read cost bounds: link hops, groups per object, expensive reads per ca
     /** Waits until `n` statements wait for a lock (the reads that were let through). */
     async function waitingStatements(n: number): Promise<void> {
       for (const started = Date.now(); Date.now() - started < 10_000; await new Promise((r) => setTimeout(r, 50))) {
-        const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+        const { rows } = await t.db.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
         if (rows[0].n >= n) return;
       }
       throw new Error(`fewer than ${n} statements waiting for the lock`);
@@ -233,8 +285,12 @@ describe('read cost bounds: link hops, groups per object, expensive reads per ca
       await search(linkedFrom(2), 'flood').expect(200);
     });
 
-    it("set members: 429 past 4 in the object-sets app; the objects app counts each read once (the 4 let through answer 200); its 429 reaches the caller with Retry-After", async () => {
-      const set = (await createSet({ type: 'filter', filter: { filter: { type: 'objectType', objectType: { types: ['person'] } } } }, 'flood').expect(201)).body.id;
+    it('set members: 429 past 4 in the object-sets app; the objects app counts each read once (the 4 let through answer 200); its 429 reaches the caller with Retry-After', async () => {
+      const set = (
+        await createSet({ type: 'filter', filter: { filter: { type: 'objectType', objectType: { types: ['person'] } } } }, 'flood').expect(
+          201,
+        )
+      ).body.id;
       await members(set, 'flood').expect(200);
       let unlock = await lockLinks();
       let reads: Answer[];

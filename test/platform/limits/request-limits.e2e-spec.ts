@@ -13,7 +13,8 @@ const deepArray = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
 /** An ObjectSearchFilter of `levels` nested `not`s around `all`, as JSON text. */
 const deepNot = (levels: number) => '{"type":"not","not":{"filter":'.repeat(levels) + '{"type":"all","all":{}}' + '}}'.repeat(levels);
 /** An ObjectSetFilter of `levels` nested `not`s around `userId`, as JSON text. */
-const deepSetNot = (levels: number) => '{"type":"not","not":{"filter":'.repeat(levels) + '{"type":"userId","userId":{"userId":"ada"}}' + '}}'.repeat(levels);
+const deepSetNot = (levels: number) =>
+  '{"type":"not","not":{"filter":'.repeat(levels) + '{"type":"userId","userId":{"userId":"ada"}}' + '}}'.repeat(levels);
 
 function expectInvalidArgument(res: { status: number; body: Record<string, unknown> }, path?: string | RegExp) {
   expect({ status: res.status, errorName: res.body.errorName }).toEqual({ status: 400, errorName: 'InvalidArgument' });
@@ -64,10 +65,22 @@ describe('request limits: nesting, reserved keys, non-JSON bodies and unknown fi
   const targets: Target[] = [
     { name: 'POST /objects/search', app: 'objects', method: 'post', path: () => '/objects/search', body: (d) => `{"filter":${d}}` },
     { name: 'POST /objects/bulk', app: 'objects', method: 'post', path: () => '/objects/bulk', body: (d) => `{"objectIds":${d}}` },
-    { name: 'PUT /objects/{env}/{id}', app: 'objects', method: 'put', path: () => '/objects/prod/p-2', body: (d) => `{"type":"person","properties":[{"id":"name","value":${d},"origin":"x"}]}` },
+    {
+      name: 'PUT /objects/{env}/{id}',
+      app: 'objects',
+      method: 'put',
+      path: () => '/objects/prod/p-2',
+      body: (d) => `{"type":"person","properties":[{"id":"name","value":${d},"origin":"x"}]}`,
+    },
     { name: 'POST /objects/ingest', app: 'objects', method: 'post', path: () => '/objects/ingest', body: (d) => `{"objects":${d}}` },
     { name: 'PUT /ontology', app: 'objects', method: 'put', path: () => '/ontology', body: (d) => `{"objectTypes":${d},"linkTypes":[]}` },
-    { name: 'POST /objects/internal/members', app: 'objects', method: 'post', path: () => '/objects/internal/members', body: (d) => `{"filter":${d},"limit":10}` },
+    {
+      name: 'POST /objects/internal/members',
+      app: 'objects',
+      method: 'post',
+      path: () => '/objects/internal/members',
+      body: (d) => `{"filter":${d},"limit":10}`,
+    },
     {
       name: 'POST /object-sets',
       app: 'sets',
@@ -76,10 +89,34 @@ describe('request limits: nesting, reserved keys, non-JSON bodies and unknown fi
       body: (d) => `{"title":"deep","definition":{"type":"filter","filter":{"filter":${d}}}}`,
     },
     { name: 'POST /object-sets/search', app: 'sets', method: 'post', path: () => '/object-sets/search', body: (d) => `{"filter":${d}}` },
-    { name: 'PUT /object-sets/{id}', app: 'sets', method: 'put', path: () => `/object-sets/${setId}`, body: (d) => `{"definition":{"type":"filter","filter":{"filter":${d}}}}` },
-    { name: 'POST /objects/aggregate', app: 'objects', method: 'post', path: () => '/objects/aggregate', body: (d) => `{"filter":${d},"metrics":[{"type":"count","count":{}}]}` },
-    { name: 'POST /objects/internal/aggregate', app: 'objects', method: 'post', path: () => '/objects/internal/aggregate', body: (d) => `{"filter":${d},"metrics":[]}` },
-    { name: 'POST /object-sets/{id}/aggregate', app: 'sets', method: 'post', path: () => `/object-sets/${setId}/aggregate`, body: (d) => `{"groupBy":${d},"metrics":[]}` },
+    {
+      name: 'PUT /object-sets/{id}',
+      app: 'sets',
+      method: 'put',
+      path: () => `/object-sets/${setId}`,
+      body: (d) => `{"definition":{"type":"filter","filter":{"filter":${d}}}}`,
+    },
+    {
+      name: 'POST /objects/aggregate',
+      app: 'objects',
+      method: 'post',
+      path: () => '/objects/aggregate',
+      body: (d) => `{"filter":${d},"metrics":[{"type":"count","count":{}}]}`,
+    },
+    {
+      name: 'POST /objects/internal/aggregate',
+      app: 'objects',
+      method: 'post',
+      path: () => '/objects/internal/aggregate',
+      body: (d) => `{"filter":${d},"metrics":[]}`,
+    },
+    {
+      name: 'POST /object-sets/{id}/aggregate',
+      app: 'sets',
+      method: 'post',
+      path: () => `/object-sets/${setId}/aggregate`,
+      body: (d) => `{"groupBy":${d},"metrics":[]}`,
+    },
   ];
   const send = (target: Target, body: string) => {
     const http = target.app === 'objects' ? t.objectsHttp() : t.setsHttp();
@@ -124,21 +161,32 @@ describe('request limits: nesting, reserved keys, non-JSON bodies and unknown fi
     it('lets the set service send the objects service compiled filters deeper than a client may', async () => {
       // A chain of sets, each the union of the one before and another: its compiled filter nests
       // an `or` (three JSON levels) per set, past what a client's body may.
-      const other = await t.setsHttp().post('/object-sets').set('x-user-id', 'ada').send({ title: 'other', definition: { type: 'empty', empty: {} } });
+      const other = await t
+        .setsHttp()
+        .post('/object-sets')
+        .set('x-user-id', 'ada')
+        .send({ title: 'other', definition: { type: 'empty', empty: {} } });
       let previous = setId;
       for (let i = 0; i < 50; i++) {
         const res = await t
           .setsHttp()
           .post('/object-sets')
           .set('x-user-id', 'ada')
-          .send({ title: `chain ${i}`, definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [previous, other.body.id] } } });
+          .send({
+            title: `chain ${i}`,
+            definition: { type: 'operation', operation: { operator: 'UNION', objectSetIds: [previous, other.body.id] } },
+          });
         expect(res.status).toBe(201);
         previous = res.body.id;
       }
       const members = await t.setsHttp().get(`/object-sets/${previous}/members`).set('x-user-id', 'ada');
       expect(members.status).toBe(200);
       expect(members.body).toEqual({ members: {}, links: [] });
-      const aggregate = await t.setsHttp().post(`/object-sets/${previous}/aggregate`).set('x-user-id', 'ada').send({ metrics: [{ type: 'count', count: {} }] });
+      const aggregate = await t
+        .setsHttp()
+        .post(`/object-sets/${previous}/aggregate`)
+        .set('x-user-id', 'ada')
+        .send({ metrics: [{ type: 'count', count: {} }] });
       expect(aggregate.status).toBe(200);
       expect(aggregate.body).toEqual({ groups: [{ key: {}, metrics: { count: 0 } }], truncated: false });
     });
@@ -146,11 +194,26 @@ describe('request limits: nesting, reserved keys, non-JSON bodies and unknown fi
 
   describe('keys that name built-in properties of JavaScript objects are refused anywhere in a body', () => {
     const cases: [string, Target, string, string][] = [
-      ['constructor at the top', targets[7], '{"filter":{"type":"userId","userId":{"userId":"ada"}},"constructor":{"prototype":{"x":1}}}', 'constructor'],
+      [
+        'constructor at the top',
+        targets[7],
+        '{"filter":{"type":"userId","userId":{"userId":"ada"}},"constructor":{"prototype":{"x":1}}}',
+        'constructor',
+      ],
       ['__proto__ inside a filter', targets[0], '{"filter":{"type":"all","all":{},"__proto__":{"x":1}}}', 'filter.__proto__'],
-      ['toString in a set definition', targets[6], '{"title":"t","definition":{"type":"empty","empty":{"toString":1}}}', 'definition.empty.toString'],
+      [
+        'toString in a set definition',
+        targets[6],
+        '{"title":"t","definition":{"type":"empty","empty":{"toString":1}}}',
+        'definition.empty.toString',
+      ],
       ['prototype among link ids', targets[2], '{"type":"person","properties":[],"links":{"prototype":["p-1"]}}', 'links.prototype'],
-      ['hasOwnProperty in an ingested object', targets[3], '{"objects":[{"environmentId":"prod","id":"p-9","type":"person","properties":[],"hasOwnProperty":1}]}', 'objects[0].hasOwnProperty'],
+      [
+        'hasOwnProperty in an ingested object',
+        targets[3],
+        '{"objects":[{"environmentId":"prod","id":"p-9","type":"person","properties":[],"hasOwnProperty":1}]}',
+        'objects[0].hasOwnProperty',
+      ],
       ['valueOf in the ontology', targets[4], '{"objectTypes":[],"linkTypes":[],"valueOf":{}}', 'valueOf'],
     ];
     it.each(cases)('%s', async (_name, target, body, path) => {
@@ -164,9 +227,24 @@ describe('request limits: nesting, reserved keys, non-JSON bodies and unknown fi
   describe('text PostgreSQL cannot store is refused, wherever it is', () => {
     const cases: [string, Target, string, string][] = [
       ['U+0000 in a set title', targets[6], '{"title":"a\\u0000b","definition":{"type":"empty","empty":{}}}', 'title'],
-      ['U+0000 in a property value', targets[2], '{"type":"person","properties":[{"id":"name","value":"Ada\\u0000","origin":"crm"}]}', 'properties[0].value'],
-      ['U+0000 in a filter value', targets[0], '{"filter":{"type":"propertyEquals","propertyEquals":{"propertyId":"name","value":"\\u0000"}}}', 'filter.propertyEquals.value'],
-      ['a lone surrogate in a set filter', targets[7], '{"filter":{"type":"title","title":{"title":"\\ud800","fuzzy":true}}}', 'filter.title.title'],
+      [
+        'U+0000 in a property value',
+        targets[2],
+        '{"type":"person","properties":[{"id":"name","value":"Ada\\u0000","origin":"crm"}]}',
+        'properties[0].value',
+      ],
+      [
+        'U+0000 in a filter value',
+        targets[0],
+        '{"filter":{"type":"propertyEquals","propertyEquals":{"propertyId":"name","value":"\\u0000"}}}',
+        'filter.propertyEquals.value',
+      ],
+      [
+        'a lone surrogate in a set filter',
+        targets[7],
+        '{"filter":{"type":"title","title":{"title":"\\ud800","fuzzy":true}}}',
+        'filter.title.title',
+      ],
       ['a lone surrogate in a key', targets[2], '{"type":"person","properties":[],"links":{"\\udc00":["p-1"]}}', 'links.\udc00'],
     ];
     it.each(cases)('%s', async (_name, target, body, path) => {
@@ -192,12 +270,20 @@ describe('request limits: nesting, reserved keys, non-JSON bodies and unknown fi
 
   describe('ids and text too long in UTF-8 for an index entry', () => {
     /** `n` characters of four UTF-8 bytes each, varied so that PostgreSQL cannot compress them. */
-    const wide = (n: number, seed: number) => Array.from({ length: n }, (_, i) => String.fromCodePoint(0x10000 + ((i * 7919 + seed * 104729) % 0xf000))).join('');
+    const wide = (n: number, seed: number) =>
+      Array.from({ length: n }, (_, i) => String.fromCodePoint(0x10000 + ((i * 7919 + seed * 104729) % 0xf000))).join('');
 
     it('an object whose key passes 2,704 bytes is 400 and stores nothing', async () => {
       const before = await stored();
       const [env, id, prop] = [wide(256, 1), wide(256, 2), wide(256, 3)];
-      await t.objectsHttp().put('/ontology').send({ objectTypes: [...WRITE_ONTOLOGY.objectTypes, { id: 'wide', properties: [{ id: prop, type: 'string' }] }], linkTypes: WRITE_ONTOLOGY.linkTypes }).expect(200);
+      await t
+        .objectsHttp()
+        .put('/ontology')
+        .send({
+          objectTypes: [...WRITE_ONTOLOGY.objectTypes, { id: 'wide', properties: [{ id: prop, type: 'string' }] }],
+          linkTypes: WRITE_ONTOLOGY.linkTypes,
+        })
+        .expect(200);
       const res = await t
         .objectsHttp()
         .put(`/objects/${encodeURIComponent(env)}/${encodeURIComponent(id)}`)
@@ -211,9 +297,17 @@ describe('request limits: nesting, reserved keys, non-JSON bodies and unknown fi
 
     it('a set title of 1,024 four-byte characters is stored and found by exact title', async () => {
       const title = wide(1024, 4);
-      const created = await t.setsHttp().post('/object-sets').set('x-user-id', 'ada').send({ title, definition: { type: 'empty', empty: {} } });
+      const created = await t
+        .setsHttp()
+        .post('/object-sets')
+        .set('x-user-id', 'ada')
+        .send({ title, definition: { type: 'empty', empty: {} } });
       expect(created.status).toBe(201);
-      const found = await t.setsHttp().post('/object-sets/search').send({ filter: { type: 'title', title: { title } } }).expect(200);
+      const found = await t
+        .setsHttp()
+        .post('/object-sets/search')
+        .send({ filter: { type: 'title', title: { title } } })
+        .expect(200);
       expect(found.body.objectSets.map((x: { id: string }) => x.id)).toEqual([created.body.id]);
       await t.setsHttp().delete(`/object-sets/${created.body.id}`).set('x-user-id', 'ada').expect(204);
     });
@@ -227,7 +321,9 @@ describe('request limits: nesting, reserved keys, non-JSON bodies and unknown fi
         let text = '';
         socket.on('data', (d) => (text += d.toString()));
         socket.on('error', reject);
-        socket.on('close', () => resolve({ status: Number(text.split(' ')[1]), body: JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) }));
+        socket.on('close', () =>
+          resolve({ status: Number(text.split(' ')[1]), body: JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) }),
+        );
       });
 
     it('a request line and headers past 16 KB: 431', async () => {
@@ -287,7 +383,13 @@ describe('request limits: nesting, reserved keys, non-JSON bodies and unknown fi
     ['POST /objects/search', 'objects', 'post', '/objects/search', '{"filter":{"type":"all","all":{}}}'],
     ['POST /objects/bulk', 'objects', 'post', '/objects/bulk', '{"objectIds":["p-1"]}'],
     ['PUT /objects/{env}/{id}', 'objects', 'put', '/objects/prod/p-3', '{"type":"person","properties":[]}'],
-    ['POST /objects/ingest', 'objects', 'post', '/objects/ingest', '{"objects":[{"environmentId":"prod","id":"p-3","type":"person","properties":[]}]}'],
+    [
+      'POST /objects/ingest',
+      'objects',
+      'post',
+      '/objects/ingest',
+      '{"objects":[{"environmentId":"prod","id":"p-3","type":"person","properties":[]}]}',
+    ],
     ['POST /object-sets', 'sets', 'post', '/object-sets', '{"title":"x","definition":{"type":"empty","empty":{}}}'],
     ['POST /object-sets/search', 'sets', 'post', '/object-sets/search', '{"filter":{"type":"userId","userId":{"userId":"ada"}}}'],
   ])('%s refuses a JSON body sent as text/plain rather than reading it as empty', async (_name, app, method, path, body) => {

@@ -37,7 +37,10 @@ function receiver(spans: Span[]): Server {
     req.on('end', () => {
       if (req.url === '/v1/traces') {
         const { resourceSpans = [] } = JSON.parse(body) as {
-          resourceSpans?: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { scope: { name: string }; spans: OtlpSpan[] }[] }[];
+          resourceSpans?: {
+            resource: { attributes: { key: string; value: { stringValue?: string } }[] };
+            scopeSpans: { scope: { name: string }; spans: OtlpSpan[] }[];
+          }[];
         };
         for (const rs of resourceSpans) {
           const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
@@ -93,7 +96,7 @@ describe('traces across both apps (OpenTelemetry, OTLP)', () => {
     server?.close();
   });
 
-  it('one trace holds a members read in the object-sets app, its call to the objects app and that app\'s SQL; logs carry the trace id', async () => {
+  it("one trace holds a members read in the object-sets app, its call to the objects app and that app's SQL; logs carry the trace id", async () => {
     const res = await fetch(`http://127.0.0.1:${app.ports.objectSets}/object-sets/${VIP_SET}/members?consistency=STRONG`);
     expect(res.status).toBe(200);
     expect(Object.keys(((await res.json()) as { members: object }).members).length).toBeGreaterThan(0);
@@ -102,10 +105,12 @@ describe('traces across both apps (OpenTelemetry, OTLP)', () => {
       spans.find((s) => s.service === 'object-sets' && s.kind === SERVER && s.attr('http.route') === '/object-sets/:id/members'),
     );
     const inTrace = () => spans.filter((s) => s.traceId === root.traceId);
-    const objectsServer = await until('the objects app\'s span in the same trace', () =>
+    const objectsServer = await until("the objects app's span in the same trace", () =>
       inTrace().find((s) => s.service === 'objects' && s.kind === SERVER && s.attr('http.route') === '/objects/internal/members'),
     );
-    const pg = await until('a pg span of the objects app in the same trace', () => inTrace().find((s) => s.service === 'objects' && s.scope.includes('pg') && s.name !== 'pg.connect' && !s.name.startsWith('pg-pool')));
+    const pg = await until('a pg span of the objects app in the same trace', () =>
+      inTrace().find((s) => s.service === 'objects' && s.scope.includes('pg') && s.name !== 'pg.connect' && !s.name.startsWith('pg-pool')),
+    );
     // The objects app's server span is the child of the object-sets app's fetch (W3C traceparent).
     const client = inTrace().find((s) => s.spanId === objectsServer.parentSpanId);
     expect(client).toMatchObject({ service: 'object-sets', kind: CLIENT });
@@ -127,7 +132,9 @@ describe('traces across both apps (OpenTelemetry, OTLP)', () => {
     await fetch(`http://127.0.0.1:${app.ports.objects}/health/ready`);
     await fetch(`http://127.0.0.1:${app.ports.objects}/metrics`);
     await fetch(`http://127.0.0.1:${app.ports.objects}/ontology`);
-    await until('the ontology request span', () => spans.find((s) => s.service === 'objects' && s.kind === SERVER && s.attr('http.route') === '/ontology'));
+    await until('the ontology request span', () =>
+      spans.find((s) => s.service === 'objects' && s.kind === SERVER && s.attr('http.route') === '/ontology'),
+    );
     const probe = (path: unknown) => typeof path === 'string' && /^\/(health|metrics)/.test(path);
     expect(spans.filter((s) => s.kind === SERVER && (probe(s.attr('url.path')) || probe(s.attr('http.target'))))).toEqual([]);
   });
@@ -137,7 +144,10 @@ describe('tracing off (no OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   const loaded = (env: Record<string, string>) =>
     execFileSync(
       process.execPath,
-      ['-e', `require(${JSON.stringify(join(ROOT, 'dist/apps/objects/apps/objects/src/tracing.js'))}); console.log(Object.keys(require.cache).filter((k) => k.includes('@opentelemetry')).length)`],
+      [
+        '-e',
+        `require(${JSON.stringify(join(ROOT, 'dist/apps/objects/apps/objects/src/tracing.js'))}); console.log(Object.keys(require.cache).filter((k) => k.includes('@opentelemetry')).length)`,
+      ],
       { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' },
     ).trim();
 

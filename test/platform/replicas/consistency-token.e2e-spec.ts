@@ -20,14 +20,30 @@ describe('X-Consistency-Token without replicas', () => {
   it('is on every 2xx write and read answer, not on errors, and a token moves forward with writes', async () => {
     const ontology = await t.objectsHttp().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
     expect(tokenOf(ontology)).toMatch(/^[A-Za-z0-9_-]{20,}$/);
-    const w1 = await t.objectsHttp().put('/objects/prod/p-1').send({ type: 'person', properties: [], tags: ['t'] }).expect(201);
-    const w2 = await t.objectsHttp().put('/objects/prod/p-1').send({ type: 'person', properties: [], tags: ['u'] }).expect(200);
+    const w1 = await t
+      .objectsHttp()
+      .put('/objects/prod/p-1')
+      .send({ type: 'person', properties: [], tags: ['t'] })
+      .expect(201);
+    const w2 = await t
+      .objectsHttp()
+      .put('/objects/prod/p-1')
+      .send({ type: 'person', properties: [], tags: ['u'] })
+      .expect(200);
     const position = (token: string) => Buffer.from(token, 'base64url').readBigUInt64BE(9);
     expect(position(tokenOf(w2))).toBeGreaterThan(position(tokenOf(w1)));
     for (const res of [
       await t.objectsHttp().get('/objects/p-1').set('x-consistency-token', tokenOf(w2)).expect(200),
-      await t.objectsHttp().post('/objects/search').send({ filter: { type: 'all', all: {} } }).expect(200),
-      await t.objectsHttp().post('/objects/bulk').send({ objectIds: ['p-1'] }).expect(200),
+      await t
+        .objectsHttp()
+        .post('/objects/search')
+        .send({ filter: { type: 'all', all: {} } })
+        .expect(200),
+      await t
+        .objectsHttp()
+        .post('/objects/bulk')
+        .send({ objectIds: ['p-1'] })
+        .expect(200),
       await t.objectsHttp().get('/ontology').expect(200),
     ]) {
       expect(tokenOf(res)).toMatch(/^[A-Za-z0-9_-]{20,}$/);
@@ -41,19 +57,36 @@ describe('X-Consistency-Token without replicas', () => {
   });
 
   it('on set writes and reads, which pass on the positions of their calls to the objects app', async () => {
-    const created = await t.setsHttp().post('/object-sets').send({ title: 's', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['t'] } } } } }).expect(201);
+    const created = await t
+      .setsHttp()
+      .post('/object-sets')
+      .send({ title: 's', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['t'] } } } } })
+      .expect(201);
     expect(tokenOf(created)).toMatch(/^[A-Za-z0-9_-]{20,}$/);
-    const members = await t.setsHttp().get(`/object-sets/${created.body.id}/members`).set('x-consistency-token', tokenOf(created)).expect(200);
+    const members = await t
+      .setsHttp()
+      .get(`/object-sets/${created.body.id}/members`)
+      .set('x-consistency-token', tokenOf(created))
+      .expect(200);
     expect(tokenOf(members)).toMatch(/^[A-Za-z0-9_-]{20,}$/);
   });
 
   it('an unparsable token is 400 InvalidArgument naming the header, in both apps', async () => {
     for (const res of [
       await t.objectsHttp().get('/objects/p-1').set('x-consistency-token', 'garbage!').expect(400),
-      await t.objectsHttp().post('/objects/search').set('x-consistency-token', 'AgAA').send({ filter: { type: 'all', all: {} } }).expect(400),
+      await t
+        .objectsHttp()
+        .post('/objects/search')
+        .set('x-consistency-token', 'AgAA')
+        .send({ filter: { type: 'all', all: {} } })
+        .expect(400),
       await t.setsHttp().post('/object-sets/search').set('x-consistency-token', 'AQE').send({}).expect(400),
     ]) {
-      expect(res.body).toMatchObject({ errorCode: 'INVALID_ARGUMENT', errorName: 'InvalidArgument', parameters: { field: 'X-Consistency-Token' } });
+      expect(res.body).toMatchObject({
+        errorCode: 'INVALID_ARGUMENT',
+        errorName: 'InvalidArgument',
+        parameters: { field: 'X-Consistency-Token' },
+      });
     }
   });
 
@@ -63,14 +96,28 @@ describe('X-Consistency-Token without replicas', () => {
       [t.setsHttp, 'object-sets'],
     ] as const) {
       const doc = (await http().get(`/docs/${name}-json`).expect(200)).body as {
-        paths: Record<string, Record<string, { operationId: string; parameters?: { name: string; in: string }[]; responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+        paths: Record<
+          string,
+          Record<
+            string,
+            {
+              operationId: string;
+              parameters?: { name: string; in: string }[];
+              responses: Record<string, { headers?: Record<string, unknown> }>;
+            }
+          >
+        >;
       };
       const ops = Object.values(doc.paths).flatMap((item) => Object.values(item));
       expect(ops.length).toBeGreaterThan(3);
       for (const op of ops) {
-        expect([op.operationId, op.parameters?.some((p) => p.name === 'X-Consistency-Token' && p.in === 'header')]).toEqual([op.operationId, true]);
+        expect([op.operationId, op.parameters?.some((p) => p.name === 'X-Consistency-Token' && p.in === 'header')]).toEqual([
+          op.operationId,
+          true,
+        ]);
         for (const [status, response] of Object.entries(op.responses)) {
-          if (/^2/.test(status)) expect([op.operationId, status, !!response.headers?.['X-Consistency-Token']]).toEqual([op.operationId, status, true]);
+          if (/^2/.test(status))
+            expect([op.operationId, status, !!response.headers?.['X-Consistency-Token']]).toEqual([op.operationId, status, true]);
         }
       }
     }
@@ -90,7 +137,11 @@ describe('a forged X-Consistency-Token never comes back as sent, nor larger', ()
   beforeAll(async () => {
     t = await startBothApps();
     await t.objectsHttp().put('/ontology').send(WRITE_ONTOLOGY).expect(200);
-    await t.objectsHttp().put('/objects/prod/p-1').send({ type: 'person', properties: [], tags: ['vip'] }).expect(201);
+    await t
+      .objectsHttp()
+      .put('/objects/prod/p-1')
+      .send({ type: 'person', properties: [], tags: ['vip'] })
+      .expect(201);
     cluster = (await t.db.query(`SELECT system_identifier::text AS id FROM pg_control_system()`)).rows[0].id;
   });
   afterAll(() => t?.close());
@@ -114,7 +165,12 @@ describe('a forged X-Consistency-Token never comes back as sent, nor larger', ()
   });
 
   it('a position of this cluster that its primary has not reached is not taken, nor answered back', async () => {
-    const forged = encodeConsistencyToken(new Map([[cluster, FAR], ['1000', FAR]]));
+    const forged = encodeConsistencyToken(
+      new Map([
+        [cluster, FAR],
+        ['1000', FAR],
+      ]),
+    );
     const started = Date.now();
     const res = await t.objectsHttp().get('/objects/p-1').set('x-consistency-token', forged).expect(200);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -125,8 +181,16 @@ describe('a forged X-Consistency-Token never comes back as sent, nor larger', ()
   });
 
   it('also through a call to the other app (set members)', async () => {
-    const set = await t.setsHttp().post('/object-sets').send({ title: 'vips', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['vip'] } } } } }).expect(201);
-    const res = await t.setsHttp().get(`/object-sets/${set.body.id}/members`).set('x-consistency-token', encodeConsistencyToken(strangers)).expect(200);
+    const set = await t
+      .setsHttp()
+      .post('/object-sets')
+      .send({ title: 'vips', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['vip'] } } } } })
+      .expect(201);
+    const res = await t
+      .setsHttp()
+      .get(`/object-sets/${set.body.id}/members`)
+      .set('x-consistency-token', encodeConsistencyToken(strangers))
+      .expect(200);
     expect(res.body.members).toEqual({ prod: ['p-1'] });
     const answered = decodeConsistencyToken(res.headers['x-consistency-token']);
     expect([...answered.keys()]).toEqual([cluster]);
@@ -137,6 +201,8 @@ describe('a forged X-Consistency-Token never comes back as sent, nor larger', ()
     const write = await t.objectsHttp().put('/objects/prod/p-2').send({ type: 'person', properties: [] }).expect(201);
     const token = write.headers['x-consistency-token'];
     const read = await t.objectsHttp().get('/objects/p-2').set('x-consistency-token', token).expect(200);
-    expect(decodeConsistencyToken(read.headers['x-consistency-token']).get(cluster)! >= decodeConsistencyToken(token).get(cluster)!).toBe(true);
+    expect(decodeConsistencyToken(read.headers['x-consistency-token']).get(cluster)! >= decodeConsistencyToken(token).get(cluster)!).toBe(
+      true,
+    );
   });
 });

@@ -25,7 +25,11 @@ describe('read replicas (docs/api.md §11)', () => {
   let pair: ReplicaPair;
   let t: TestBothApps;
 
-  async function call(base: string, path: string, init: { method?: string; body?: unknown; token?: string | null; user?: string } = {}): Promise<Answer> {
+  async function call(
+    base: string,
+    path: string,
+    init: { method?: string; body?: unknown; token?: string | null; user?: string } = {},
+  ): Promise<Answer> {
     const res = await fetch(`${base}${path}`, {
       method: init.method ?? 'GET',
       headers: {
@@ -43,7 +47,8 @@ describe('read replicas (docs/api.md §11)', () => {
 
   const put = (id: string, name: string) =>
     objects(`/objects/prod/${id}`, { method: 'PUT', body: { type: 'person', properties: [{ id: 'name', value: name, origin: 'crm' }] } });
-  const nameOf = (a: Answer) => ((a.body.properties as { id: string; value: unknown }[] | undefined) ?? []).find((p) => p.id === 'name')?.value;
+  const nameOf = (a: Answer) =>
+    ((a.body.properties as { id: string; value: unknown }[] | undefined) ?? []).find((p) => p.id === 'name')?.value;
 
   async function onStandby<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     const c = new Client({ connectionString: pair.standby.url });
@@ -132,7 +137,11 @@ describe('read replicas (docs/api.md §11)', () => {
       const [row] = await onStandby<{ json: string }>(`SELECT json FROM objects.object WHERE environment_id = 'prod' AND id = 'lag-1'`);
       expect(JSON.parse(row.json).properties).toEqual([expect.objectContaining({ id: 'name', value: 'v1' })]);
       // A search and a bulk load with the token see it too.
-      const search = await objects('/objects/search', { method: 'POST', body: { filter: { type: 'objectId', objectId: { ids: ['lag-1'] } } }, token: written.token });
+      const search = await objects('/objects/search', {
+        method: 'POST',
+        body: { filter: { type: 'objectId', objectId: { ids: ['lag-1'] } } },
+        token: written.token,
+      });
       expect(search.status).toBe(200);
       const bulk = await objects('/objects/bulk', { method: 'POST', body: { objectIds: ['lag-1'] }, token: written.token });
       expect(bulk.status).toBe(200);
@@ -190,14 +199,20 @@ describe('read replicas (docs/api.md §11)', () => {
       expect(metadata.status).toBe(200);
       expect(metadata.token).toBeTruthy();
 
-      const written = await objects('/objects/prod/strong-1', { method: 'PUT', body: { type: 'person', properties: [], tags: ['strong'] } });
+      const written = await objects('/objects/prod/strong-1', {
+        method: 'PUT',
+        body: { type: 'person', properties: [], tags: ['strong'] },
+      });
       expect(written.status).toBe(201);
       const members = await sets(`/object-sets/${id}/members`);
       expect(members.status).toBe(200);
       expect(members.body.members).toEqual({ prod: ['strong-1'] });
       expect(members.token).toBeTruthy();
       // A set's aggregates are STRONG too.
-      const written2 = await objects('/objects/prod/strong-2', { method: 'PUT', body: { type: 'person', properties: [], tags: ['strong'] } });
+      const written2 = await objects('/objects/prod/strong-2', {
+        method: 'PUT',
+        body: { type: 'person', properties: [], tags: ['strong'] },
+      });
       expect(written2.status).toBe(201);
       const counted = await sets(`/object-sets/${id}/aggregate`, { method: 'POST', body: { metrics: [{ type: 'count', count: {} }] } });
       expect(counted.status).toBe(200);
@@ -206,7 +221,10 @@ describe('read replicas (docs/api.md §11)', () => {
     });
 
     it('the change feed and live sets read the primary: a write a moment before is in both at once, and members as of an event agree', async () => {
-      const created = await sets('/object-sets', { method: 'POST', body: { title: 'live', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['live'] } } } } } });
+      const created = await sets('/object-sets', {
+        method: 'POST',
+        body: { title: 'live', definition: { type: 'filter', filter: { filter: { type: 'tag', tag: { tags: ['live'] } } } } },
+      });
       expect(created.status).toBe(201);
       const id = created.body.id as string;
       const stream = await SseClient.open(`${t.objectSetsUrl}/object-sets/${id}/events`);
@@ -261,7 +279,10 @@ describe('read replicas (docs/api.md §11)', () => {
     const reader = (async () => {
       while (running) {
         const a = await objects('/objects/load-1');
-        const s = await objects('/objects/search', { method: 'POST', body: { filter: { type: 'objectId', objectId: { ids: ['load-1'] } } } });
+        const s = await objects('/objects/search', {
+          method: 'POST',
+          body: { filter: { type: 'objectId', objectId: { ids: ['load-1'] } } },
+        });
         statuses.push(a.status, s.status);
       }
     })();
@@ -310,7 +331,10 @@ describe('read replicas (docs/api.md §11)', () => {
     const worker = async () => {
       while (i < n) {
         i++;
-        const r = i % 2 ? await objects('/objects/share-1') : await objects('/objects/search', { method: 'POST', body: { filter: { type: 'objectId', objectId: { ids: ['share-1'] } } } });
+        const r =
+          i % 2
+            ? await objects('/objects/share-1')
+            : await objects('/objects/search', { method: 'POST', body: { filter: { type: 'objectId', objectId: { ids: ['share-1'] } } } });
         expect(r.status).toBe(200);
       }
     };
@@ -323,7 +347,10 @@ describe('read replicas (docs/api.md §11)', () => {
     // Besides the reads: each app's position polls (a few per second on each server) and our own counting queries.
     expect(onStandbyN).toBeGreaterThanOrEqual(n);
     const share = onStandbyN / (onStandbyN + onPrimaryN);
-    if (share < 0.9) throw new Error(`${onStandbyN} transactions on the standby, ${onPrimaryN} on the primary: ${(share * 100).toFixed(1)} % on the standby`);
+    if (share < 0.9)
+      throw new Error(
+        `${onStandbyN} transactions on the standby, ${onPrimaryN} on the primary: ${(share * 100).toFixed(1)} % on the standby`,
+      );
     t = await startApps();
   }, 120_000);
 
@@ -334,7 +361,10 @@ describe('read replicas (docs/api.md §11)', () => {
       await pair.setApplyDelay(2000);
       await sleep(MAX_LAG_MS);
       const put2 = (name: string) =>
-        call(waiting.objectsUrl, '/objects/prod/wait-1', { method: 'PUT', body: { type: 'person', properties: [{ id: 'name', value: name, origin: 'crm' }] } });
+        call(waiting.objectsUrl, '/objects/prod/wait-1', {
+          method: 'PUT',
+          body: { type: 'person', properties: [{ id: 'name', value: name, origin: 'crm' }] },
+        });
       const written = await put2('W');
       expect(written.status).toBe(201);
       const started = Date.now();

@@ -100,7 +100,14 @@ export class HttpObjectsClient extends ObjectsClient {
       consistency: false,
       fetch: async (request: Request) => {
         const url = new URL(request.url);
-        const text = await this.call(caller, request.method as 'GET' | 'POST', `${url.pathname}${url.search}`, request.body ? await request.json() : undefined, timeoutMs, parsesAsJson);
+        const text = await this.call(
+          caller,
+          request.method as 'GET' | 'POST',
+          `${url.pathname}${url.search}`,
+          request.body ? await request.json() : undefined,
+          timeoutMs,
+          parsesAsJson,
+        );
         return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
       },
     });
@@ -121,7 +128,14 @@ export class HttpObjectsClient extends ObjectsClient {
 
   aggregate(caller: CallerContext, request: InternalAggregateRequest): Promise<string> {
     // Passed on as text: it is already the response (InvalidArgument faults come back as errors).
-    return this.call(caller, 'POST', OBJECTS_INTERNAL_PATHS.aggregate, request, this.timeouts.membersMs, (text) => text.startsWith('{') && text.endsWith('}'));
+    return this.call(
+      caller,
+      'POST',
+      OBJECTS_INTERNAL_PATHS.aggregate,
+      request,
+      this.timeouts.membersMs,
+      (text) => text.startsWith('{') && text.endsWith('}'),
+    );
   }
 
   /** The answer text, or tooLarge when the objects app answered 413 MembersTooLarge. */
@@ -134,7 +148,24 @@ export class HttpObjectsClient extends ObjectsClient {
     }
   }
 
-  private call(caller: CallerContext, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, expect?: (text: string) => boolean): Promise<string> {
-    return callService({ dependency: 'objects', baseUrl: this.config.objectsUrl, method, path, caller, body, timeoutMs, logger: this.logger, expect });
+  private call(
+    caller: CallerContext,
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    timeoutMs: number,
+    expect?: (text: string) => boolean,
+  ): Promise<string> {
+    return callService({
+      dependency: 'objects',
+      baseUrl: this.config.objectsUrl,
+      method,
+      path,
+      caller,
+      body,
+      timeoutMs,
+      logger: this.logger,
+      expect,
+    });
   }
 }

@@ -6,7 +6,14 @@ import { OBJECT_SETS_MIGRATIONS } from './migrations';
 export const OBJECT_SETS_SCHEMA = 'object_sets';
 
 export function objectSetsDataSourceOptions(url: string, poolSize?: number, statementTimeoutMs?: number) {
-  return postgresOptions({ url, schema: OBJECT_SETS_SCHEMA, migrations: OBJECT_SETS_MIGRATIONS, poolSize, statementTimeoutMs, applicationName: 'object-sets' });
+  return postgresOptions({
+    url,
+    schema: OBJECT_SETS_SCHEMA,
+    migrations: OBJECT_SETS_MIGRATIONS,
+    poolSize,
+    statementTimeoutMs,
+    applicationName: 'object-sets',
+  });
 }
 
 export default migrationCliDataSource(objectSetsDataSourceOptions(process.env.DATABASE_URL ?? 'postgres://localhost/postgres'));

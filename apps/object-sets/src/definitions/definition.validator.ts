@@ -15,10 +15,10 @@ export const MAX_STABLE_OBJECTS = 100_000;
 export const MAX_OPERATION_OPERANDS = 1_000;
 const DEFINITION_TYPES: readonly DefinitionType[] = ['stable', 'filter', 'operation', 'linkOperation', 'empty'];
 
-
 function onlyKeys(payload: Record<string, unknown>, allowed: string[], path: string): void {
   for (const k of Object.keys(payload)) {
-    if (!allowed.includes(k)) throw new InvalidArgument(`${path}.${k}`, `unknown field '${k}'; expected ${allowed.join(', ') || 'no fields'}`);
+    if (!allowed.includes(k))
+      throw new InvalidArgument(`${path}.${k}`, `unknown field '${k}'; expected ${allowed.join(', ') || 'no fields'}`);
   }
 }
 
@@ -53,7 +53,10 @@ export function validateDefinition(input: unknown, path = 'definition'): ObjectS
       const objects = payload.objects;
       if (!Array.isArray(objects)) throw new InvalidArgument(`${p}.objects`, 'must be a list of {environmentId, id}');
       if (objects.length > MAX_STABLE_OBJECTS) {
-        throw new InvalidObjectSetDefinition(`${p}.objects`, `a stable set holds at most ${MAX_STABLE_OBJECTS} objects, got ${objects.length}`);
+        throw new InvalidObjectSetDefinition(
+          `${p}.objects`,
+          `a stable set holds at most ${MAX_STABLE_OBJECTS} objects, got ${objects.length}`,
+        );
       }
       const out = objects.map((o, i) => {
         const op = `${p}.objects[${i}]`;
@@ -75,8 +78,10 @@ export function validateDefinition(input: unknown, path = 'definition'): ObjectS
     }
     case 'filter': {
       onlyKeys(payload, ['filter', 'startingSet'], p);
-      if (payload.filter === undefined || payload.filter === null) throw new InvalidArgument(`${p}.filter`, 'is required (an ObjectSearchFilter)');
-      const startingSet = payload.startingSet === undefined || payload.startingSet === null ? undefined : setId(payload.startingSet, `${p}.startingSet`);
+      if (payload.filter === undefined || payload.filter === null)
+        throw new InvalidArgument(`${p}.filter`, 'is required (an ObjectSearchFilter)');
+      const startingSet =
+        payload.startingSet === undefined || payload.startingSet === null ? undefined : setId(payload.startingSet, `${p}.startingSet`);
       return { type: 'filter', filter: { filter: payload.filter as ObjectSearchFilter, ...(startingSet ? { startingSet } : {}) } };
     }
     case 'operation': {
@@ -86,7 +91,8 @@ export function validateDefinition(input: unknown, path = 'definition'): ObjectS
         throw new InvalidArgument(`${p}.operator`, 'must be UNION, INTERSECTION or DIFFERENCE');
       }
       const ids = payload.objectSetIds;
-      if (!Array.isArray(ids) || ids.length === 0) throw new InvalidArgument(`${p}.objectSetIds`, 'must be a non-empty list of object set ids');
+      if (!Array.isArray(ids) || ids.length === 0)
+        throw new InvalidArgument(`${p}.objectSetIds`, 'must be a non-empty list of object set ids');
       if (ids.length > MAX_OPERATION_OPERANDS) throw new InvalidArgument(`${p}.objectSetIds`, `at most ${MAX_OPERATION_OPERANDS} sets`);
       const checked = ids.map((id, i) => setId(id, `${p}.objectSetIds[${i}]`));
       // A set listed twice adds nothing to a UNION or an INTERSECTION, nor to what a DIFFERENCE
@@ -103,7 +109,11 @@ export function validateDefinition(input: unknown, path = 'definition'): ObjectS
       if (linkFault) throw new InvalidArgument(`${p}.linkId`, `linkId ${linkFault}`);
       return {
         type: 'linkOperation',
-        linkOperation: { operator: 'EXTRACT_TARGET', linkId: payload.linkId as string, objectSetId: setId(payload.objectSetId, `${p}.objectSetId`) },
+        linkOperation: {
+          operator: 'EXTRACT_TARGET',
+          linkId: payload.linkId as string,
+          objectSetId: setId(payload.objectSetId, `${p}.objectSetId`),
+        },
       };
     }
   }

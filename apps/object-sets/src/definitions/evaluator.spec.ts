@@ -1,5 +1,19 @@
-import { InvalidObjectSetDefinition, ObjectSetNotFound, filterOf, MAX_LINK_HOPS, ObjectSearchFilter, ObjectSetDefinition } from '@app/domain';
-import { compileObjectSet, MAX_EXPANDED_SET_LIST_ENTRIES, MAX_EXPANDED_SET_NODES, MAX_SET_NESTING, referencedSetIds, StoredSet } from './evaluator';
+import {
+  InvalidObjectSetDefinition,
+  ObjectSetNotFound,
+  filterOf,
+  MAX_LINK_HOPS,
+  ObjectSearchFilter,
+  ObjectSetDefinition,
+} from '@app/domain';
+import {
+  compileObjectSet,
+  MAX_EXPANDED_SET_LIST_ENTRIES,
+  MAX_EXPANDED_SET_NODES,
+  MAX_SET_NESTING,
+  referencedSetIds,
+  StoredSet,
+} from './evaluator';
 import { validateDefinition } from './definition.validator';
 
 const NOTHING = filterOf('not', { filter: filterOf('all', {}) });
@@ -14,9 +28,18 @@ function sets(defs: Record<string, ObjectSetDefinition | [ObjectSetDefinition, s
   return { compile: (id: string) => compileObjectSet(map.get(id)!, (ref) => map.get(ref)), map };
 }
 
-const filterDef = (filter: ObjectSearchFilter, startingSet?: string): ObjectSetDefinition => ({ type: 'filter', filter: { filter, ...(startingSet ? { startingSet } : {}) } });
-const op = (operator: 'UNION' | 'INTERSECTION' | 'DIFFERENCE', ...objectSetIds: string[]): ObjectSetDefinition => ({ type: 'operation', operation: { operator, objectSetIds } });
-const link = (linkId: string, objectSetId: string): ObjectSetDefinition => ({ type: 'linkOperation', linkOperation: { operator: 'EXTRACT_TARGET', linkId, objectSetId } });
+const filterDef = (filter: ObjectSearchFilter, startingSet?: string): ObjectSetDefinition => ({
+  type: 'filter',
+  filter: { filter, ...(startingSet ? { startingSet } : {}) },
+});
+const op = (operator: 'UNION' | 'INTERSECTION' | 'DIFFERENCE', ...objectSetIds: string[]): ObjectSetDefinition => ({
+  type: 'operation',
+  operation: { operator, objectSetIds },
+});
+const link = (linkId: string, objectSetId: string): ObjectSetDefinition => ({
+  type: 'linkOperation',
+  linkOperation: { operator: 'EXTRACT_TARGET', linkId, objectSetId },
+});
 
 describe('compileObjectSet', () => {
   it('empty → not(all)', () => {
@@ -25,7 +48,17 @@ describe('compileObjectSet', () => {
 
   it('stable → one and(environment, objectId) per environment, sorted, ids deduplicated; none → not(all)', () => {
     const { compile } = sets({
-      a: { type: 'stable', stable: { objects: [{ environmentId: 'prod', id: 'p-2' }, { environmentId: 'dev', id: 'p-1' }, { environmentId: 'prod', id: 'p-1' }, { environmentId: 'prod', id: 'p-2' }] } },
+      a: {
+        type: 'stable',
+        stable: {
+          objects: [
+            { environmentId: 'prod', id: 'p-2' },
+            { environmentId: 'dev', id: 'p-1' },
+            { environmentId: 'prod', id: 'p-1' },
+            { environmentId: 'prod', id: 'p-2' },
+          ],
+        },
+      },
       b: { type: 'stable', stable: { objects: [{ environmentId: 'prod', id: 'x' }] } },
       c: { type: 'stable', stable: { objects: [] } },
     });
@@ -33,11 +66,15 @@ describe('compileObjectSet', () => {
       filterOf('or', {
         filters: [
           filterOf('and', { filters: [filterOf('environment', { environmentIds: ['dev'] }), filterOf('objectId', { ids: ['p-1'] })] }),
-          filterOf('and', { filters: [filterOf('environment', { environmentIds: ['prod'] }), filterOf('objectId', { ids: ['p-2', 'p-1'] })] }),
+          filterOf('and', {
+            filters: [filterOf('environment', { environmentIds: ['prod'] }), filterOf('objectId', { ids: ['p-2', 'p-1'] })],
+          }),
         ],
       }),
     );
-    expect(compile('b')).toEqual(filterOf('and', { filters: [filterOf('environment', { environmentIds: ['prod'] }), filterOf('objectId', { ids: ['x'] })] }));
+    expect(compile('b')).toEqual(
+      filterOf('and', { filters: [filterOf('environment', { environmentIds: ['prod'] }), filterOf('objectId', { ids: ['x'] })] }),
+    );
     expect(compile('c')).toEqual(NOTHING);
   });
 
@@ -140,7 +177,9 @@ describe('compileObjectSet', () => {
       defs.d = op('UNION', 'c', 'a');
       const { compile } = sets(defs);
       expect(() => compile('b')).not.toThrow();
-      expect(() => compile('c')).toThrow(new RegExp(`the definition expands to 300\\d\\d filter nodes, more than the ${MAX_EXPANDED_SET_NODES}`));
+      expect(() => compile('c')).toThrow(
+        new RegExp(`the definition expands to 300\\d\\d filter nodes, more than the ${MAX_EXPANDED_SET_NODES}`),
+      );
       expect(() => compile('d')).toThrow(/referenced object set c expands to/);
     });
 
@@ -169,8 +208,10 @@ describe('compileObjectSet', () => {
       defs.linkOfLinkedFilter = link('knows', 'linkOnTwoOnSix'); // 8
       defs.nine = link('knows', 'threeOnEight'); // 9
       const { compile } = sets(defs);
-      for (const id of [`s${MAX_LINK_HOPS}`, 'twoOnSix', 'siblings', 'threeOnEight', 'linkOfLinkedFilter']) expect(() => compile(id)).not.toThrow();
-      const reason = 'the definition follows 9 link hops, more than the 8 a set may follow (each linkOperation is one, and each linkedFrom or linksTo of its filters, along the longest chain of sets)';
+      for (const id of [`s${MAX_LINK_HOPS}`, 'twoOnSix', 'siblings', 'threeOnEight', 'linkOfLinkedFilter'])
+        expect(() => compile(id)).not.toThrow();
+      const reason =
+        'the definition follows 9 link hops, more than the 8 a set may follow (each linkOperation is one, and each linkedFrom or linksTo of its filters, along the longest chain of sets)';
       expect(() => compile(`s${MAX_LINK_HOPS + 1}`)).toThrow(new InvalidObjectSetDefinition('definition', reason));
       expect(() => compile('nine')).toThrow(new InvalidObjectSetDefinition('definition', reason));
       expect(() => compile('s63')).toThrow(/^InvalidObjectSetDefinition: .*referenced object set s9 follows 9 link hops/);
@@ -182,9 +223,15 @@ describe('compileObjectSet', () => {
 
     it('duplicate operands are removed when a definition is read (DIFFERENCE keeps its first operand)', () => {
       const ids = Array.from({ length: 998 }, () => 'a');
-      expect(validateDefinition({ type: 'operation', operation: { operator: 'UNION', objectSetIds: [...ids, 'b', 'a'] } })).toEqual(op('UNION', 'a', 'b'));
-      expect(validateDefinition({ type: 'operation', operation: { operator: 'INTERSECTION', objectSetIds: ['b', 'a', 'b'] } })).toEqual(op('INTERSECTION', 'b', 'a'));
-      expect(validateDefinition({ type: 'operation', operation: { operator: 'DIFFERENCE', objectSetIds: ['a', 'b', 'a', 'b'] } })).toEqual(op('DIFFERENCE', 'a', 'b', 'a'));
+      expect(validateDefinition({ type: 'operation', operation: { operator: 'UNION', objectSetIds: [...ids, 'b', 'a'] } })).toEqual(
+        op('UNION', 'a', 'b'),
+      );
+      expect(validateDefinition({ type: 'operation', operation: { operator: 'INTERSECTION', objectSetIds: ['b', 'a', 'b'] } })).toEqual(
+        op('INTERSECTION', 'b', 'a'),
+      );
+      expect(validateDefinition({ type: 'operation', operation: { operator: 'DIFFERENCE', objectSetIds: ['a', 'b', 'a', 'b'] } })).toEqual(
+        op('DIFFERENCE', 'a', 'b', 'a'),
+      );
     });
   });
 });

@@ -205,7 +205,9 @@ export function compileObjectSet(root: StoredSet, resolve: SetResolver): ObjectS
       if (!referenced) {
         // At write time an unknown reference is caught before this; at read time it means the
         // referenced set expired meanwhile.
-        throw set.id === root.id ? new InvalidObjectSetDefinition('definition', `referenced object set ${id} does not exist`) : new ObjectSetNotFound(id);
+        throw set.id === root.id
+          ? new InvalidObjectSetDefinition('definition', `referenced object set ${id} does not exist`)
+          : new ObjectSetNotFound(id);
       }
       return compileSet(referenced);
     };
@@ -214,7 +216,11 @@ export function compileObjectSet(root: StoredSet, resolve: SetResolver): ObjectS
       compiled = filterOf('and', { filters: [compiled, filterOf('environment', { environmentIds: [...set.scopeEnvironmentIds] })] });
     }
     const fault = sizeFault(expandedSize(compiled, sizes));
-    if (fault) throw new InvalidObjectSetDefinition('definition', `${set.id === root.id ? 'the definition' : `referenced object set ${set.id}`} ${fault}`);
+    if (fault)
+      throw new InvalidObjectSetDefinition(
+        'definition',
+        `${set.id === root.id ? 'the definition' : `referenced object set ${set.id}`} ${fault}`,
+      );
     onPath.pop();
     done.set(set.id, compiled);
     return compiled;
@@ -254,7 +260,9 @@ function compileDefinition(definition: ObjectSetDefinition, ref: (id: string) =>
       if (operator === 'UNION') return filterOf('or', { filters: operands });
       if (operator === 'INTERSECTION') return filterOf('and', { filters: operands });
       const [first, ...rest] = operands;
-      return filterOf('and', { filters: [first, filterOf('not', { filter: rest.length === 1 ? rest[0] : filterOf('or', { filters: rest }) })] });
+      return filterOf('and', {
+        filters: [first, filterOf('not', { filter: rest.length === 1 ? rest[0] : filterOf('or', { filters: rest }) })],
+      });
     }
     case 'linkOperation':
       return filterOf('linkedFrom', { linkId: definition.linkOperation.linkId, source: ref(definition.linkOperation.objectSetId) });

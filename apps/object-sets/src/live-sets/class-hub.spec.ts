@@ -4,7 +4,19 @@ import { CHANGED_PER_CALL, requestParts } from './class-hub';
 /** A set's part of a round with `n` changed objects at one instant. */
 const asking = (name: string, n: number) => ({
   name,
-  p: { item: { filters: [], steps: [{ at: '2026-01-01T00:00:00.000Z', before: 0, after: 0, changed: Array.from({ length: n }, (_, i): [string, string] => ['prod', `o${i}`]) }] } as SetChangesItem },
+  p: {
+    item: {
+      filters: [],
+      steps: [
+        {
+          at: '2026-01-01T00:00:00.000Z',
+          before: 0,
+          after: 0,
+          changed: Array.from({ length: n }, (_, i): [string, string] => ['prod', `o${i}`]),
+        },
+      ],
+    } as SetChangesItem,
+  },
 });
 
 describe('requestParts: the sets of a round in calls of bounded size', () => {

@@ -239,9 +239,14 @@ export class ClassHub {
       this.pollIsLong = !fresh;
       try {
         const asked = Date.now();
-        const page = await this.deps.changes(this.representative(), { after: this.cursor, waitMs: fresh ? 0 : FEED_WAIT_MS, limit: FEED_PAGE }, poll.signal);
+        const page = await this.deps.changes(
+          this.representative(),
+          { after: this.cursor, waitMs: fresh ? 0 : FEED_WAIT_MS, limit: FEED_PAGE },
+          poll.signal,
+        );
         // A long poll answered at once with nothing new (its instance is stopping): not again at once.
-        if (!fresh && !page.changes.length && page.cursor === this.cursor && Date.now() - asked < 1_000 && !this.freshWanted) await this.pause();
+        if (!fresh && !page.changes.length && page.cursor === this.cursor && Date.now() - asked < 1_000 && !this.freshWanted)
+          await this.pause();
         this.pending.add(page);
         this.cursor = page.cursor;
         this.objectsHead = Math.max(this.objectsHead, completeUpTo(page.cursor));

@@ -46,9 +46,12 @@ export class EventStream {
     res.socket?.setNoDelay(true);
     // EventSource waits this long before it reconnects after the stream ends.
     this.write('retry: 1000\n\n');
-    this.heartbeat = setInterval(() => {
-      if (Date.now() - this.lastWrite >= heartbeatMs - 50) this.write(': ping\n\n');
-    }, Math.max(50, Math.floor(heartbeatMs / 2)));
+    this.heartbeat = setInterval(
+      () => {
+        if (Date.now() - this.lastWrite >= heartbeatMs - 50) this.write(': ping\n\n');
+      },
+      Math.max(50, Math.floor(heartbeatMs / 2)),
+    );
     this.heartbeat.unref();
     if (caller.expiresAt !== undefined) {
       this.expiry = setTimeout(() => this.close(), Math.max(0, caller.expiresAt - Date.now()));

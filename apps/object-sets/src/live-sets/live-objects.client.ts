@@ -1,12 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig, callService, CallerContext } from '@app/platform';
-import { ChangePage, DomainError, ErrorCode, ErrorParameters, OBJECTS_INTERNAL_PATHS, SetChangeStepResult, SetChangesRequest, SetChangesResponse } from '@app/domain';
+import {
+  ChangePage,
+  DomainError,
+  ErrorCode,
+  ErrorParameters,
+  OBJECTS_INTERNAL_PATHS,
+  SetChangeStepResult,
+  SetChangesRequest,
+  SetChangesResponse,
+} from '@app/domain';
 
 /** One set's answer, a step's objects kept as JSON texts (sent on to streams as they are). */
-export type SetChangesAnswer =
-  | { steps: (SetChangeStepResult & { objects?: string[] })[] }
-  | { tooLarge: true }
-  | { error: DomainError };
+export type SetChangesAnswer = { steps: (SetChangeStepResult & { objects?: string[] })[] } | { tooLarge: true } | { error: DomainError };
 
 /**
  * What live object sets ask of the objects app (docs/api.md §12), with the credentials of a
@@ -22,8 +28,16 @@ export class LiveObjectsClient {
   constructor(private readonly config: AppConfig) {}
 
   /** One page of GET /objects/changes; `signal` ends a long poll early. */
-  async changes(caller: CallerContext, query: { after?: string; waitMs: number; limit: number }, signal?: AbortSignal): Promise<ChangePage> {
-    const qs = new URLSearchParams({ ...(query.after === undefined ? {} : { after: query.after }), waitMs: String(query.waitMs), limit: String(query.limit) });
+  async changes(
+    caller: CallerContext,
+    query: { after?: string; waitMs: number; limit: number },
+    signal?: AbortSignal,
+  ): Promise<ChangePage> {
+    const qs = new URLSearchParams({
+      ...(query.after === undefined ? {} : { after: query.after }),
+      waitMs: String(query.waitMs),
+      limit: String(query.limit),
+    });
     const text = await callService({
       dependency: 'objects',
       baseUrl: this.config.objectsUrl,

@@ -25,10 +25,34 @@ export class LiveSetsController {
     summary: "Follows a set's membership as it changes: Server-Sent Events from a consistent start (ready), resumable from any event id",
   })
   @ApiProduces('text/event-stream')
-  @ApiOkResponse({ description: EVENTS_DESCRIPTION, content: { 'text/event-stream': { schema: { type: 'string', example: 'id: 1.mi8x2k3c\nevent: ready\ndata: {"cursor":"1.mi8x2k3c","asOf":"2026-11-27T10:00:00.000Z"}\n\n' } } } })
-  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume right after this event id (EventSource sends it when it reconnects); wins over `after`' })
-  @ApiQuery({ name: 'after', required: false, type: String, description: 'Resume right after this event id (or a cursor of GET /objects/changes)' })
-  @ApiQuery({ name: 'loadObjects', required: false, type: Boolean, description: 'Each change event also carries the added and updated objects as of its asOf (default false)' })
+  @ApiOkResponse({
+    description: EVENTS_DESCRIPTION,
+    content: {
+      'text/event-stream': {
+        schema: {
+          type: 'string',
+          example: 'id: 1.mi8x2k3c\nevent: ready\ndata: {"cursor":"1.mi8x2k3c","asOf":"2026-11-27T10:00:00.000Z"}\n\n',
+        },
+      },
+    },
+  })
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'Resume right after this event id (EventSource sends it when it reconnects); wins over `after`',
+  })
+  @ApiQuery({
+    name: 'after',
+    required: false,
+    type: String,
+    description: 'Resume right after this event id (or a cursor of GET /objects/changes)',
+  })
+  @ApiQuery({
+    name: 'loadObjects',
+    required: false,
+    type: Boolean,
+    description: 'Each change event also carries the added and updated objects as of its asOf (default false)',
+  })
   async events(
     @Caller() caller: CallerContext,
     @Param('id') id: string,
@@ -42,7 +66,11 @@ export class LiveSetsController {
     checkSetIdParam(id);
     // EventSource reconnects to the same URL (with its `after`) and sends the last id it got, which wins.
     const resume =
-      lastEventId !== undefined && lastEventId !== '' ? decodeChangeCursor(lastEventId, 'Last-Event-ID') : query.after === undefined ? undefined : decodeChangeCursor(query.after, 'after');
+      lastEventId !== undefined && lastEventId !== ''
+        ? decodeChangeCursor(lastEventId, 'Last-Event-ID')
+        : query.after === undefined
+          ? undefined
+          : decodeChangeCursor(query.after, 'after');
     await this.live.open(caller, id, { after: resume, loadObjects: query.loadObjects }, res);
   }
 }

@@ -163,7 +163,11 @@ export class LiveSetsService implements OnModuleInit, BeforeApplicationShutdown 
       changedSets: (after, until) => this.source.changedSets(after, until),
       computerDeps: (caller) => this.computerDeps(caller),
       setChanges: (caller, request) =>
-        this.objects.setChanges(caller, { ...request, candidateLimit: this.config.eventsCandidateLimit, limit: this.config.objectSetMemberLimit }),
+        this.objects.setChanges(caller, {
+          ...request,
+          candidateLimit: this.config.eventsCandidateLimit,
+          limit: this.config.objectSetMemberLimit,
+        }),
       lag: (ms) => this.metrics.liveSetsLag(ms),
       logger: this.logger,
     };
@@ -229,8 +233,10 @@ export class LiveSetsService implements OnModuleInit, BeforeApplicationShutdown 
 
   private reserve(caller: CallerContext): void {
     const mine = this.perCaller.get(caller.userId) ?? 0;
-    if (this.closed || this.streams.size + this.reserved >= this.config.eventsMaxStreams) throw new TooManyStreams('EVENTS_MAX_STREAMS', this.config.eventsMaxStreams);
-    if (mine >= this.config.eventsMaxStreamsPerCaller) throw new TooManyStreams('EVENTS_MAX_STREAMS_PER_CALLER', this.config.eventsMaxStreamsPerCaller);
+    if (this.closed || this.streams.size + this.reserved >= this.config.eventsMaxStreams)
+      throw new TooManyStreams('EVENTS_MAX_STREAMS', this.config.eventsMaxStreams);
+    if (mine >= this.config.eventsMaxStreamsPerCaller)
+      throw new TooManyStreams('EVENTS_MAX_STREAMS_PER_CALLER', this.config.eventsMaxStreamsPerCaller);
     this.perCaller.set(caller.userId, mine + 1);
     this.reserved++;
   }

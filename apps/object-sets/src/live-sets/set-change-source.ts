@@ -79,6 +79,8 @@ export class SetChangeSource implements OnModuleInit, BeforeApplicationShutdown 
       [id, new Date(at).toISOString()],
       'liveSets.setState',
     );
-    return row ? { definition: row.definition, scope: row.scope, expiresAt: row.expires_ms === null ? undefined : Number(row.expires_ms) } : undefined;
+    return row
+      ? { definition: row.definition, scope: row.scope, expiresAt: row.expires_ms === null ? undefined : Number(row.expires_ms) }
+      : undefined;
   }
 }

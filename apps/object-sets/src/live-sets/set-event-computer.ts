@@ -77,7 +77,11 @@ export class SetEventComputer {
     if (!compiled) return undefined;
     // Checked by the objects app now (no instants: nothing is evaluated), so that a set it cannot
     // evaluate is refused before a stream opens, with the error a members read would give.
-    const [answer] = await deps.setChanges({ sets: [{ filters: [compiled.filter], steps: [] }], candidateLimit: deps.candidateLimit, limit: deps.memberLimit });
+    const [answer] = await deps.setChanges({
+      sets: [{ filters: [compiled.filter], steps: [] }],
+      candidateLimit: deps.candidateLimit,
+      limit: deps.memberLimit,
+    });
     if ('error' in answer) throw answer.error;
     return new SetEventComputer(setId, at, compiled.filter, compiled.closure, own, deps);
   }
@@ -86,7 +90,11 @@ export class SetEventComputer {
   async advance(batch: readonly InstantChanges[], until: number, loadObjects: boolean): Promise<Advance> {
     const prepared = await this.prepare(batch, until, loadObjects);
     if (!prepared.item) return prepared.finish();
-    const [answer] = await this.deps.setChanges({ sets: [prepared.item], candidateLimit: this.deps.candidateLimit, limit: this.deps.memberLimit });
+    const [answer] = await this.deps.setChanges({
+      sets: [prepared.item],
+      candidateLimit: this.deps.candidateLimit,
+      limit: this.deps.memberLimit,
+    });
     return prepared.finish(answer);
   }
 
@@ -115,7 +123,10 @@ export class SetEventComputer {
       let full = false;
       if (instant.sets.some((id) => closure.has(id))) {
         const state = await this.deps.stateAt(this.setId, instant.at);
-        const compiled = state && (state.expiresAt === undefined || state.expiresAt > instant.at) ? await this.deps.compile(this.setId, instant.at) : undefined;
+        const compiled =
+          state && (state.expiresAt === undefined || state.expiresAt > instant.at)
+            ? await this.deps.compile(this.setId, instant.at)
+            : undefined;
         if (!state || !compiled) {
           end = instant.at;
           break;
@@ -130,7 +141,13 @@ export class SetEventComputer {
         }
       }
       if (!full && !definitionChanged && !instant.objects.length) continue;
-      steps.push({ at: new Date(instant.at).toISOString(), before, after: current, changed: instant.objects, ...(full ? { full: true } : {}) });
+      steps.push({
+        at: new Date(instant.at).toISOString(),
+        before,
+        after: current,
+        changed: instant.objects,
+        ...(full ? { full: true } : {}),
+      });
       told.push({ at: instant.at, definitionChanged });
     }
     if (end === undefined && own.expiresAt !== undefined && own.expiresAt > this.position && own.expiresAt <= until) end = own.expiresAt;
@@ -144,7 +161,12 @@ export class SetEventComputer {
         return { events: end === undefined ? [] : [new SetEvent(end, 'deleted')], reset: end === undefined };
       }
       answer?.steps.forEach((result, i) => {
-        const change = { added: result.added, removed: result.removed, updated: result.updated, definitionChanged: told[i].definitionChanged };
+        const change = {
+          added: result.added,
+          removed: result.removed,
+          updated: result.updated,
+          definitionChanged: told[i].definitionChanged,
+        };
         if (!isEmptyChange(change)) events.push(new SetEvent(told[i].at, 'change', change, result.objects));
       });
       this.moveTo(filters[current], closure, own, until, end);

@@ -28,7 +28,8 @@ export class SetEvent {
   objectKeys(): [string, string][] {
     if (!this.change) return [];
     const keys: [string, string][] = [];
-    for (const ids of [this.change.added, this.change.updated]) for (const [env, list] of Object.entries(ids)) for (const id of list) keys.push([env, id]);
+    for (const ids of [this.change.added, this.change.updated])
+      for (const [env, list] of Object.entries(ids)) for (const id of list) keys.push([env, id]);
     return keys;
   }
 

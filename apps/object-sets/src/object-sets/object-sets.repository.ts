@@ -29,7 +29,14 @@ interface SetColumns {
   live: boolean;
 }
 
-const setRowOf = (r: SetColumns): SetRow => ({ id: r.id, definition: r.definition, scopeEnvironmentIds: r.scope, creator: r.creator, immutable: r.immutable, live: r.live });
+const setRowOf = (r: SetColumns): SetRow => ({
+  id: r.id,
+  definition: r.definition,
+  scopeEnvironmentIds: r.scope,
+  creator: r.creator,
+  immutable: r.immutable,
+  live: r.live,
+});
 
 export interface NewSet {
   id: string;
@@ -118,7 +125,18 @@ export class ObjectSetsRepository {
     await m.rows(
       `INSERT INTO object_sets.object_set (id, title, description, definition, scope_environment_ids, immutable, ephemeral, creator, created_at, updated_at, expires_at)
        VALUES ($1, $2, $3, $4::jsonb, $5::text[], $6, $7, $8, $10::timestamptz, $10::timestamptz, CASE WHEN $7 THEN $10::timestamptz + make_interval(secs => $9) END)`,
-      [s.id, s.title, s.description ?? null, JSON.stringify(s.definition), s.scopeEnvironmentIds, s.immutable, s.ephemeral, s.creator, s.ttlSeconds, now.toISOString()],
+      [
+        s.id,
+        s.title,
+        s.description ?? null,
+        JSON.stringify(s.definition),
+        s.scopeEnvironmentIds,
+        s.immutable,
+        s.ephemeral,
+        s.creator,
+        s.ttlSeconds,
+        now.toISOString(),
+      ],
     );
     await this.replaceReferences(m, s.id, references);
   }
@@ -270,7 +288,13 @@ export class ObjectSetsRepository {
    * (object_set_reference_referenced_idx, transitively; UNION stops at cycles). Expired sets
    * that still serve others are included: their users' reads would break too (docs/api.md §6).
    */
-  async ontologyReferences(names: string[], after: string | undefined, limit: number, visible: string[] | null, now: Date): Promise<OntologyReference[]> {
+  async ontologyReferences(
+    names: string[],
+    after: string | undefined,
+    limit: number,
+    visible: string[] | null,
+    now: Date,
+  ): Promise<OntologyReference[]> {
     const rows: { id: string; definition: unknown; title: string; visible: boolean; used_by: number }[] = await this.sql.primaryRows(
       `SELECT s.id, s.definition, s.title, ${liveSetSql('s', '$4')} AND ${scopeVisibleSql('s', '$5')} AS visible,
               (WITH RECURSIVE users(id) AS (
@@ -287,7 +311,13 @@ export class ObjectSetsRepository {
         LIMIT $3`,
       [JSON.stringify(names), after ?? null, limit, now.toISOString(), visible],
     );
-    return rows.map((r) => ({ id: r.id, definition: r.definition, visible: r.visible, ...(r.visible ? { title: r.title } : {}), usedBy: r.used_by }));
+    return rows.map((r) => ({
+      id: r.id,
+      definition: r.definition,
+      visible: r.visible,
+      ...(r.visible ? { title: r.title } : {}),
+      usedBy: r.used_by,
+    }));
   }
 
   /**
@@ -296,7 +326,11 @@ export class ObjectSetsRepository {
    * On the primary, with the cache it writes (docs/api.md §11).
    */
   async cachedMembers(id: string, visibilityKey: string, ttlSeconds: number, now: Date): Promise<{ live: boolean; result?: string }> {
-    const [row] = await this.sql.primaryRows<{ result: string | null }>(CACHED_MEMBERS_SQL, [id, visibilityKey, ttlSeconds, now.toISOString()], 'object_sets.cachedMembers');
+    const [row] = await this.sql.primaryRows<{ result: string | null }>(
+      CACHED_MEMBERS_SQL,
+      [id, visibilityKey, ttlSeconds, now.toISOString()],
+      'object_sets.cachedMembers',
+    );
     return { live: !!row, result: row?.result ?? undefined };
   }
 

@@ -13,7 +13,25 @@ import {
   requireStrongReads,
   visibleEnvironmentsParam,
 } from '@app/platform';
-import { asOfJson, DomainError, InvalidArgument, InvalidObjectSetDefinition, MAX_BIND_PARAMETERS, OBJECT_SET_RID_PREFIX, ObjectSearchFilter, ObjectSetDefinition, ObjectSetImmutable, ObjectSetInUse, ObjectSetNotFound, ObjectSetTooLarge, OntologyReferencesRequest, OntologyReferencesResponse, parameterText, parseAsOf, PermissionDenied } from '@app/domain';
+import {
+  asOfJson,
+  DomainError,
+  InvalidArgument,
+  InvalidObjectSetDefinition,
+  MAX_BIND_PARAMETERS,
+  OBJECT_SET_RID_PREFIX,
+  ObjectSearchFilter,
+  ObjectSetDefinition,
+  ObjectSetImmutable,
+  ObjectSetInUse,
+  ObjectSetNotFound,
+  ObjectSetTooLarge,
+  OntologyReferencesRequest,
+  OntologyReferencesResponse,
+  parameterText,
+  parseAsOf,
+  PermissionDenied,
+} from '@app/domain';
 import { bindParameterBound, compileObjectSet, referencedSetIds, StoredSet } from '../definitions/evaluator';
 import { ObjectsClient } from '../clients/objects.client';
 import { ObjectSetsRepository, SetRow } from './object-sets.repository';
@@ -80,7 +98,9 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
   /** getObjectSetMetadata; as of `asOf` the metadata as it was then, with `asOf` added (docs/api.md §10). */
   async metadata(caller: CallerContext, id: string, asOf?: Date): Promise<JsonText<ObjectSetMetadataReadDto>> {
     const visible = visibleEnvironmentsParam(caller);
-    const json = asOf ? await this.repository.metadataJsonAsOf(id, visible, asOf) : await this.repository.metadataJson(id, visible, this.clock.now());
+    const json = asOf
+      ? await this.repository.metadataJsonAsOf(id, visible, asOf)
+      : await this.repository.metadataJson(id, visible, this.clock.now());
     if (!json) throw new ObjectSetNotFound(id);
     return new JsonText(withAsOf(json, asOf));
   }
@@ -124,7 +144,11 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const checkedAt = this.clock.now();
     const current = this.mustBeChangeable(caller, id, await this.repository.closure([id], checkedAt).then((c) => c.get(id)));
     if (definition || scope) {
-      await this.checkDefinition(caller, { id, definition: definition ?? current.definition, scopeEnvironmentIds: scope ?? current.scopeEnvironmentIds }, checkedAt);
+      await this.checkDefinition(
+        caller,
+        { id, definition: definition ?? current.definition, scopeEnvironmentIds: scope ?? current.scopeEnvironmentIds },
+        checkedAt,
+      );
     }
     return this.repository.transaction(async (m) => {
       const now = await this.repository.writeInstant(m, this.clock.now());
@@ -139,7 +163,12 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
         compileObjectSet(self, (ref) => (ref === id ? self : liveOnly(closure.get(ref))));
         await this.repository.replaceReferences(m, id, references);
       }
-      await this.repository.update(m, id, { title: input.title, description: input.description, definition, scopeEnvironmentIds: scope }, now);
+      await this.repository.update(
+        m,
+        id,
+        { title: input.title, description: input.description, definition, scopeEnvironmentIds: scope },
+        now,
+      );
       return new JsonText<ObjectSetMetadataDto>((await this.repository.metadataJson(id, visibleEnvironmentsParam(caller), now, m))!);
     });
   }
@@ -150,7 +179,8 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       await this.repository.lockGraph(m);
       const row = await this.repository.lockForUpdate(m, id, now);
       if (!row || !row.live || !readable(row, visibleEnvironmentsParam(caller))) throw new ObjectSetNotFound(id);
-      if (row.creator !== caller.userId) throw new PermissionDenied(`only the creator of object set ${id} may delete it`, { objectSetId: id });
+      if (row.creator !== caller.userId)
+        throw new PermissionDenied(`only the creator of object set ${id} may delete it`, { objectSetId: id });
       // The creator's own sets that use it are theirs to change first; other users' sets keep it (retired).
       const referencedBy = await this.repository.referencedBy(m, id, now);
       const own = referencedBy.filter((r) => r.creator === caller.userId).map((r) => r.id);
@@ -179,7 +209,11 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
    * Live sets (docs/api.md §12): the set compiled from the definitions valid at `asOf`, with the ids
    * of every set it builds on (itself included); undefined when it was not live then.
    */
-  async compiledAt(caller: CallerContext, id: string, asOf: Date): Promise<{ filter: ObjectSearchFilter; closure: Set<string> } | undefined> {
+  async compiledAt(
+    caller: CallerContext,
+    id: string,
+    asOf: Date,
+  ): Promise<{ filter: ObjectSearchFilter; closure: Set<string> } | undefined> {
     const closure = await this.repository.closureAsOf([id], asOf);
     const visible = visibleEnvironmentsParam(caller);
     const root = forCaller(liveOnly(closure.get(id)), visible);
@@ -200,7 +234,9 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     if (asOf) {
       // As of an instant: the definitions then, the objects then; never cached (it cannot change).
       const result = await this.namingStaleDefinition(caller, id, asOf, () =>
-        this.expensiveReads.run(caller, async () => this.objects.members(caller, await this.compiledFilter(caller, id, undefined, asOf), limit, asOf)),
+        this.expensiveReads.run(caller, async () =>
+          this.objects.members(caller, await this.compiledFilter(caller, id, undefined, asOf), limit, asOf),
+        ),
       );
       if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
       return new JsonText(withAsOf(result.json, asOf));
@@ -222,7 +258,9 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       this.expensiveReads.run(caller, async () => this.objects.members(caller, await this.compiledFilter(caller, id, startedAt), limit)),
     );
     if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
-    await this.repository.storeMembers(id, key, result.json, startedAt).catch((e) => this.logger.warn(`members cache not stored: ${(e as Error).message}`));
+    await this.repository
+      .storeMembers(id, key, result.json, startedAt)
+      .catch((e) => this.logger.warn(`members cache not stored: ${(e as Error).message}`));
     return new JsonText(result.json);
   }
 
@@ -230,7 +268,11 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
    * aggregateObjectSet: the set compiled from the current definitions (STRONG), aggregated by
    * the objects app in one statement; the member limit does not apply.
    */
-  async aggregate(caller: CallerContext, id: string, body: { groupBy?: unknown; metrics?: unknown; asOf?: string }): Promise<JsonText<AggregateResponseDto>> {
+  async aggregate(
+    caller: CallerContext,
+    id: string,
+    body: { groupBy?: unknown; metrics?: unknown; asOf?: string },
+  ): Promise<JsonText<AggregateResponseDto>> {
     const asOf = parseAsOf(body.asOf);
     // STRONG, or as of an instant: every commit up to it (docs/api.md §11).
     requireStrongReads(caller);
@@ -238,7 +280,14 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     return this.namingStaleDefinition(caller, id, asOf, () =>
       this.expensiveReads.run(caller, async () => {
         const filter = await this.compiledFilter(caller, id, undefined, asOf);
-        return new JsonText(await this.objects.aggregate(caller, { filter, groupBy: body.groupBy, metrics: body.metrics, ...(asOf ? { asOf: asOf.toISOString() } : {}) }));
+        return new JsonText(
+          await this.objects.aggregate(caller, {
+            filter,
+            groupBy: body.groupBy,
+            metrics: body.metrics,
+            ...(asOf ? { asOf: asOf.toISOString() } : {}),
+          }),
+        );
       }),
     );
   }
@@ -255,17 +304,19 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     requireStrongReads(caller);
     if (to) requireReplayedUpTo(caller, to);
     const limit = this.config.objectSetMemberLimit;
-    const result = await this.namingStaleDefinition(caller, id, to, () => this.expensiveReads.run(caller, async () => {
-      const toFilter = await this.compiledFilter(caller, id, undefined, to);
-      let fromFilter: ObjectSearchFilter;
-      try {
-        fromFilter = await this.compiledFilter(caller, id, undefined, from);
-      } catch (e) {
-        if (!(e instanceof ObjectSetNotFound)) throw e;
-        fromFilter = NO_MEMBERS;
-      }
-      return this.objects.diff(caller, { filter: fromFilter, asOf: from }, { filter: toFilter, asOf: to }, limit);
-    }));
+    const result = await this.namingStaleDefinition(caller, id, to, () =>
+      this.expensiveReads.run(caller, async () => {
+        const toFilter = await this.compiledFilter(caller, id, undefined, to);
+        let fromFilter: ObjectSearchFilter;
+        try {
+          fromFilter = await this.compiledFilter(caller, id, undefined, from);
+        } catch (e) {
+          if (!(e instanceof ObjectSetNotFound)) throw e;
+          fromFilter = NO_MEMBERS;
+        }
+        return this.objects.diff(caller, { filter: fromFilter, asOf: from }, { filter: toFilter, asOf: to }, limit);
+      }),
+    );
     if (result.tooLarge) throw new ObjectSetTooLarge(id, limit);
     return new JsonText(result.json);
   }
@@ -297,7 +348,11 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
    * InvalidObjectSetDefinition naming that set; undefined when none of the first
    * MAX_DIAGNOSED_SETS is. Only asked after a refusal, so it costs nothing on a read that works.
    */
-  private async staleDefinition(caller: CallerContext, id: string, asOf: Date | undefined): Promise<InvalidObjectSetDefinition | undefined> {
+  private async staleDefinition(
+    caller: CallerContext,
+    id: string,
+    asOf: Date | undefined,
+  ): Promise<InvalidObjectSetDefinition | undefined> {
     const closure = asOf ? await this.repository.closureAsOf([id], asOf) : await this.repository.closure([id], this.clock.now());
     const order: string[] = [];
     const queue = [id];
@@ -327,7 +382,8 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
       } else if (definition.type === 'linkOperation') {
         linkIds ??= await this.objects.linkTypeIds(caller);
         const { linkId } = definition.linkOperation;
-        if (!linkIds.has(linkId)) fault = { path: 'definition.linkOperation.linkId', reason: `unknown link type '${linkId}' in the active ontology` };
+        if (!linkIds.has(linkId))
+          fault = { path: 'definition.linkOperation.linkId', reason: `unknown link type '${linkId}' in the active ontology` };
       }
       if (fault) return new InvalidObjectSetDefinition(fault.path, staleReason(id, setId, fault.reason, asOf), setId);
     }
@@ -340,13 +396,20 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
    * before the publish), with whether the caller may see each.
    */
   async ontologyReferences(caller: CallerContext, request: OntologyReferencesRequest): Promise<OntologyReferencesResponse> {
-    const sets = await this.repository.ontologyReferences(request.names, request.after, request.limit, visibleEnvironmentsParam(caller), this.clock.now());
+    const sets = await this.repository.ontologyReferences(
+      request.names,
+      request.after,
+      request.limit,
+      visibleEnvironmentsParam(caller),
+      this.clock.now(),
+    );
     return sets.length === request.limit ? { sets, next: sets[sets.length - 1].id } : { sets };
   }
 
   private mustBeChangeable(caller: CallerContext, id: string, row: SetRow | undefined): SetRow {
     if (!row || !row.live || !readable(row, visibleEnvironmentsParam(caller))) throw new ObjectSetNotFound(id);
-    if (row.creator !== caller.userId) throw new PermissionDenied(`only the creator of object set ${id} may change it`, { objectSetId: id });
+    if (row.creator !== caller.userId)
+      throw new PermissionDenied(`only the creator of object set ${id} may change it`, { objectSetId: id });
     if (row.immutable) throw new ObjectSetImmutable(id);
     return row;
   }
@@ -361,7 +424,9 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     const visible = visibleEnvironmentsParam(caller);
     const hidden = set.scopeEnvironmentIds.find((e) => visible && !visible.includes(e));
     if (hidden !== undefined) {
-      throw new PermissionDenied(`the scope of a set may only name environments the caller can see, not ${hidden}`, { environmentId: hidden });
+      throw new PermissionDenied(`the scope of a set may only name environments the caller can see, not ${hidden}`, {
+        environmentId: hidden,
+      });
     }
     const references = referencedSetIds(definition);
     const closure = references.length ? await this.repository.closure(references, now) : new Map<string, SetRow>();
@@ -374,7 +439,10 @@ export class ObjectSetsService implements OnModuleInit, OnModuleDestroy {
     if (definition.type === 'linkOperation') {
       const linkIds = await this.objects.linkTypeIds(caller);
       if (!linkIds.has(definition.linkOperation.linkId)) {
-        throw new InvalidArgument('definition.linkOperation.linkId', `unknown link type '${definition.linkOperation.linkId}' in the active ontology`);
+        throw new InvalidArgument(
+          'definition.linkOperation.linkId',
+          `unknown link type '${definition.linkOperation.linkId}' in the active ontology`,
+        );
       }
     }
     await this.checkBindParameters(caller, compiled);
@@ -418,9 +486,15 @@ const MAX_DIAGNOSED_SETS = 100;
 
 /** The reason of a read refused because the stored definition of `culprit` (the set read, or one it builds on) no longer fits the ontology. */
 function staleReason(id: string, culprit: string, reason: string, asOf: Date | undefined): string {
-  const whose = culprit === id ? 'the stored definition of this object set' : `the stored definition of object set ${culprit}, which this set builds on,`;
+  const whose =
+    culprit === id
+      ? 'the stored definition of this object set'
+      : `the stored definition of object set ${culprit}, which this set builds on,`;
   const when = asOf ? ` (as it was at ${asOf.toISOString()})` : '';
-  const change = culprit === id ? `change it (PUT /object-sets/${id}) or delete the set` : `change that set's definition (PUT /object-sets/${culprit}) or this one's`;
+  const change =
+    culprit === id
+      ? `change it (PUT /object-sets/${id}) or delete the set`
+      : `change that set's definition (PUT /object-sets/${culprit}) or this one's`;
   return `${whose}${when} no longer fits the active ontology: ${reason}. To recover, ${change}, or publish an ontology version that has what it names again`;
 }
 

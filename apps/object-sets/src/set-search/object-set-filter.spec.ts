@@ -5,8 +5,14 @@ describe('ObjectSetFilter', () => {
   const fuzzy = (title: string) => ({ type: 'title', title: { title, fuzzy: true } });
 
   it('normalizes fuzzy so equal filters bind equal tokens', () => {
-    expect(validateObjectSetFilter({ type: 'title', title: { title: 'x' } })).toEqual({ type: 'title', title: { title: 'x', fuzzy: false } });
-    expect(validateObjectSetFilter({ type: 'title', title: { title: 'x', fuzzy: null } })).toEqual({ type: 'title', title: { title: 'x', fuzzy: false } });
+    expect(validateObjectSetFilter({ type: 'title', title: { title: 'x' } })).toEqual({
+      type: 'title',
+      title: { title: 'x', fuzzy: false },
+    });
+    expect(validateObjectSetFilter({ type: 'title', title: { title: 'x', fuzzy: null } })).toEqual({
+      type: 'title',
+      title: { title: 'x', fuzzy: false },
+    });
   });
 
   it('reports the path of a fault', () => {
@@ -31,7 +37,13 @@ describe('ObjectSetFilter', () => {
     const params: unknown[] = [];
     const filter = validateObjectSetFilter({
       type: 'and',
-      and: { filters: [{ type: 'userId', userId: { userId: "o'brien" } }, fuzzy("'; DROP TABLE x; --"), { type: 'not', not: { filter: fuzzy('zzz') } }] },
+      and: {
+        filters: [
+          { type: 'userId', userId: { userId: "o'brien" } },
+          fuzzy("'; DROP TABLE x; --"),
+          { type: 'not', not: { filter: fuzzy('zzz') } },
+        ],
+      },
     });
     const { where, score } = compileObjectSetFilter(filter, 's', params);
     expect(params).toEqual(["o'brien", "'; DROP TABLE x; --", 'zzz']);

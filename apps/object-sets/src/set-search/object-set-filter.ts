@@ -47,7 +47,6 @@ const PAYLOAD_FIELDS: Record<ObjectSetFilterType, { required: string[]; optional
   title: { required: ['title'], optional: ['fuzzy'] },
 };
 
-
 function text(value: unknown, path: string): string {
   if (typeof value !== 'string') throw new InvalidFilter(path, `must be a string, not ${kindOf(value)}`);
   if (value.length === 0) throw new InvalidFilter(path, 'must not be empty');
@@ -92,7 +91,8 @@ function validateNode(raw: unknown, path: string, depth: number, state: { nodes:
     }
   }
   for (const key of fields.required) {
-    if (!hasOwn(payload, key) || payload[key] === undefined || payload[key] === null) throw new InvalidFilter(`${at}.${key}`, 'is required');
+    if (!hasOwn(payload, key) || payload[key] === undefined || payload[key] === null)
+      throw new InvalidFilter(`${at}.${key}`, 'is required');
   }
 
   switch (variant) {
@@ -116,8 +116,10 @@ function validateNode(raw: unknown, path: string, depth: number, state: { nodes:
         throw new InvalidFilter(`${at}.fuzzy`, `must be true or false, not ${kindOf(fuzzy)}`);
       }
       if (fuzzy === true) {
-        if (++state.fuzzy > MAX_FUZZY_TITLES) throw new InvalidFilter(`${at}.fuzzy`, `a filter holds at most ${MAX_FUZZY_TITLES} fuzzy titles`);
-        if (!fitsLength(title, MAX_FUZZY_TITLE_LENGTH)) throw new InvalidFilter(`${at}.title`, `a fuzzy title is at most ${MAX_FUZZY_TITLE_LENGTH} characters`);
+        if (++state.fuzzy > MAX_FUZZY_TITLES)
+          throw new InvalidFilter(`${at}.fuzzy`, `a filter holds at most ${MAX_FUZZY_TITLES} fuzzy titles`);
+        if (!fitsLength(title, MAX_FUZZY_TITLE_LENGTH))
+          throw new InvalidFilter(`${at}.title`, `a fuzzy title is at most ${MAX_FUZZY_TITLE_LENGTH} characters`);
       }
       return { type: 'title', title: { title, fuzzy: fuzzy === true } };
     }

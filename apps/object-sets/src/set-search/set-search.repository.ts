@@ -48,7 +48,9 @@ export class SetSearchRepository {
       const i = `${p(after.i)}::text`;
       const newer = `(m.created_at < ${c} OR (m.created_at = ${c} AND m.id > ${i}))`;
       // Unranked: the redundant `created_at <= c` starts the index scan at the position instead of filtering from the top.
-      keyset = ranked ? `(m.score < ${p(after.s)}::real OR (m.score = $${params.length}::real AND ${newer}))` : `(m.created_at <= ${c} AND ${newer})`;
+      keyset = ranked
+        ? `(m.score < ${p(after.s)}::real OR (m.score = $${params.length}::real AND ${newer}))`
+        : `(m.created_at <= ${c} AND ${newer})`;
     }
     const sql = `
       SELECT ${objectSetMetadataJsonSql('m', '$1')}::text AS json,
@@ -62,6 +64,9 @@ export class SetSearchRepository {
        ORDER BY ${ranked ? 'm.score DESC, ' : ''}m.created_at DESC, m.id
        LIMIT ${p(limit)}::int`;
     const rows: { json: string; score: string | null; created: string; id: string }[] = await this.sql.rows(sql, params);
-    return rows.map((r) => ({ json: r.json, position: r.score === null ? { c: r.created, i: r.id } : { s: r.score, c: r.created, i: r.id } }));
+    return rows.map((r) => ({
+      json: r.json,
+      position: r.score === null ? { c: r.created, i: r.id } : { s: r.score, c: r.created, i: r.id },
+    }));
   }
 }

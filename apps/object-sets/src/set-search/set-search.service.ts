@@ -36,7 +36,9 @@ export class SetSearchService {
     const rows = await this.repository.page(filter, visibleEnvironmentsParam(caller), pageSize + 1, after);
     const page = rows.slice(0, pageSize);
     const token = rows.length > pageSize ? this.tokens.encode(binding, page[page.length - 1].position) : undefined;
-    return new JsonText(`{"objectSets":[${page.map((r) => r.json).join(',')}]${token === undefined ? '' : `,"pagingToken":${JSON.stringify(token)}`}}`);
+    return new JsonText(
+      `{"objectSets":[${page.map((r) => r.json).join(',')}]${token === undefined ? '' : `,"pagingToken":${JSON.stringify(token)}`}}`,
+    );
   }
 
   private position(token: string, binding: unknown, filter: ObjectSetFilter): SetSearchPosition {

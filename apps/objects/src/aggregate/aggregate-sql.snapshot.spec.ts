@@ -18,18 +18,36 @@ const EXAMPLES: Record<string, { filter: unknown; groupBy?: unknown[]; metrics: 
   'count, no groupBy': { filter: person, metrics: [count] },
   'exact on two attributes (count by type and environment)': {
     filter: filterOf('all', {}),
-    groupBy: [{ type: 'exact', exact: { attribute: 'type' } }, { type: 'exact', exact: { attribute: 'environmentId' } }],
+    groupBy: [
+      { type: 'exact', exact: { attribute: 'type' } },
+      { type: 'exact', exact: { attribute: 'environmentId' } },
+    ],
     metrics: [count],
   },
-  'exact on a string property, top 100': { filter: person, groupBy: [{ type: 'exact', exact: { propertyId: 'name', maxGroups: 100 } }], metrics: [count] },
+  'exact on a string property, top 100': {
+    filter: person,
+    groupBy: [{ type: 'exact', exact: { propertyId: 'name', maxGroups: 100 } }],
+    metrics: [count],
+  },
   'exact on a multi-valued property and an attribute, with value metrics': {
     filter: person,
-    groupBy: [{ type: 'exact', exact: { propertyId: 'email' } }, { type: 'exact', exact: { attribute: 'environmentId' } }],
-    metrics: [count, { type: 'min', min: { propertyId: 'name' } }, { type: 'max', max: { propertyId: 'born' } }, { type: 'sum', sum: { propertyId: 'age' } }],
+    groupBy: [
+      { type: 'exact', exact: { propertyId: 'email' } },
+      { type: 'exact', exact: { attribute: 'environmentId' } },
+    ],
+    metrics: [
+      count,
+      { type: 'min', min: { propertyId: 'name' } },
+      { type: 'max', max: { propertyId: 'born' } },
+      { type: 'sum', sum: { propertyId: 'age' } },
+    ],
   },
   'exact on a multi-valued property twice: the key combinations of each object bounded (groupsPerObject)': {
     filter: person,
-    groupBy: [{ type: 'exact', exact: { propertyId: 'email' } }, { type: 'exact', exact: { propertyId: 'email' }, name: 'email2' }],
+    groupBy: [
+      { type: 'exact', exact: { propertyId: 'email' } },
+      { type: 'exact', exact: { propertyId: 'email' }, name: 'email2' },
+    ],
     metrics: [count, { type: 'exactDistinct', exactDistinct: { propertyId: 'email' } }],
   },
   'fixedWidth on a long over a selective filter': {
@@ -37,7 +55,11 @@ const EXAMPLES: Record<string, { filter: unknown; groupBy?: unknown[]; metrics: 
     groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'age', width: 5 } }],
     metrics: [count, { type: 'avg', avg: { propertyId: 'score' } }],
   },
-  'fixedWidth on a double': { filter: person, groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'score', width: 0.5 } }], metrics: [count] },
+  'fixedWidth on a double': {
+    filter: person,
+    groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'score', width: 0.5 } }],
+    metrics: [count],
+  },
   'ranges on a timestamp, then duration on a date': {
     filter: person,
     groupBy: [
@@ -62,7 +84,10 @@ const EXAMPLES: Record<string, { filter: unknown; groupBy?: unknown[]; metrics: 
   },
   'geoGrid at precision 5 and an attribute, geoCentroid': {
     filter: person,
-    groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'home', precision: 5, maxGroups: 1000 } }, { type: 'exact', exact: { attribute: 'environmentId' } }],
+    groupBy: [
+      { type: 'geoGrid', geoGrid: { propertyId: 'home', precision: 5, maxGroups: 1000 } },
+      { type: 'exact', exact: { attribute: 'environmentId' } },
+    ],
     metrics: [count, { type: 'geoCentroid', geoCentroid: { propertyId: 'home' } }],
   },
 };
@@ -94,17 +119,27 @@ describe('aggregateObjects SQL snapshot', () => {
 
   it('never writes a request value into the statement text: names, property ids and bounds are parameters', () => {
     const evil = "x'); DROP TABLE objects.object; --";
-    const tricky = new OntologyIndex({ version: 1, objectTypes: [{ id: 'person', properties: [{ id: evil, type: 'timestamp' }] }], linkTypes: [] });
+    const tricky = new OntologyIndex({
+      version: 1,
+      objectTypes: [{ id: 'person', properties: [{ id: evil, type: 'timestamp' }] }],
+      linkTypes: [],
+    });
     const example = {
       groupBy: [{ type: 'ranges', ranges: { propertyId: evil, ranges: [{ gte: '2026-01-01T00:00:00Z' }] }, name: `${evil} bucket` }],
       metrics: [{ type: 'max', max: { propertyId: evil }, name: `${evil} metric` }],
     };
-    const { sql, params } = buildAggregateSql(filterOf('all', {}), tricky, validateAggregation(example, tricky), { visible: ['prod'], maxGroups: 10 });
+    const { sql, params } = buildAggregateSql(filterOf('all', {}), tricky, validateAggregation(example, tricky), {
+      visible: ['prod'],
+      maxGroups: 10,
+    });
     expect(sql).not.toContain('DROP');
     expect(sql).not.toContain('2026-01-01');
     expect(params).toEqual(expect.arrayContaining([evil, `${evil} bucket`, `${evil} metric`]));
     for (const ex of Object.values(EXAMPLES)) {
-      const built = buildAggregateSql(validateFilter(ex.filter, ontology), ontology, validateAggregation(ex, ontology), { visible: ['prod'], maxGroups: 10 });
+      const built = buildAggregateSql(validateFilter(ex.filter, ontology), ontology, validateAggregation(ex, ontology), {
+        visible: ['prod'],
+        maxGroups: 10,
+      });
       // Every placeholder is used and none is missing (PostgreSQL cannot type an unused one).
       const placeholders = new Set([...built.sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
       expect([...placeholders].sort((a, b) => a - b)).toEqual(built.params.map((_, i) => i + 1));

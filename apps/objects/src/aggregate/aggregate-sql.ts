@@ -21,13 +21,22 @@
  * The rows aggregated come from a RowSource, so another set of rows with the same columns (the
  * objects and values as of an instant) can take the place of the current ones.
  */
-import { ANALYTICS_LIMITS, isoUtcSql, ObjectSearchFilter, OntologyIndex, ResolvedAggregation, ResolvedBucket, ResolvedField, ResolvedMetric, ResolvedProperty } from '@app/domain';
+import {
+  ANALYTICS_LIMITS,
+  isoUtcSql,
+  ObjectSearchFilter,
+  OntologyIndex,
+  ResolvedAggregation,
+  ResolvedBucket,
+  ResolvedField,
+  ResolvedMetric,
+  ResolvedProperty,
+} from '@app/domain';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, CURRENT_ROWS, RowSource, rowSource, SqlParams } from '../search/filter-compiler';
 import { geoBoundsSql, geoCentroidSql, geohashCellsJoin, geohashCodeSql, geohashTextSql } from '../search/geo-sql';
 
 export { CURRENT_ROWS, RowSource };
-
 
 export interface AggregateSqlOptions {
   visible: string[] | null;
@@ -102,7 +111,12 @@ function bucketSql(b: ResolvedBucket, i: number, rows: RowSource, params: SqlPar
   if (field.kind === 'attribute') {
     const column = `o.${ATTRIBUTE_COLUMN[field.attribute]}`;
     if (b.type === 'duration') {
-      return { joins: [], key: `date_trunc(${params.add(b.unit.toLowerCase())}::text, ${column}, 'UTC')`, render: (k) => isoUtcSql(k), multi: false };
+      return {
+        joins: [],
+        key: `date_trunc(${params.add(b.unit.toLowerCase())}::text, ${column}, 'UTC')`,
+        render: (k) => isoUtcSql(k),
+        multi: false,
+      };
     }
     return { joins: [], key: column, render: (k) => render(field, k), multi: false };
   }
@@ -139,7 +153,13 @@ function bucketSql(b: ResolvedBucket, i: number, rows: RowSource, params: SqlPar
     }
     case 'duration': {
       const unit = `${params.add(b.unit.toLowerCase())}::text`;
-      if (field.column === 'date') return { joins, key: `date_trunc(${unit}, ${column}::timestamp)::date`, render: (k) => `to_char(${k}, 'YYYY-MM-DD')`, multi: field.multi };
+      if (field.column === 'date')
+        return {
+          joins,
+          key: `date_trunc(${unit}, ${column}::timestamp)::date`,
+          render: (k) => `to_char(${k}, 'YYYY-MM-DD')`,
+          multi: field.multi,
+        };
       return { joins, key: `date_trunc(${unit}, ${column}, 'UTC')`, render: (k) => isoUtcSql(k), multi: field.multi };
     }
     case 'geoGrid': {
@@ -229,7 +249,9 @@ export function buildAggregateSql(
   const where: string[] = [];
   if (opts.visible) where.push(`o.environment_id = ANY(${params.add(opts.visible)}::text[])`);
   where.push(compileFilter(filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*', rows }));
-  const attributeColumns = [...attributes].map((a) => `o.${ATTRIBUTE_COLUMN[a as keyof typeof ATTRIBUTE_COLUMN]} AS a_${ATTRIBUTE_COLUMN[a as keyof typeof ATTRIBUTE_COLUMN]}`);
+  const attributeColumns = [...attributes].map(
+    (a) => `o.${ATTRIBUTE_COLUMN[a as keyof typeof ATTRIBUTE_COLUMN]} AS a_${ATTRIBUTE_COLUMN[a as keyof typeof ATTRIBUTE_COLUMN]}`,
+  );
   const joins = buckets.flatMap((b) => b.joins);
   const ctes: string[] = [];
   let tooManyGroups: string | undefined;
@@ -285,7 +307,9 @@ export function buildAggregateSql(
       ctes.push(`c0 AS (SELECT ${keys.map((k) => `g.${k}, `).join('')}count(*) AS count${cAggregates} FROM g${group})`);
       const oneKeyEach = !buckets.some((b) => b.multi);
       for (const { i, max } of exact) {
-        const counted = oneKeyEach ? `SELECT k${i} AS k, sum(count) AS n FROM c0 GROUP BY k${i}` : `SELECT k${i} AS k, count(*) AS n FROM (SELECT DISTINCT env, oid, k${i} FROM g) d GROUP BY k${i}`;
+        const counted = oneKeyEach
+          ? `SELECT k${i} AS k, sum(count) AS n FROM c0 GROUP BY k${i}`
+          : `SELECT k${i} AS k, count(*) AS n FROM (SELECT DISTINCT env, oid, k${i} FROM g) d GROUP BY k${i}`;
         ctes.push(`t${i} AS (${counted} ORDER BY n DESC, k LIMIT ${max}::bigint + 1)`);
         kept.push(`k${i} IN (SELECT k FROM t${i} ORDER BY n DESC, k LIMIT ${max})`);
         truncated.push(`(SELECT count(*) FROM t${i}) > ${max}`);
@@ -301,7 +325,10 @@ export function buildAggregateSql(
     const vWhere = [...kept.map((k) => `g.${k}`), ...(cut ? [`g.k0 IN (SELECT k0 FROM c WHERE rank <= ${cut.max})`] : [])];
     // Every value of the group's objects for the metrics' properties: the value rows by (environment_id, object_id, property_id) (primary key).
     ctes.push(
-      `v AS (SELECT ${keys.map((k) => `g.${k}, `).join('')}${metricSqls.map((m, j) => (m.in === 'v' ? `${m.aggregate} AS m${j}` : '')).filter(Boolean).join(', ')}
+      `v AS (SELECT ${keys.map((k) => `g.${k}, `).join('')}${metricSqls
+        .map((m, j) => (m.in === 'v' ? `${m.aggregate} AS m${j}` : ''))
+        .filter(Boolean)
+        .join(', ')}
     FROM g JOIN ${rows.values} x ON x.environment_id = g.env AND x.object_id = g.oid AND x.property_id = ANY(${params.add(props)}::text[])${vWhere.length ? `\n   WHERE ${vWhere.join(' AND ')}` : ''}${group})`,
     );
     from = keys.length ? `c LEFT JOIN v ON ${keys.map((k) => `v.${k} = c.${k}`).join(' AND ')}` : 'c CROSS JOIN v';

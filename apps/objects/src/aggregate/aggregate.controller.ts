@@ -1,5 +1,15 @@
 import { ApiExcludeEndpoint } from '@nestjs/swagger';
-import { AggregateResponseDto, ANALYTICS_MODELS, ApiController, Caller, CallerContext, JsonText, ReadingPost, Reads, ValidatedBody } from '@app/platform';
+import {
+  AggregateResponseDto,
+  ANALYTICS_MODELS,
+  ApiController,
+  Caller,
+  CallerContext,
+  JsonText,
+  ReadingPost,
+  Reads,
+  ValidatedBody,
+} from '@app/platform';
 import { INTERNAL_AGGREGATE_ROUTE } from '@app/domain';
 import { AggregateObjectsRequestDto, InternalAggregateRequestDto } from './dto/aggregate.dto';
 import { AggregateService } from './aggregate.service';
@@ -18,7 +28,10 @@ export class AggregateController {
     AggregateObjectsRequestDto,
     AggregateResponseDto,
   )
-  aggregateObjects(@Caller() caller: CallerContext, @ValidatedBody() body: AggregateObjectsRequestDto): Promise<JsonText<AggregateResponseDto>> {
+  aggregateObjects(
+    @Caller() caller: CallerContext,
+    @ValidatedBody() body: AggregateObjectsRequestDto,
+  ): Promise<JsonText<AggregateResponseDto>> {
     return this.aggregates.aggregate(caller, body);
   }
 
@@ -34,7 +47,10 @@ export class AggregateController {
     AggregateResponseDto,
   )
   @ApiExcludeEndpoint()
-  internalAggregate(@Caller() caller: CallerContext, @ValidatedBody() body: InternalAggregateRequestDto): Promise<JsonText<AggregateResponseDto>> {
+  internalAggregate(
+    @Caller() caller: CallerContext,
+    @ValidatedBody() body: InternalAggregateRequestDto,
+  ): Promise<JsonText<AggregateResponseDto>> {
     return this.aggregates.aggregateCompiled(caller, body);
   }
 }

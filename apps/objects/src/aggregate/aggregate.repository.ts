@@ -12,7 +12,12 @@ import { AggregateRow, AggregateSqlOptions, buildAggregateSql } from './aggregat
 export class AggregateRepository {
   constructor(private readonly statements: SearchRepository) {}
 
-  groups(filter: ObjectSearchFilter, ontology: OntologyIndex, aggregation: ResolvedAggregation, opts: AggregateSqlOptions): Promise<AggregateRow[]> {
+  groups(
+    filter: ObjectSearchFilter,
+    ontology: OntologyIndex,
+    aggregation: ResolvedAggregation,
+    opts: AggregateSqlOptions,
+  ): Promise<AggregateRow[]> {
     const { sql, params } = buildAggregateSql(filter, ontology, aggregation, opts);
     return this.statements.run<AggregateRow>(sql, params, 'search.aggregate');
   }

@@ -9,7 +9,14 @@ import {
   NO_LATER_BOUND,
   parseAsOf,
 } from '@app/domain';
-import { AggregateResponseDto, CallerContext, ExpensiveReads, JsonText, requireReplayedUpTo, visibleEnvironmentsParam } from '@app/platform';
+import {
+  AggregateResponseDto,
+  CallerContext,
+  ExpensiveReads,
+  JsonText,
+  requireReplayedUpTo,
+  visibleEnvironmentsParam,
+} from '@app/platform';
 import { validateAggregation } from '../validation/analytics.validator';
 import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
@@ -52,14 +59,18 @@ export class AggregateService {
   /** An object set's members, as the object set service compiled them (STRONG). */
   aggregateCompiled(caller: CallerContext, body: Omit<AggregateRequest, 'startingSet'>): Promise<JsonText<AggregateResponseDto>> {
     if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
-    return this.run(caller, body, parseAsOf(body.asOf, 'asOf', NO_LATER_BOUND), (ontology) => validateFilter(body.filter, ontology, 'filter', COMPILED_SET_FILTER_LIMITS));
+    return this.run(caller, body, parseAsOf(body.asOf, 'asOf', NO_LATER_BOUND), (ontology) =>
+      validateFilter(body.filter, ontology, 'filter', COMPILED_SET_FILTER_LIMITS),
+    );
   }
 
   private async run(
     caller: CallerContext,
     body: { groupBy?: unknown; metrics?: unknown },
     asOf: Date | undefined,
-    filterFor: (ontology: Parameters<Parameters<OntologyService['readWithActive']>[0]>[0]) => ObjectSearchFilter | Promise<ObjectSearchFilter>,
+    filterFor: (
+      ontology: Parameters<Parameters<OntologyService['readWithActive']>[0]>[0],
+    ) => ObjectSearchFilter | Promise<ObjectSearchFilter>,
   ): Promise<JsonText<AggregateResponseDto>> {
     // As of an instant: only a replica that replayed every commit up to it (docs/api.md §11).
     if (asOf) requireReplayedUpTo(caller, asOf);
@@ -92,5 +103,8 @@ export class AggregateService {
 /** The response text: the groups PostgreSQL rendered, at most `limit` of them. */
 export function aggregateJson(rows: AggregateRow[], limit: number, asOf?: Date): string {
   const truncated = rows.length > limit || rows.some((r) => r.truncated);
-  return `{"groups":[${rows.slice(0, limit).map((r) => r.json).join(',')}],"truncated":${truncated}${asOfJson(asOf)}}`;
+  return `{"groups":[${rows
+    .slice(0, limit)
+    .map((r) => r.json)
+    .join(',')}],"truncated":${truncated}${asOfJson(asOf)}}`;
 }

@@ -97,7 +97,11 @@ export class ChangeFeedRepository {
   }
 
   async pendingAfter(instant: number): Promise<boolean> {
-    const [{ pending }] = await this.sql.primaryRows<{ pending: boolean }>(CHANGE_FEED_SQL.pending, [new Date(instant).toISOString()], 'changePending');
+    const [{ pending }] = await this.sql.primaryRows<{ pending: boolean }>(
+      CHANGE_FEED_SQL.pending,
+      [new Date(instant).toISOString()],
+      'changePending',
+    );
     return pending;
   }
 }

@@ -43,7 +43,8 @@ export class ChangeFeedService {
 
   async page(caller: CallerContext, query: ChangeFeedQuery): Promise<ChangePage> {
     const visible = visibleEnvironmentsParam(caller);
-    const environmentIds = query.environmentIds && visible ? query.environmentIds.filter((e) => visible.includes(e)) : (query.environmentIds ?? visible);
+    const environmentIds =
+      query.environmentIds && visible ? query.environmentIds.filter((e) => visible.includes(e)) : (query.environmentIds ?? visible);
     const narrowing = { environmentIds, types: query.types ?? null };
     const deadline = Date.now() + query.waitMs;
     const signal = query.waitMs > 0 ? currentRequestSignal() : undefined;
@@ -58,7 +59,8 @@ export class ChangeFeedService {
       // A position past the watermark (a cursor from a request that saw a later one) stays.
       position = laterPosition(position, page.next);
       const remaining = deadline - Date.now();
-      if (page.changes.length || remaining <= 0 || signal?.aborted || this.signal.stopping) return { changes: page.changes, cursor: encodeChangeCursor(position) };
+      if (page.changes.length || remaining <= 0 || signal?.aborted || this.signal.stopping)
+        return { changes: page.changes, cursor: encodeChangeCursor(position) };
       if (await this.repository.pendingAfter(watermark)) {
         recheckMs = Math.min(PENDING_RECHECK_MS.max, Math.max(PENDING_RECHECK_MS.first, recheckMs * 2));
         await sleep(Math.min(recheckMs, remaining), signal);

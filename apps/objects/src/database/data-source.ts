@@ -6,7 +6,14 @@ import { OBJECTS_MIGRATIONS } from './migrations';
 export const OBJECTS_SCHEMA = 'objects';
 
 export function objectsDataSourceOptions(url: string, poolSize?: number, statementTimeoutMs?: number) {
-  return postgresOptions({ url, schema: OBJECTS_SCHEMA, migrations: OBJECTS_MIGRATIONS, poolSize, statementTimeoutMs, applicationName: 'objects' });
+  return postgresOptions({
+    url,
+    schema: OBJECTS_SCHEMA,
+    migrations: OBJECTS_MIGRATIONS,
+    poolSize,
+    statementTimeoutMs,
+    applicationName: 'objects',
+  });
 }
 
 export default migrationCliDataSource(objectsDataSourceOptions(process.env.DATABASE_URL ?? 'postgres://localhost/postgres'));

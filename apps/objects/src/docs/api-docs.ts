@@ -17,10 +17,27 @@ const DEMO_ONTOLOGY = {
     {
       id: 'person',
       displayName: 'Person',
-      properties: properties({ name: 'string', email: ['string'], age: 'long', rating: 'double', active: 'boolean', born: 'date', lastLogin: 'timestamp', home: 'geopoint' }),
+      properties: properties({
+        name: 'string',
+        email: ['string'],
+        age: 'long',
+        rating: 'double',
+        active: 'boolean',
+        born: 'date',
+        lastLogin: 'timestamp',
+        home: 'geopoint',
+      }),
     },
-    { id: 'company', displayName: 'Company', properties: properties({ name: 'string', industry: 'string', founded: 'date', headquarters: 'geopoint' }) },
-    { id: 'project', displayName: 'Project', properties: properties({ name: 'string', description: 'string', budget: 'double', deadline: 'timestamp' }) },
+    {
+      id: 'company',
+      displayName: 'Company',
+      properties: properties({ name: 'string', industry: 'string', founded: 'date', headquarters: 'geopoint' }),
+    },
+    {
+      id: 'project',
+      displayName: 'Project',
+      properties: properties({ name: 'string', description: 'string', budget: 'double', deadline: 'timestamp' }),
+    },
     { id: 'site', displayName: 'Site', properties: properties({ name: 'string', country: 'string', location: 'geopoint' }) },
   ],
   linkTypes: [
@@ -49,7 +66,13 @@ const NEW_PERSON = {
 };
 
 /** An object of the ingest example, in prod: its fields in the order the API documents them. */
-const prodObject = (id: string, type: string, properties: object[], rest: object = {}) => ({ environmentId: 'prod', id, type, properties, ...rest });
+const prodObject = (id: string, type: string, properties: object[], rest: object = {}) => ({
+  environmentId: 'prod',
+  id,
+  type,
+  properties,
+  ...rest,
+});
 
 const EVERYTHING = { startTime: '2000-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' };
 

@@ -129,7 +129,10 @@ export type InMemoryPredicate = (o: ObjectRows | undefined, around?: Neighbours)
  */
 export function compileInMemory(filter: ObjectSearchFilter, ontology: OntologyIndex): InMemoryPredicate {
   type Test = (o: ObjectRows, around?: Neighbours) => boolean;
-  const valueTest = (propertyId: string, test: (v: ValueRow) => boolean): Test => (o) => o.values.some((v) => v.propertyId === propertyId && test(v));
+  const valueTest =
+    (propertyId: string, test: (v: ValueRow) => boolean): Test =>
+    (o) =>
+      o.values.some((v) => v.propertyId === propertyId && test(v));
   const of = (f: ObjectSearchFilter): Test => {
     switch (f.type) {
       case 'and': {
@@ -173,7 +176,10 @@ export function compileInMemory(filter: ObjectSearchFilter, ontology: OntologyIn
       }
       case 'propertyIn': {
         const { propertyId, values } = f.propertyIn;
-        const columns = columnsFitting(ontology, propertyId, values).map((c) => ({ c, values: values.filter((x) => fits(ontology, propertyId, c, x)) }));
+        const columns = columnsFitting(ontology, propertyId, values).map((c) => ({
+          c,
+          values: values.filter((x) => fits(ontology, propertyId, c, x)),
+        }));
         return valueTest(propertyId, (v) => columns.some(({ c, values: list }) => list.some((x) => equals(v, c, x))));
       }
       case 'propertyRange': {
@@ -181,7 +187,8 @@ export function compileInMemory(filter: ObjectSearchFilter, ontology: OntologyIn
         const present = (['gt', 'gte', 'lt', 'lte'] as const).filter((b) => bounds[b] !== undefined);
         if (!present.length) return () => false;
         const columns = rangeColumns(ontology, propertyId).filter((c) => present.every((b) => fits(ontology, propertyId, c, bounds[b])));
-        const holds = (b: (typeof present)[number], cmp: number) => (b === 'gt' ? cmp > 0 : b === 'gte' ? cmp >= 0 : b === 'lt' ? cmp < 0 : cmp <= 0);
+        const holds = (b: (typeof present)[number], cmp: number) =>
+          b === 'gt' ? cmp > 0 : b === 'gte' ? cmp >= 0 : b === 'lt' ? cmp < 0 : cmp <= 0;
         return valueTest(propertyId, (v) =>
           columns.some((c) =>
             present.every((b) => {
@@ -227,7 +234,9 @@ export function compileInMemory(filter: ObjectSearchFilter, ontology: OntologyIn
         const source = compileInMemory(f.linkedFrom.source, ontology);
         return (o, around) => {
           if (!around) throw new Error('evaluate: linkedFrom needs the neighbours');
-          return around.incoming(o.environmentId, o.id).some((l) => l.linkId === linkId && source(around.rows(o.environmentId, l.sourceId)));
+          return around
+            .incoming(o.environmentId, o.id)
+            .some((l) => l.linkId === linkId && source(around.rows(o.environmentId, l.sourceId)));
         };
       }
       case 'linksTo': {

@@ -41,9 +41,11 @@ function checkSetChangesRequest(body: unknown): CheckedSetChangesRequest {
   if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object, not ${kindOf(body)}`);
   for (const key of Object.keys(body)) if (!FIELDS.has(key)) throw new InvalidArgument(key, 'unknown field');
   const { sets, candidateLimit, limit } = body;
-  if (!Array.isArray(sets) || sets.length > SET_CHANGES_LIMITS.sets) throw new InvalidArgument('sets', `must be a list of at most ${SET_CHANGES_LIMITS.sets} sets`);
+  if (!Array.isArray(sets) || sets.length > SET_CHANGES_LIMITS.sets)
+    throw new InvalidArgument('sets', `must be a list of at most ${SET_CHANGES_LIMITS.sets} sets`);
   const int = (name: string, v: unknown, max: number) => {
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max) throw new InvalidArgument(name, `must be an integer from 1 to ${max}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max)
+      throw new InvalidArgument(name, `must be an integer from 1 to ${max}`);
     return v;
   };
   let changedTotal = 0;
@@ -52,8 +54,10 @@ function checkSetChangesRequest(body: unknown): CheckedSetChangesRequest {
     if (!isPlainObject(item)) throw new InvalidArgument(at, 'must be an object');
     for (const key of Object.keys(item)) if (!ITEM_FIELDS.has(key)) throw new InvalidArgument(`${at}.${key}`, 'unknown field');
     const { filters, steps, loadObjects } = item;
-    if (!Array.isArray(filters) || filters.length > SET_CHANGES_LIMITS.filters) throw new InvalidArgument(`${at}.filters`, `must be a list of at most ${SET_CHANGES_LIMITS.filters} filters`);
-    if (!Array.isArray(steps) || steps.length > SET_CHANGES_LIMITS.steps) throw new InvalidArgument(`${at}.steps`, `must be a list of at most ${SET_CHANGES_LIMITS.steps} steps`);
+    if (!Array.isArray(filters) || filters.length > SET_CHANGES_LIMITS.filters)
+      throw new InvalidArgument(`${at}.filters`, `must be a list of at most ${SET_CHANGES_LIMITS.filters} filters`);
+    if (!Array.isArray(steps) || steps.length > SET_CHANGES_LIMITS.steps)
+      throw new InvalidArgument(`${at}.steps`, `must be a list of at most ${SET_CHANGES_LIMITS.steps} steps`);
     if (loadObjects !== undefined && typeof loadObjects !== 'boolean') throw new InvalidArgument(`${at}.loadObjects`, 'must be a boolean');
     const checked = steps.map((step: unknown, i): CheckedStep => {
       const path = `${at}.steps[${i}]`;
@@ -62,17 +66,28 @@ function checkSetChangesRequest(body: unknown): CheckedSetChangesRequest {
       const instant = parseDatetime(step.at);
       if (!instant.ok) throw new InvalidArgument(`${path}.at`, instant.reason);
       const index = (name: 'before' | 'after', v: unknown) => {
-        if (typeof v !== 'number' || !Number.isInteger(v) || v < -1 || v >= filters.length) throw new InvalidArgument(`${path}.${name}`, 'must index filters (-1: no members)');
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < -1 || v >= filters.length)
+          throw new InvalidArgument(`${path}.${name}`, 'must index filters (-1: no members)');
         return v;
       };
       const changed = step.changed;
-      if (!Array.isArray(changed) || !changed.every((k) => Array.isArray(k) && k.length === 2 && typeof k[0] === 'string' && typeof k[1] === 'string')) {
+      if (
+        !Array.isArray(changed) ||
+        !changed.every((k) => Array.isArray(k) && k.length === 2 && typeof k[0] === 'string' && typeof k[1] === 'string')
+      ) {
         throw new InvalidArgument(`${path}.changed`, 'must be a list of [environmentId, id]');
       }
       changedTotal += changed.length;
-      if (changedTotal > SET_CHANGES_LIMITS.changed) throw new InvalidArgument(`${path}.changed`, `at most ${SET_CHANGES_LIMITS.changed} changed objects per request`);
+      if (changedTotal > SET_CHANGES_LIMITS.changed)
+        throw new InvalidArgument(`${path}.changed`, `at most ${SET_CHANGES_LIMITS.changed} changed objects per request`);
       if (step.full !== undefined && typeof step.full !== 'boolean') throw new InvalidArgument(`${path}.full`, 'must be a boolean');
-      return { at: instant.value, before: index('before', step.before), after: index('after', step.after), changed: changed as [string, string][], full: step.full === true };
+      return {
+        at: instant.value,
+        before: index('before', step.before),
+        after: index('after', step.after),
+        changed: changed as [string, string][],
+        full: step.full === true,
+      };
     });
     return { filters, steps: checked, loadObjects: loadObjects === true };
   });

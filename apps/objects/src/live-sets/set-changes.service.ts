@@ -1,10 +1,29 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig, CallerContext, JsonText, SqlExecutor, visibleEnvironmentsParam } from '@app/platform';
-import { COMPILED_SET_FILTER_LIMITS, DependencyUnavailable, DomainError, filterOf, MembersTooLarge, ObjectSearchFilter, OntologyIndex, SetChangesResponse } from '@app/domain';
+import {
+  COMPILED_SET_FILTER_LIMITS,
+  DependencyUnavailable,
+  DomainError,
+  filterOf,
+  MembersTooLarge,
+  ObjectSearchFilter,
+  OntologyIndex,
+  SetChangesResponse,
+} from '@app/domain';
 import { validateFilter } from '../validation/filter.validator';
 import { OntologyService } from '../ontology/ontology.service';
 import { buildDiffSql } from '../search/search.repository';
-import { buildCandidateSql, CandidateRow, FilterBounds, filterBounds, linkReach, NEIGHBOURS_SQL, OBJECT_ROWS_AT_SQL, OBJECTS_AT_SQL, TYPES_AROUND_SQL } from './set-changes.sql';
+import {
+  buildCandidateSql,
+  CandidateRow,
+  FilterBounds,
+  filterBounds,
+  linkReach,
+  NEIGHBOURS_SQL,
+  OBJECT_ROWS_AT_SQL,
+  OBJECTS_AT_SQL,
+  TYPES_AROUND_SQL,
+} from './set-changes.sql';
 import { compareCodePoints, compileInMemory, evaluableWithNeighbours, InMemoryPredicate, ObjectRows } from './filter-evaluator';
 import { objectKey, RoundRows } from './round-rows';
 import { CheckedSetChangesItem, CheckedSetChangesRequest, CheckedStep, SET_CHANGES_LIMITS } from './set-changes.request';
@@ -75,7 +94,10 @@ export class SetChangesService {
     const linkIds = new Set<string>();
     checked.forEach((c, s) => linked[s] && c.filters!.forEach((f) => linkReach(f).linkIds.forEach((l) => linkIds.add(l))));
     const memorySets = request.sets.flatMap((item, s) => (inMemory[s] ? [{ item, linked: linked[s] }] : []));
-    const [types, round] = await Promise.all([this.typesAround(request.sets.filter((_, s) => !inMemory[s])), this.roundRows(memorySets, [...linkIds], request.candidateLimit)]);
+    const [types, round] = await Promise.all([
+      this.typesAround(request.sets.filter((_, s) => !inMemory[s])),
+      this.roundRows(memorySets, [...linkIds], request.candidateLimit),
+    ]);
     // Past the neighbourhood's bound, the sets that follow links are evaluated by SQL (with its own
     // bounds); past the bound of objects read, all of them are (a hub far behind).
     if (!round.linksKept) linked.forEach((l, s) => l && (inMemory[s] = false));
@@ -84,7 +106,15 @@ export class SetChangesService {
       try {
         const { filters, fault } = checked[s];
         if (!filters) throw fault;
-        const results = await this.evaluate(ontology, item, filters, visible, request, types, inMemory[s] ? { round: round.rows, linked: linked[s] } : undefined);
+        const results = await this.evaluate(
+          ontology,
+          item,
+          filters,
+          visible,
+          request,
+          types,
+          inMemory[s] ? { round: round.rows, linked: linked[s] } : undefined,
+        );
         if (item.loadObjects) await this.loadObjects(item.steps, results);
         return `{"steps":[${results.map(stepJson).join(',')}]}`;
       } catch (e) {
@@ -123,15 +153,31 @@ export class SetChangesService {
         continue;
       }
       let j = i + 1;
-      while (j < item.steps.length && !item.steps[j].full && item.steps[j].before === step.before && item.steps[j].after === step.after) j++;
-      const predicates = memory && { before: before && compileInMemory(before, ontology), after: after && compileInMemory(after, ontology) };
+      while (j < item.steps.length && !item.steps[j].full && item.steps[j].before === step.before && item.steps[j].after === step.after)
+        j++;
+      const predicates = memory && {
+        before: before && compileInMemory(before, ontology),
+        after: after && compileInMemory(after, ontology),
+      };
       const evaluated = memory
         ? await Promise.all(
             item.steps
               .slice(i, j)
-              .map(async (s) => inMemoryStep(s, predicates!, visible, memory, request.candidateLimit) ?? (await this.fullStep(ontology, s, before, after, visible, request, types))),
+              .map(
+                async (s) =>
+                  inMemoryStep(s, predicates!, visible, memory, request.candidateLimit) ??
+                  (await this.fullStep(ontology, s, before, after, visible, request, types)),
+              ),
           )
-        : await this.incrementalRun(ontology, item.steps.slice(i, j).map((s) => relevant(s, before, after, types)), before, after, visible, request, types);
+        : await this.incrementalRun(
+            ontology,
+            item.steps.slice(i, j).map((s) => relevant(s, before, after, types)),
+            before,
+            after,
+            visible,
+            request,
+            types,
+          );
       evaluated.forEach((r, k) => (results[i + k] = r));
       i = j;
     }
@@ -225,7 +271,15 @@ export class SetChangesService {
     const [row] = await this.sql.primaryRows<{ from_count: string; to_count: string; json: string | null }>(sql, params, 'liveSets.diff');
     if (row.json === null) throw new MembersTooLarge(request.limit);
     const diff = JSON.parse(row.json) as { added: Ids; removed: Ids };
-    const [changed] = (await this.incremental(ontology, [relevant(step, before, after, types)], before, after, visible, Number.MAX_SAFE_INTEGER, true))!;
+    const [changed] = (await this.incremental(
+      ontology,
+      [relevant(step, before, after, types)],
+      before,
+      after,
+      visible,
+      Number.MAX_SAFE_INTEGER,
+      true,
+    ))!;
     return { added: diff.added, removed: diff.removed, updated: changed.updated };
   }
 
@@ -285,7 +339,11 @@ export class SetChangesService {
     let linksKept = true;
     if (linkIds.length && linkedAt.size) {
       const bound = Math.min(NEIGHBOURHOOD_FACTOR * candidateLimit, SET_CHANGES_LIMITS.changed);
-      const first = await this.neighbours([...linkedAt].map((at) => [at, changedAt.get(at)!] as const), linkIds, bound);
+      const first = await this.neighbours(
+        [...linkedAt].map((at) => [at, changedAt.get(at)!] as const),
+        linkIds,
+        bound,
+      );
       const second = first && (await this.neighbours([...first], linkIds, bound));
       if (!first || !second) linksKept = false;
       else {
@@ -301,9 +359,18 @@ export class SetChangesService {
       for (const [env, id] of objects.values()) wanted.push([env, id, at - 1], [env, id, at]);
     }
     const byInstant = new Map<number, Map<string, ObjectRows>>();
-    if (wanted.length > 2 * NEIGHBOURHOOD_FACTOR * candidateLimit) return { rows: new RoundRows(byInstant, candidates), linksKept, read: false };
+    if (wanted.length > 2 * NEIGHBOURHOOD_FACTOR * candidateLimit)
+      return { rows: new RoundRows(byInstant, candidates), linksKept, read: false };
     if (wanted.length) {
-      type Row = { n: number; type: string; tags: string[]; first_us: string; last_us: string; vals: unknown[][] | null; links: [string, string][] | null };
+      type Row = {
+        n: number;
+        type: string;
+        tags: string[];
+        first_us: string;
+        last_us: string;
+        vals: unknown[][] | null;
+        links: [string, string][] | null;
+      };
       const rows = await this.sql.primaryRows<Row>(
         OBJECT_ROWS_AT_SQL,
         [wanted.map((_, n) => n), wanted.map((k) => k[0]), wanted.map((k) => k[1]), wanted.map((k) => new Date(k[2]).toISOString())],
@@ -364,7 +431,11 @@ export class SetChangesService {
       }
     });
     if (!keys.n.length) return;
-    const rows = await this.sql.primaryRows<{ n: number; json: string }>(OBJECTS_AT_SQL, [keys.n, keys.at, keys.env, keys.id], 'liveSets.objects');
+    const rows = await this.sql.primaryRows<{ n: number; json: string }>(
+      OBJECTS_AT_SQL,
+      [keys.n, keys.at, keys.env, keys.id],
+      'liveSets.objects',
+    );
     for (const r of rows) results[r.n].objects!.push(r.json);
   }
 }
@@ -436,7 +507,12 @@ function objectRows(
  * filter that follows links keeps every object of the bounded environments: a linked neighbour
  * can move it.
  */
-function relevant(step: CheckedStep, before: ObjectSearchFilter | undefined, after: ObjectSearchFilter | undefined, types: TypesAround): CheckedStep {
+function relevant(
+  step: CheckedStep,
+  before: ObjectSearchFilter | undefined,
+  after: ObjectSearchFilter | undefined,
+  types: TypesAround,
+): CheckedStep {
   const bounds = [before, after].map((f) => ({ bounds: filterBounds(f), links: linkReach(f).hops > 0 }));
   const fits = (b: FilterBounds, links: boolean, env: string, id: string, type: string | null) =>
     (!b.envs || b.envs.has(env)) && (links || ((!b.ids || b.ids.has(id)) && (!b.types || (type !== null && b.types.has(type)))));
@@ -444,7 +520,9 @@ function relevant(step: CheckedStep, before: ObjectSearchFilter | undefined, aft
     const t = types.get(changeKey(env, id, step.at));
     // Types unknown (not asked for: no bound on them): either may be anything.
     const around = t ? [t.before, t.after] : [undefined, undefined];
-    return bounds.some(({ bounds: b, links }) => around.some((type) => (type === undefined ? fits({ ...b, types: undefined }, links, env, id, null) : fits(b, links, env, id, type))));
+    return bounds.some(({ bounds: b, links }) =>
+      around.some((type) => (type === undefined ? fits({ ...b, types: undefined }, links, env, id, null) : fits(b, links, env, id, type))),
+    );
   });
   return changed.length === step.changed.length ? step : { ...step, changed };
 }

@@ -45,10 +45,15 @@ export function filterBounds(filter: ObjectSearchFilter | undefined): FilterBoun
   const of = (f: ObjectSearchFilter): FilterBounds => {
     switch (f.type) {
       case 'and':
-        return f.and.filters.map(of).reduce((x, y) => ({ types: both(x.types, y.types), envs: both(x.envs, y.envs), ids: both(x.ids, y.ids) }), {});
+        return f.and.filters
+          .map(of)
+          .reduce((x, y) => ({ types: both(x.types, y.types), envs: both(x.envs, y.envs), ids: both(x.ids, y.ids) }), {});
       case 'or': {
         const [first, ...rest] = f.or.filters.map(of);
-        return rest.reduce((x, y) => ({ types: either(x.types, y.types), envs: either(x.envs, y.envs), ids: either(x.ids, y.ids) }), first ?? { types: new Set(), envs: new Set(), ids: new Set() });
+        return rest.reduce(
+          (x, y) => ({ types: either(x.types, y.types), envs: either(x.envs, y.envs), ids: either(x.ids, y.ids) }),
+          first ?? { types: new Set(), envs: new Set(), ids: new Set() },
+        );
       }
       case 'objectType':
         return { types: new Set(f.objectType.types) };
@@ -146,7 +151,10 @@ export function buildCandidateSql(
     FROM unnest(${ats}::timestamptz[], ${envs}::text[], ${ids}::text[]) AS k(at, environment_id, id)
 ), ${levels.join(',\n')},
 cand AS MATERIALIZED (
-  SELECT DISTINCT at, environment_id, id FROM (${levels.slice(0, hops + 1).map((_, k) => `SELECT * FROM h${k}`).join(' UNION ALL ')}) u LIMIT ${limit}::bigint + 1
+  SELECT DISTINCT at, environment_id, id FROM (${levels
+    .slice(0, hops + 1)
+    .map((_, k) => `SELECT * FROM h${k}`)
+    .join(' UNION ALL ')}) u LIMIT ${limit}::bigint + 1
 )${
     neighbourhood
       ? `, nbhd AS MATERIALIZED (
@@ -180,7 +188,8 @@ function rowsAtOf(t: string, c: string): RowSource {
 /** rowsAt(t), cut to the objects of the CTE `nbhd` (environment_id, id): their versions, values and outgoing links. */
 function rowsAtIn(t: string, nbhd: string): RowSource {
   const all = rowsAt(t);
-  const inN = (alias: string, env: string, id: string) => `EXISTS (SELECT 1 FROM ${nbhd} nb WHERE nb.environment_id = ${alias}.${env} AND nb.id = ${alias}.${id})`;
+  const inN = (alias: string, env: string, id: string) =>
+    `EXISTS (SELECT 1 FROM ${nbhd} nb WHERE nb.environment_id = ${alias}.${env} AND nb.id = ${alias}.${id})`;
   return {
     objects: `(SELECT * FROM ${all.objects} x WHERE ${inN('x', 'environment_id', 'id')})`,
     values: `(SELECT * FROM ${all.values} x WHERE ${inN('x', 'environment_id', 'object_id')})`,

@@ -1,6 +1,17 @@
 import { Param } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
-import { ApiController, ApiPagingQuery, Caller, CallerContext, JsonText, PagedReadingPost, ReadingGet, Reads, ValidatedBody, ValidatedQuery } from '@app/platform';
+import {
+  ApiController,
+  ApiPagingQuery,
+  Caller,
+  CallerContext,
+  JsonText,
+  PagedReadingPost,
+  ReadingGet,
+  Reads,
+  ValidatedBody,
+  ValidatedQuery,
+} from '@app/platform';
 import { checkIdentifierParam, checkObjectPathIds } from '@app/domain';
 import {
   BulkLoadObjectRequestDto,
@@ -32,7 +43,11 @@ export class ObjectsController {
     ObjectPageDto,
     'Default 100, maximum 1000 (clamped)',
   )
-  bulk(@Caller() caller: CallerContext, @ValidatedBody() body: BulkLoadObjectRequestDto, @ValidatedQuery() query: BulkLoadQuery): Promise<JsonText<ObjectPageDto>> {
+  bulk(
+    @Caller() caller: CallerContext,
+    @ValidatedBody() body: BulkLoadObjectRequestDto,
+    @ValidatedQuery() query: BulkLoadQuery,
+  ): Promise<JsonText<ObjectPageDto>> {
     return this.objects.bulk(caller, body.objectIds, query.pageSize, query.pagingToken, body);
   }
 
@@ -44,7 +59,12 @@ export class ObjectsController {
     ApiQuery({ name: 'version', required: false, schema: { type: 'integer', minimum: 1 }, description: 'Logical version, from 1' }),
     ApiQuery({ name: 'timestamp', required: false, type: String, description: `${DATETIME}, not in the future (400, as asOf)` }),
   )
-  atVersion(@Caller() caller: CallerContext, @Param('environmentId') environmentId: string, @Param('id') id: string, @ValidatedQuery() query: ObjectAtVersionQuery): Promise<JsonText<OntologyObjectWithVersionDto>> {
+  atVersion(
+    @Caller() caller: CallerContext,
+    @Param('environmentId') environmentId: string,
+    @Param('id') id: string,
+    @ValidatedQuery() query: ObjectAtVersionQuery,
+  ): Promise<JsonText<OntologyObjectWithVersionDto>> {
     checkObjectPathIds(environmentId, id);
     return this.objects.atVersion(caller, environmentId, id, query.at());
   }
@@ -52,13 +72,21 @@ export class ObjectsController {
   @Reads()
   @ReadingGet(
     ':environmentId/:id/history',
-    { operationId: 'getObjectHistory', summary: 'Versions whose validity [validFrom, validTo) overlaps [startTime, endTime], ascending by version' },
+    {
+      operationId: 'getObjectHistory',
+      summary: 'Versions whose validity [validFrom, validTo) overlaps [startTime, endTime], ascending by version',
+    },
     ObjectHistoryPageDto,
     ApiQuery({ name: 'startTime', required: true, type: String, description: DATETIME }),
     ApiQuery({ name: 'endTime', required: true, type: String, description: DATETIME }),
     ApiPagingQuery('Default 100, maximum 1000 (clamped)'),
   )
-  history(@Caller() caller: CallerContext, @Param('environmentId') environmentId: string, @Param('id') id: string, @ValidatedQuery() query: ObjectHistoryQuery): Promise<JsonText<ObjectHistoryPageDto>> {
+  history(
+    @Caller() caller: CallerContext,
+    @Param('environmentId') environmentId: string,
+    @Param('id') id: string,
+    @ValidatedQuery() query: ObjectHistoryQuery,
+  ): Promise<JsonText<ObjectHistoryPageDto>> {
     checkObjectPathIds(environmentId, id);
     return this.objects.history(caller, environmentId, id, query, query.pageSize, query.pagingToken);
   }
@@ -66,12 +94,19 @@ export class ObjectsController {
   @Reads()
   @ReadingGet(
     ':id',
-    { operationId: 'loadOntologyObject', summary: 'Reads one object; without environmentId, an id in several visible environments is 409 ObjectIdAmbiguous' },
+    {
+      operationId: 'loadOntologyObject',
+      summary: 'Reads one object; without environmentId, an id in several visible environments is 409 ObjectIdAmbiguous',
+    },
     LoadedOntologyObjectDto,
     ApiQuery({ name: 'environmentId', required: false, type: String }),
     ApiQuery({ name: 'asOf', required: false, type: String, description: AS_OF_QUERY_DESCRIPTION }),
   )
-  load(@Caller() caller: CallerContext, @Param('id') id: string, @ValidatedQuery() query: LoadObjectQuery): Promise<JsonText<LoadedOntologyObjectDto>> {
+  load(
+    @Caller() caller: CallerContext,
+    @Param('id') id: string,
+    @ValidatedQuery() query: LoadObjectQuery,
+  ): Promise<JsonText<LoadedOntologyObjectDto>> {
     checkIdentifierParam('id', id);
     return this.objects.load(caller, id, query.environmentId, query.asOf);
   }

@@ -118,7 +118,13 @@ export class ObjectsRepository {
   }
 
   /** bulkLoadOntologyObjects: request order, each id in every visible environment, after the keyset position (OBJECT_READ_SQL.bulk). */
-  async bulk(ids: string[], after: BulkPosition | undefined, limit: number, visible: string[] | null, asOf?: Date): Promise<{ ord: number; env: string; json: string }[]> {
+  async bulk(
+    ids: string[],
+    after: BulkPosition | undefined,
+    limit: number,
+    visible: string[] | null,
+    asOf?: Date,
+  ): Promise<{ ord: number; env: string; json: string }[]> {
     const rows = await this.read<{ ord: string; env: string; json: string }>(asOf ? 'bulkAsOf' : 'bulk', [
       ids,
       after?.ord ?? null,
@@ -131,7 +137,14 @@ export class ObjectsRepository {
   }
 
   /** getObjectHistory: versions whose [valid_from, valid_to) overlaps [start, end], ascending (OBJECT_READ_SQL.history). */
-  history(env: string, id: string, start: string, end: string, afterVersion: number, limit: number): Promise<{ version: number; json: string }[]> {
+  history(
+    env: string,
+    id: string,
+    start: string,
+    end: string,
+    afterVersion: number,
+    limit: number,
+  ): Promise<{ version: number; json: string }[]> {
     return this.read('history', [env, id, start, end, afterVersion, limit]);
   }
 
@@ -145,8 +158,16 @@ export class ObjectsRepository {
    * getObjectAtVersion by number or at a time: the answer's JSON; when there is no such version,
    * whether the object ever existed (a second statement, only then).
    */
-  async atVersion(env: string, id: string, at: { version: number } | { timestamp: string }): Promise<{ json: string | null; known: boolean }> {
-    const [row] = await this.read<ObjectVersionRow>('version' in at ? 'atVersion' : 'atTimestamp', [env, id, 'version' in at ? at.version : at.timestamp]);
+  async atVersion(
+    env: string,
+    id: string,
+    at: { version: number } | { timestamp: string },
+  ): Promise<{ json: string | null; known: boolean }> {
+    const [row] = await this.read<ObjectVersionRow>('version' in at ? 'atVersion' : 'atTimestamp', [
+      env,
+      id,
+      'version' in at ? at.version : at.timestamp,
+    ]);
     if (row) return { json: renderObjectVersion(row), known: true };
     return { json: null, known: await this.everExisted(env, id) };
   }

@@ -10,7 +10,8 @@ interface Stored {
   versions: number;
 }
 
-const json = (o: { env: string; id: string }, version?: number) => JSON.stringify({ environmentId: o.env, id: o.id, ...(version ? { version } : {}) });
+const json = (o: { env: string; id: string }, version?: number) =>
+  JSON.stringify({ environmentId: o.env, id: o.id, ...(version ? { version } : {}) });
 
 /**
  * The read service over its real repository and an in-memory store answering its named prepared
@@ -20,7 +21,9 @@ const json = (o: { env: string; id: string }, version?: number) => JSON.stringif
 function setUp(stored: Stored[]) {
   const visible = (env: string, v: unknown) => v === null || (v as string[]).includes(env);
   const sql = new FakeSqlExecutor()
-    .on('objects.findById', ([id, env, v]) => stored.filter((o) => o.id === id && (env === null || o.env === env) && visible(o.env, v)).map((o) => ({ env: o.env, json: json(o) })))
+    .on('objects.findById', ([id, env, v]) =>
+      stored.filter((o) => o.id === id && (env === null || o.env === env) && visible(o.env, v)).map((o) => ({ env: o.env, json: json(o) })),
+    )
     .on('objects.bulk', ([ids, afterOrd, afterEnv, v, limit]) =>
       (ids as string[])
         .flatMap((id, i) =>
@@ -29,7 +32,9 @@ function setUp(stored: Stored[]) {
             .sort((a, b) => a.env.localeCompare(b.env))
             .map((o) => ({ ord: String(i + 1), env: o.env, json: json(o) })),
         )
-        .filter((r) => afterOrd === null || Number(r.ord) > (afterOrd as number) || (Number(r.ord) === afterOrd && r.env > (afterEnv as string)))
+        .filter(
+          (r) => afterOrd === null || Number(r.ord) > (afterOrd as number) || (Number(r.ord) === afterOrd && r.env > (afterEnv as string)),
+        )
         .slice(0, limit as number),
     )
     .on('objects.history', ([env, id, , , after, limit]) => {
@@ -74,7 +79,10 @@ describe('ObjectsService (over an in-memory executor)', () => {
 
     it('is ObjectIdAmbiguous for an id in two visible environments, and not for a caller who sees one', async () => {
       const { service } = setUp(stored);
-      expect(await refusal(service.load(everyone, 'p-1'))).toEqual({ errorName: 'ObjectIdAmbiguous', parameters: { objectId: 'p-1', environmentIds: ['prod', 'staging'] } });
+      expect(await refusal(service.load(everyone, 'p-1'))).toEqual({
+        errorName: 'ObjectIdAmbiguous',
+        parameters: { objectId: 'p-1', environmentIds: ['prod', 'staging'] },
+      });
       expect((await service.load(prodOnly, 'p-1')).text).toBe(json({ env: 'prod', id: 'p-1' }));
     });
 
@@ -82,7 +90,10 @@ describe('ObjectsService (over an in-memory executor)', () => {
       const { service, sql } = setUp(stored);
       expect(await refusal(service.load(prodOnly, 'p-3'))).toEqual({ errorName: 'ObjectNotFound', parameters: { objectId: 'p-3' } });
       sql.sent.length = 0;
-      expect(await refusal(service.load(prodOnly, 'p-3', 'staging'))).toEqual({ errorName: 'ObjectNotFound', parameters: { objectId: 'p-3', environmentId: 'staging' } });
+      expect(await refusal(service.load(prodOnly, 'p-3', 'staging'))).toEqual({
+        errorName: 'ObjectNotFound',
+        parameters: { objectId: 'p-3', environmentId: 'staging' },
+      });
       expect(sql.sent).toEqual([]);
     });
 
@@ -91,8 +102,13 @@ describe('ObjectsService (over an in-memory executor)', () => {
       const service = new ObjectsService(new ObjectsRepository(sql.executor), new PagingTokenCodec('unit-test-secret'));
       const consistency = new ReadContext(undefined);
       const asOf = new Date('2026-01-02T03:04:05.006Z');
-      expect((await service.load({ ...everyone, consistency }, 'p-2', undefined, asOf)).text).toBe('{"id":"p-2","asOf":"2026-01-02T03:04:05.006Z"}');
-      expect({ atTime: consistency.atTime, params: sql.sent[0].params }).toEqual({ atTime: asOf.getTime(), params: ['p-2', null, null, asOf.toISOString()] });
+      expect((await service.load({ ...everyone, consistency }, 'p-2', undefined, asOf)).text).toBe(
+        '{"id":"p-2","asOf":"2026-01-02T03:04:05.006Z"}',
+      );
+      expect({ atTime: consistency.atTime, params: sql.sent[0].params }).toEqual({
+        atTime: asOf.getTime(),
+        params: ['p-2', null, null, asOf.toISOString()],
+      });
     });
   });
 
@@ -100,12 +116,18 @@ describe('ObjectsService (over an in-memory executor)', () => {
     it('pages in request order, each id in every visible environment, each id once', async () => {
       const { service } = setUp(stored);
       const ids = ['p-3', 'p-1', 'p-1', 'p-9', 'p-2'];
-      const first = JSON.parse((await service.bulk(everyone, ids, 2)).text) as { objects: { environmentId: string; id: string }[]; pagingToken: string };
+      const first = JSON.parse((await service.bulk(everyone, ids, 2)).text) as {
+        objects: { environmentId: string; id: string }[];
+        pagingToken: string;
+      };
       expect(first.objects).toEqual([
         { environmentId: 'staging', id: 'p-3' },
         { environmentId: 'prod', id: 'p-1' },
       ]);
-      const second = JSON.parse((await service.bulk(everyone, ids, 2, first.pagingToken)).text) as { objects: unknown[]; pagingToken?: string };
+      const second = JSON.parse((await service.bulk(everyone, ids, 2, first.pagingToken)).text) as {
+        objects: unknown[];
+        pagingToken?: string;
+      };
       expect(second).toEqual({
         objects: [
           { environmentId: 'staging', id: 'p-1' },
@@ -114,7 +136,7 @@ describe('ObjectsService (over an in-memory executor)', () => {
       });
     });
 
-    it("refuses a token of another list of ids, before any statement", async () => {
+    it('refuses a token of another list of ids, before any statement', async () => {
       const { service, sql } = setUp(stored);
       const first = JSON.parse((await service.bulk(everyone, ['p-1', 'p-2'], 1)).text) as { pagingToken: string };
       sql.sent.length = 0;
@@ -126,19 +148,31 @@ describe('ObjectsService (over an in-memory executor)', () => {
   describe('history', () => {
     it('pages the versions, and asks whether the object ever existed only for an empty first page', async () => {
       const { service, sql } = setUp(stored);
-      const first = JSON.parse((await service.history(everyone, 'prod', 'p-1', WINDOW, 2)).text) as { objects: { version: number }[]; pagingToken: string };
+      const first = JSON.parse((await service.history(everyone, 'prod', 'p-1', WINDOW, 2)).text) as {
+        objects: { version: number }[];
+        pagingToken: string;
+      };
       expect(first.objects.map((o) => o.version)).toEqual([1, 2]);
-      const second = JSON.parse((await service.history(everyone, 'prod', 'p-1', WINDOW, 2, first.pagingToken)).text) as { objects: { version: number }[]; pagingToken?: string };
+      const second = JSON.parse((await service.history(everyone, 'prod', 'p-1', WINDOW, 2, first.pagingToken)).text) as {
+        objects: { version: number }[];
+        pagingToken?: string;
+      };
       expect(second).toEqual({ objects: [{ environmentId: 'prod', id: 'p-1', version: 3 }] });
       expect(sql.names()).toEqual(['objects.history', 'objects.history']);
     });
 
     it('is ObjectNotFound for an object never written, and in an environment the caller cannot see, without a statement', async () => {
       const { service, sql } = setUp(stored);
-      expect(await refusal(service.history(everyone, 'prod', 'p-9', WINDOW, 10))).toEqual({ errorName: 'ObjectNotFound', parameters: { objectId: 'p-9', environmentId: 'prod' } });
+      expect(await refusal(service.history(everyone, 'prod', 'p-9', WINDOW, 10))).toEqual({
+        errorName: 'ObjectNotFound',
+        parameters: { objectId: 'p-9', environmentId: 'prod' },
+      });
       expect(sql.names()).toEqual(['objects.history', 'objects.everExisted']);
       sql.sent.length = 0;
-      expect(await refusal(service.history(prodOnly, 'staging', 'p-3', WINDOW, 10))).toEqual({ errorName: 'ObjectNotFound', parameters: { objectId: 'p-3', environmentId: 'staging' } });
+      expect(await refusal(service.history(prodOnly, 'staging', 'p-3', WINDOW, 10))).toEqual({
+        errorName: 'ObjectNotFound',
+        parameters: { objectId: 'p-3', environmentId: 'staging' },
+      });
       expect(sql.sent).toEqual([]);
     });
   });

@@ -76,26 +76,46 @@ export class ObjectsService {
     if (environmentId !== undefined && !canSeeEnvironment(caller, environmentId)) throw new ObjectNotFound(id, environmentId);
     const rows = await this.repository.findById(id, environmentId, visibleEnvironmentsParam(caller), asOf);
     if (rows.length === 0) throw new ObjectNotFound(id, environmentId);
-    if (rows.length > 1) throw new ObjectIdAmbiguous(id, rows.map((r) => r.env));
+    if (rows.length > 1)
+      throw new ObjectIdAmbiguous(
+        id,
+        rows.map((r) => r.env),
+      );
     return new JsonText(asOf ? `${rows[0].json.slice(0, -1)}${asOfJson(asOf)}}` : rows[0].json);
   }
 
   /** bulkLoadOntologyObjects; `read.asOf` is the body's, checked here against the clock (parseAsOf). */
-  async bulk(caller: CallerContext, objectIds: string[], pageSize: number, pagingToken?: string, read: { asOf?: string; snapshot?: boolean } = {}): Promise<JsonText<ObjectPageDto>> {
+  async bulk(
+    caller: CallerContext,
+    objectIds: string[],
+    pageSize: number,
+    pagingToken?: string,
+    read: { asOf?: string; snapshot?: boolean } = {},
+  ): Promise<JsonText<ObjectPageDto>> {
     const at: ReadInstant = { asOf: parseAsOf(read.asOf), snapshot: read.snapshot === true };
     const ids = [...new Set(objectIds)];
     const binding = { op: 'bulk', ids, ...instantBinding(at) };
     const after =
       pagingToken === undefined
         ? undefined
-        : this.tokens.decode<BulkPosition & { t?: string }>(pagingToken, binding, (p) => isRecord(p) && isSafeCount(p.ord) && isText(p.env) && (p.t === undefined || isInstantText(p.t)));
+        : this.tokens.decode<BulkPosition & { t?: string }>(
+            pagingToken,
+            binding,
+            (p) => isRecord(p) && isSafeCount(p.ord) && isText(p.env) && (p.t === undefined || isInstantText(p.t)),
+          );
     const instant = await pageInstant(at, after, () => this.repository.snapshotInstant());
     if (instant.asOf) requireReplayedUpTo(caller, instant.asOf);
     const rows = await this.repository.bulk(ids, after, pageSize + 1, visibleEnvironmentsParam(caller), instant.asOf);
     const page = rows.slice(0, pageSize);
     const last = page[page.length - 1];
     const next = rows.length > pageSize ? this.tokens.encode(binding, { ord: last.ord, env: last.env, ...instant.carry }) : undefined;
-    return new JsonText(pageJson(page.map((r) => r.json), next, instant.asOf));
+    return new JsonText(
+      pageJson(
+        page.map((r) => r.json),
+        next,
+        instant.asOf,
+      ),
+    );
   }
 
   async history(
@@ -117,10 +137,20 @@ export class ObjectsService {
     }
     const page = rows.slice(0, pageSize);
     const next = rows.length > pageSize ? this.tokens.encode(binding, page[page.length - 1].version) : undefined;
-    return new JsonText(pageJson(page.map((r) => r.json), next));
+    return new JsonText(
+      pageJson(
+        page.map((r) => r.json),
+        next,
+      ),
+    );
   }
 
-  async atVersion(caller: CallerContext, environmentId: string, id: string, at: { version: number } | { timestamp: Date }): Promise<JsonText<OntologyObjectWithVersionDto>> {
+  async atVersion(
+    caller: CallerContext,
+    environmentId: string,
+    id: string,
+    at: { version: number } | { timestamp: Date },
+  ): Promise<JsonText<OntologyObjectWithVersionDto>> {
     if (!canSeeEnvironment(caller, environmentId)) throw new ObjectNotFound(id, environmentId);
     const query = 'version' in at ? at : { timestamp: at.timestamp.toISOString() };
     // The state at an instant: only a replica that replayed every commit up to it may answer (docs/api.md §11).
@@ -131,4 +161,3 @@ export class ObjectsService {
     throw new ObjectVersionNotFound({ objectId: id, environmentId, ...query });
   }
 }
-

@@ -18,7 +18,12 @@ export class ObjectWritesController {
     operationId: 'putOntologyObject',
     summary: 'Creates or replaces an object (201 when created, 200 otherwise); no new version when nothing changed',
   })
-  @ApiQuery({ name: 'expectedVersion', required: false, schema: { type: 'integer', minimum: 0 }, description: 'Current version expected (0: must not exist); else 409 VersionConflict' })
+  @ApiQuery({
+    name: 'expectedVersion',
+    required: false,
+    schema: { type: 'integer', minimum: 0 },
+    description: 'Current version expected (0: must not exist); else 409 VersionConflict',
+  })
   @ApiOkResponse({ type: OntologyObjectWithVersionDto, description: 'Replaced, or unchanged (no new version)' })
   @ApiCreatedResponse({ type: OntologyObjectWithVersionDto, description: 'Created (or written again after a delete)' })
   @ApiBody({ type: WriteObjectDto })
@@ -38,7 +43,12 @@ export class ObjectWritesController {
   @Delete(':environmentId/:id')
   @HttpCode(204)
   @ApiOperation({ operationId: 'deleteOntologyObject', summary: 'Ends the current version; history stays readable' })
-  @ApiQuery({ name: 'expectedVersion', required: false, schema: { type: 'integer', minimum: 0 }, description: 'Current version expected (0: must not exist); else 409 VersionConflict' })
+  @ApiQuery({
+    name: 'expectedVersion',
+    required: false,
+    schema: { type: 'integer', minimum: 0 },
+    description: 'Current version expected (0: must not exist); else 409 VersionConflict',
+  })
   @ApiNoContentResponse()
   async delete(
     @Caller() caller: CallerContext,

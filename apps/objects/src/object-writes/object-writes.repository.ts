@@ -3,13 +3,22 @@ import { isRetryableTransactionError, SqlExecutor, SqlTransaction } from '@app/p
 import { ObjectNotFound, VersionConflict } from '@app/domain';
 import { ValidatedObject } from './ontology-check';
 import { ChangeSignal } from '../changes/change-signal';
-import { CurrentRow, ObjectRow, PastRow, planWrite, PropertyTypes, RESPONSE_JSON, withoutCurrentRow, WritePlan, WriteOutcome } from './write-plan';
+import {
+  CurrentRow,
+  ObjectRow,
+  PastRow,
+  planWrite,
+  PropertyTypes,
+  RESPONSE_JSON,
+  withoutCurrentRow,
+  WritePlan,
+  WriteOutcome,
+} from './write-plan';
 
 const MS = 1;
 
 /** A write transaction's instant (ChangeFeed migration): after its row locks, before anything is written. */
 const WRITE_INSTANT = `SELECT objects.write_instant() AS now`;
-
 
 /**
  * Appends the rows of `rows` (at, environment_id, id, type, version, deleted) to the change feed,
@@ -39,7 +48,9 @@ const VALUE_COLUMNS = `environment_id, object_id, property_id, ordinal, origin, 
  * changes by exactly the rows that changed, in the same statement.
  */
 const OPEN_VALUE_HISTORY = `INSERT INTO objects.property_value_history (${VALUE_COLUMNS}, valid_from)
-  SELECT ${VALUE_COLUMNS.split(', ').map((c) => `w.${c}`).join(', ')}, o.valid_from
+  SELECT ${VALUE_COLUMNS.split(', ')
+    .map((c) => `w.${c}`)
+    .join(', ')}, o.valid_from
     FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id`;
 /** Closes the open history row of each value key in `w` (property_value_history primary key prefix). */
 const CLOSE_VALUE_HISTORY = (validTo: string) => `UPDATE objects.property_value_history h SET valid_to = ${validTo}
@@ -127,11 +138,10 @@ export class ObjectWritesRepository {
           `UPDATE objects.property_value_history SET valid_to = $3 WHERE environment_id = $1 AND object_id = $2 AND valid_to = 'infinity'`,
           [environmentId, id, valid_to],
         );
-        await m.rows(`UPDATE objects.link_history SET valid_to = $3 WHERE environment_id = $1 AND source_id = $2 AND valid_to = 'infinity'`, [
-          environmentId,
-          id,
-          valid_to,
-        ]);
+        await m.rows(
+          `UPDATE objects.link_history SET valid_to = $3 WHERE environment_id = $1 AND source_id = $2 AND valid_to = 'infinity'`,
+          [environmentId, id, valid_to],
+        );
         // Its property values and links go with it (prefixes of their primary keys).
         await m.rows(`DELETE FROM objects.property_value WHERE environment_id = $1 AND object_id = $2`, [environmentId, id]);
         await m.rows(`DELETE FROM objects.link WHERE environment_id = $1 AND source_id = $2`, [environmentId, id]);
@@ -153,7 +163,12 @@ export class ObjectWritesRepository {
   }
 
   /** Reads and locks the current rows, plans the write (`planWrite`) and runs the plan's statements. */
-  private async writeInTransaction(m: SqlTransaction, objects: ValidatedObject[], types: PropertyTypes, expectedVersion?: number): Promise<WriteOutcome[]> {
+  private async writeInTransaction(
+    m: SqlTransaction,
+    objects: ValidatedObject[],
+    types: PropertyTypes,
+    expectedVersion?: number,
+  ): Promise<WriteOutcome[]> {
     // PK of objects.object; ORDER BY keeps lock order stable across concurrent batches.
     const current: CurrentRow[] = await m.rows(
       `SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.properties, o.links, o.tags, o.first_sighting, o.last_sighting,
@@ -193,7 +208,18 @@ export class ObjectWritesRepository {
 
   /** Runs the statements of a plan: one per table and kind of change, each skipped when it has no rows. */
   private async execute(m: SqlTransaction, plan: WritePlan): Promise<void> {
-    const { insertObjects, updateObjects, staleValues, staleLinks, createdValues, rewrittenValues, newLinks, closeVersions, widenVersions, newVersions } = plan;
+    const {
+      insertObjects,
+      updateObjects,
+      staleValues,
+      staleLinks,
+      createdValues,
+      rewrittenValues,
+      newLinks,
+      closeVersions,
+      widenVersions,
+      newVersions,
+    } = plan;
     // A new version's row goes to objects.object and objects.object_version alike: each row is
     // serialised once and its JSON reused by both statements.
     const rowJson = new Map<object, string>();
@@ -250,7 +276,8 @@ export class ObjectWritesRepository {
         staleLinks,
       );
     }
-    if (createdValues.length) await m.rows(`WITH w AS (${INSERT_VALUES} RETURNING ${VALUE_COLUMNS}) ${OPEN_VALUE_HISTORY}`, createdValues.columns);
+    if (createdValues.length)
+      await m.rows(`WITH w AS (${INSERT_VALUES} RETURNING ${VALUE_COLUMNS}) ${OPEN_VALUE_HISTORY}`, createdValues.columns);
     if (rewrittenValues.length) {
       // An unchanged row (same key, same stored columns) is left alone: ON CONFLICT ... WHERE
       // compares the typed columns PostgreSQL holds, so a value keeps no stale column even if
@@ -266,7 +293,9 @@ export class ObjectWritesRepository {
           WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
                 IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
                                   EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)
-         RETURNING ${VALUE_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')}),
+         RETURNING ${VALUE_COLUMNS.split(', ')
+           .map((c) => `p.${c}`)
+           .join(', ')}),
          closed AS (${CLOSE_VALUE_HISTORY('o.valid_from')} AND h.valid_from < o.valid_from)
          ${OPEN_VALUE_HISTORY}`,
         rewrittenValues.columns,

@@ -53,7 +53,10 @@ export class ObjectWritesService {
       this.assertWritable(caller, o.environmentId);
       const k = objectKey(o.environmentId, o.id);
       if (seen.has(k)) {
-        throw new InvalidArgument(`objects[${i}]`, `object (${o.environmentId}, ${o.id}) appears twice in the batch (also objects[${seen.get(k)}])`);
+        throw new InvalidArgument(
+          `objects[${i}]`,
+          `object (${o.environmentId}, ${o.id}) appears twice in the batch (also objects[${seen.get(k)}])`,
+        );
       }
       seen.set(k, i);
     });
@@ -79,7 +82,10 @@ export class ObjectWritesService {
   }
 
   private typesOf(ontology: OntologyIndex): PropertyTypes {
-    return { version: ontology.version, of: (o: ValidatedObject, propertyId: string) => ontology.objectTypes.get(o.type)?.propertyMap.get(propertyId)?.type };
+    return {
+      version: ontology.version,
+      of: (o: ValidatedObject, propertyId: string) => ontology.objectTypes.get(o.type)?.propertyMap.get(propertyId)?.type,
+    };
   }
 }
 

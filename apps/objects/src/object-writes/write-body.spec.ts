@@ -50,7 +50,12 @@ describe('checkWriteObjectBody (PUT /objects/{environmentId}/{id})', () => {
     ['a type that is not a string', { type: 5, properties: [] }, 'type', /string/],
     ['missing properties', { type: 'person' }, 'properties', /required/],
     ['properties that are not an array', { type: 'person', properties: { a: prop } }, 'properties', /array/],
-    ['more than 10,000 properties', { type: 'person', properties: Array.from({ length: 10001 }, () => prop) }, 'properties', /at most 10000/],
+    [
+      'more than 10,000 properties',
+      { type: 'person', properties: Array.from({ length: 10001 }, () => prop) },
+      'properties',
+      /at most 10000/,
+    ],
     ['a property that is not an object', { type: 'person', properties: [prop, null] }, 'properties[1]', /object/],
     ['a nested array as a property', { type: 'person', properties: [[prop]] }, 'properties[0]', /must be an object .*, not an array/],
     ['an unknown property field', { type: 'person', properties: [{ ...prop, foo: 1 }] }, 'properties[0].foo', /unknown field/],
@@ -58,17 +63,47 @@ describe('checkWriteObjectBody (PUT /objects/{environmentId}/{id})', () => {
     ['a bad property id', { type: 'person', properties: [prop, prop, { ...prop, id: ' name' }] }, 'properties[2].id', /whitespace/],
     ['a missing value', { type: 'person', properties: [{ id: 'name', origin: 'x' }] }, 'properties[0].value', /required/],
     ['a missing origin', { type: 'person', properties: [{ id: 'name', value: 'A' }] }, 'properties[0].origin', /required/],
-    ['an empty origin', { type: 'person', properties: [{ ...prop, origin: '' }] }, 'properties[0].origin', /non-empty string of at most 1024/],
+    [
+      'an empty origin',
+      { type: 'person', properties: [{ ...prop, origin: '' }] },
+      'properties[0].origin',
+      /non-empty string of at most 1024/,
+    ],
     ['a null origin', { type: 'person', properties: [{ ...prop, origin: null }] }, 'properties[0].origin', /non-empty string/],
-    ['an origin that is not a string', { type: 'person', properties: [{ ...prop, origin: 7 }] }, 'properties[0].origin', /non-empty string/],
-    ['an origin over 1024 characters', { type: 'person', properties: [{ ...prop, origin: 'x'.repeat(1025) }] }, 'properties[0].origin', /1024/],
-    ['a trigger that is not a string', { type: 'person', properties: [{ ...prop, trigger: 1 }] }, 'properties[0].trigger', /string of at most 1024/],
-    ['a trigger over 1024 characters', { type: 'person', properties: [{ ...prop, trigger: 't'.repeat(1025) }] }, 'properties[0].trigger', /1024/],
+    [
+      'an origin that is not a string',
+      { type: 'person', properties: [{ ...prop, origin: 7 }] },
+      'properties[0].origin',
+      /non-empty string/,
+    ],
+    [
+      'an origin over 1024 characters',
+      { type: 'person', properties: [{ ...prop, origin: 'x'.repeat(1025) }] },
+      'properties[0].origin',
+      /1024/,
+    ],
+    [
+      'a trigger that is not a string',
+      { type: 'person', properties: [{ ...prop, trigger: 1 }] },
+      'properties[0].trigger',
+      /string of at most 1024/,
+    ],
+    [
+      'a trigger over 1024 characters',
+      { type: 'person', properties: [{ ...prop, trigger: 't'.repeat(1025) }] },
+      'properties[0].trigger',
+      /1024/,
+    ],
     ['links that are an array', { ...write, links: [['c-7']] }, 'links', /object/],
     ['links that are a string', { ...write, links: 'c-7' }, 'links', /object/],
     ['tags that are not an array', { ...write, tags: 'vip' }, 'tags', /array/],
     ['more than 10,000 tags', { ...write, tags: Array.from({ length: 10001 }, (_, i) => `t${i}`) }, 'tags', /at most 10000/],
-    ['a bad tag id (reported at tags)', { ...write, tags: ['ok', ' padded'] }, 'tags', /^tags\[1\] must not have leading or trailing whitespace$/],
+    [
+      'a bad tag id (reported at tags)',
+      { ...write, tags: ['ok', ' padded'] },
+      'tags',
+      /^tags\[1\] must not have leading or trailing whitespace$/,
+    ],
     ['a tag that is not a string', { ...write, tags: [['vip']] }, 'tags', /^tags\[0\] must be a string$/],
     ['metadata that is not an object', { ...write, metadata: '2026-01-01' }, 'metadata', /object/],
     ['metadata that is an array', { ...write, metadata: [] }, 'metadata', /must be an object .*, not an array/],
@@ -91,8 +126,12 @@ describe('checkWriteObjectBody (PUT /objects/{environmentId}/{id})', () => {
     expect(fault(() => checkWriteObjectBody({ type: 'person', properties: [{ ...p, zzz: 1 }] })).path).toBe('properties[0].zzz');
     expect(fault(() => checkWriteObjectBody({ type: 'person', properties: [p] })).path).toBe('properties[0].id');
     expect(fault(() => checkWriteObjectBody({ type: 'person', properties: [{ ...p, id: 'a' }] })).path).toBe('properties[0].value');
-    expect(fault(() => checkWriteObjectBody({ type: 'person', properties: [{ ...p, id: 'a', value: 1 }] })).path).toBe('properties[0].origin');
-    expect(fault(() => checkWriteObjectBody({ type: 'person', properties: [{ ...p, id: 'a', value: 1, origin: 'o' }] })).path).toBe('properties[0].trigger');
+    expect(fault(() => checkWriteObjectBody({ type: 'person', properties: [{ ...p, id: 'a', value: 1 }] })).path).toBe(
+      'properties[0].origin',
+    );
+    expect(fault(() => checkWriteObjectBody({ type: 'person', properties: [{ ...p, id: 'a', value: 1, origin: 'o' }] })).path).toBe(
+      'properties[0].trigger',
+    );
   });
 
   it('counts origin characters as class-validator did: a surrogate pair or a variation sequence is one', () => {
@@ -105,15 +144,22 @@ describe('checkWriteObjectBody (PUT /objects/{environmentId}/{id})', () => {
 
   it('reports keys such as constructor or toString as unknown fields, like any other (the body guard refuses them first)', () => {
     expect(fault(() => checkWriteObjectBody(json({ ...write, constructor: 1 })))).toMatchObject({ path: 'constructor' });
-    expect(fault(() => checkWriteObjectBody(json({ ...write, properties: [{ ...prop, toString: 'x' }] })))).toMatchObject({ path: 'properties[0].toString' });
-    expect(fault(() => checkWriteObjectBody(json({ ...write, metadata: { isPrototypeOf: 1 } })))).toMatchObject({ path: 'metadata.isPrototypeOf' });
+    expect(fault(() => checkWriteObjectBody(json({ ...write, properties: [{ ...prop, toString: 'x' }] })))).toMatchObject({
+      path: 'properties[0].toString',
+    });
+    expect(fault(() => checkWriteObjectBody(json({ ...write, metadata: { isPrototypeOf: 1 } })))).toMatchObject({
+      path: 'metadata.isPrototypeOf',
+    });
     expect(fault(() => checkIngestBody(json({ objects: [obj], valueOf: 1 })))).toMatchObject({ path: 'valueOf' });
   });
 });
 
 describe('checkIngestBody (POST /objects/ingest)', () => {
   it('returns the objects of a valid body unchanged', () => {
-    const objects = [obj, { ...obj, id: 'p-2', links: { knows: ['p-1'] }, tags: ['a'], metadata: { lastSighting: '2026-01-01T00:00:00Z' } }];
+    const objects = [
+      obj,
+      { ...obj, id: 'p-2', links: { knows: ['p-1'] }, tags: ['a'], metadata: { lastSighting: '2026-01-01T00:00:00Z' } },
+    ];
     const copy = structuredClone(objects);
     expect(checkIngestBody({ objects })).toEqual(copy);
   });
@@ -129,7 +175,12 @@ describe('checkIngestBody (POST /objects/ingest)', () => {
     ['missing objects', {}, 'objects', /required/],
     ['objects that are not an array', { objects: { 0: obj } }, 'objects', /array/],
     ['an empty batch', { objects: [] }, 'objects', /at least 1/],
-    ['more than 10,000 objects', { objects: Array.from({ length: 10001 }, (_, i) => ({ ...obj, id: `p-${i}` })) }, 'objects', /at most 10000/],
+    [
+      'more than 10,000 objects',
+      { objects: Array.from({ length: 10001 }, (_, i) => ({ ...obj, id: `p-${i}` })) },
+      'objects',
+      /at most 10000/,
+    ],
     ['an object that is not an object', { objects: [obj, 'p-2'] }, 'objects[1]', /object, not a string/],
     ['a nested array as an object', { objects: [[obj]] }, 'objects[0]', /object, not an array/],
     ['an unknown object field', { objects: [{ ...obj, foo: 1 }] }, 'objects[0].foo', /unknown field/],
@@ -140,11 +191,26 @@ describe('checkIngestBody (POST /objects/ingest)', () => {
     ['a missing id', { objects: [{ ...obj, id: undefined }] }, 'objects[0].id', /required/],
     ['an id over 256 characters', { objects: [{ ...obj, id: 'x'.repeat(257) }] }, 'objects[0].id', /256/],
     ['a missing type', { objects: [{ ...obj, type: undefined }] }, 'objects[0].type', /required/],
-    ['a missing origin', { objects: [obj, { ...obj, id: 'p-2', properties: [prop, { id: 'name', value: 1 }] }] }, 'objects[1].properties[1].origin', /required/],
-    ['a bad property id', { objects: [{ ...obj, properties: [prop, prop, { ...prop, id: 'a/b' }] }] }, 'objects[0].properties[2].id', /'\/'/],
+    [
+      'a missing origin',
+      { objects: [obj, { ...obj, id: 'p-2', properties: [prop, { id: 'name', value: 1 }] }] },
+      'objects[1].properties[1].origin',
+      /required/,
+    ],
+    [
+      'a bad property id',
+      { objects: [{ ...obj, properties: [prop, prop, { ...prop, id: 'a/b' }] }] },
+      'objects[0].properties[2].id',
+      /'\/'/,
+    ],
     ['a bad tag', { objects: [{ ...obj, tags: ['ok', ''] }] }, 'objects[0].tags', /tags\[1\] must not be empty/],
     ['links that are not an object', { objects: [{ ...obj, links: ['c-7'] }] }, 'objects[0].links', /object/],
-    ['an unknown metadata field', { objects: [{ ...obj, metadata: { firstSighting: 'x', foo: 1 } }] }, 'objects[0].metadata.foo', /unknown field/],
+    [
+      'an unknown metadata field',
+      { objects: [{ ...obj, metadata: { firstSighting: 'x', foo: 1 } }] },
+      'objects[0].metadata.foo',
+      /unknown field/,
+    ],
   ])('rejects %s', (_name, body, path, reason) => {
     const f = fault(() => checkIngestBody(json(body)));
     expect(f.path).toBe(path);
@@ -177,8 +243,14 @@ describe('checked input through validateObject', () => {
     const key = (p: { value: unknown; origin: string; trigger?: string | null }) => canonicalJson([p.value, p.origin, p.trigger ?? null]);
     // the order before keys were computed lazily: every key up front, one comparator
     const eager = (list: typeof properties) =>
-      [...list].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)).map((p) => [p.id, key(p)]);
-    for (const order of [properties, [...properties].reverse(), [properties[3], properties[6], ...properties.slice(0, 3), properties[5], properties[4]]]) {
+      [...list]
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
+        .map((p) => [p.id, key(p)]);
+    for (const order of [
+      properties,
+      [...properties].reverse(),
+      [properties[3], properties[6], ...properties.slice(0, 3), properties[5], properties[4]],
+    ]) {
       const input = checkWriteObjectBody(json({ type: 'person', properties: order }));
       const sorted = validateObject({ ...input, environmentId: 'prod', id: 'p-1' }, ontology).properties;
       expect(sorted.map((p) => [p.id, key(p)])).toEqual(eager(order));
@@ -197,7 +269,9 @@ describe('checked input through validateObject', () => {
   });
 
   it('takes a null trigger as none: the stored value has no trigger key (docs/api.md §1)', () => {
-    const input = checkWriteObjectBody(json({ type: 'person', properties: [{ id: 'home', value: { lat: 1, lon: 2 }, origin: 'x', trigger: null }] }));
+    const input = checkWriteObjectBody(
+      json({ type: 'person', properties: [{ id: 'home', value: { lat: 1, lon: 2 }, origin: 'x', trigger: null }] }),
+    );
     const v = validateObject({ ...input, environmentId: 'prod', id: 'p-1' }, ontology);
     expect(v.properties).toEqual([{ id: 'home', value: { lat: 1, lon: 2 }, origin: 'x' }]);
     expect(Object.keys(v.properties[0])).toEqual(['id', 'value', 'origin']);

@@ -38,11 +38,14 @@ export function checkIngestBody(body: unknown): ObjectWriteInput[] {
   if (!Array.isArray(objects)) {
     throw new InvalidArgument(
       'objects',
-      objects === undefined || objects === null ? 'is required' : `must be an array of 1 to ${MAX_INGEST_OBJECTS} objects, not ${kindOf(objects)}`,
+      objects === undefined || objects === null
+        ? 'is required'
+        : `must be an array of 1 to ${MAX_INGEST_OBJECTS} objects, not ${kindOf(objects)}`,
     );
   }
   if (objects.length === 0) throw new InvalidArgument('objects', 'must hold at least 1 object');
-  if (objects.length > MAX_INGEST_OBJECTS) throw new InvalidArgument('objects', `must hold at most ${MAX_INGEST_OBJECTS} objects, not ${objects.length}`);
+  if (objects.length > MAX_INGEST_OBJECTS)
+    throw new InvalidArgument('objects', `must hold at most ${MAX_INGEST_OBJECTS} objects, not ${objects.length}`);
   const out = new Array<ObjectWriteInput>(objects.length);
   for (let i = 0; i < objects.length; i++) {
     const o: unknown = objects[i];
@@ -88,7 +91,10 @@ function checkObject(o: Record<string, unknown>, at: string, ingest: boolean): O
         if (ingest) continue;
         break;
     }
-    throw new InvalidArgument(field(at, key), `unknown field; ${ingest ? `an ingested object takes ${INGEST_FIELDS}` : `the body takes ${WRITE_FIELDS}`}`);
+    throw new InvalidArgument(
+      field(at, key),
+      `unknown field; ${ingest ? `an ingested object takes ${INGEST_FIELDS}` : `the body takes ${WRITE_FIELDS}`}`,
+    );
   }
 
   let out: ObjectWriteInput | ObjectWriteBody;
@@ -106,7 +112,8 @@ function checkObject(o: Record<string, unknown>, at: string, ingest: boolean): O
   // Optional fields may be null (as @IsOptional() allowed): null is absent.
   const links = o.links;
   if (links !== undefined && links !== null) {
-    if (!isPlainObject(links)) throw new InvalidArgument(field(at, 'links'), `must be an object {"<link id>": ["<object id>", ...]}, not ${kindOf(links)}`);
+    if (!isPlainObject(links))
+      throw new InvalidArgument(field(at, 'links'), `must be an object {"<link id>": ["<object id>", ...]}, not ${kindOf(links)}`);
     out.links = links;
   }
 
@@ -125,7 +132,8 @@ function checkObject(o: Record<string, unknown>, at: string, ingest: boolean): O
   const metadata = o.metadata;
   if (metadata !== undefined && metadata !== null) {
     const path = field(at, 'metadata');
-    if (!isPlainObject(metadata)) throw new InvalidArgument(path, `must be an object {"firstSighting"?, "lastSighting"?}, not ${kindOf(metadata)}`);
+    if (!isPlainObject(metadata))
+      throw new InvalidArgument(path, `must be an object {"firstSighting"?, "lastSighting"?}, not ${kindOf(metadata)}`);
     const sightings: NonNullable<ObjectWriteInput['metadata']> = {};
     for (const key in metadata) {
       if (key === 'firstSighting' || key === 'lastSighting') sightings[key] = metadata[key];
@@ -149,13 +157,18 @@ function checkIdentifier(value: unknown, at: string, key: string): string {
  */
 function checkProperties(properties: unknown, path: string): ObjectWriteInput['properties'] {
   if (!Array.isArray(properties)) {
-    const reason = properties === undefined ? 'is required' : `must be an array of at most ${MAX_PROPERTY_VALUES} property values, not ${kindOf(properties)}`;
+    const reason =
+      properties === undefined
+        ? 'is required'
+        : `must be an array of at most ${MAX_PROPERTY_VALUES} property values, not ${kindOf(properties)}`;
     throw new InvalidArgument(path, reason);
   }
-  if (properties.length > MAX_PROPERTY_VALUES) throw new InvalidArgument(path, `must hold at most ${MAX_PROPERTY_VALUES} property values, not ${properties.length}`);
+  if (properties.length > MAX_PROPERTY_VALUES)
+    throw new InvalidArgument(path, `must hold at most ${MAX_PROPERTY_VALUES} property values, not ${properties.length}`);
   for (let i = 0; i < properties.length; i++) {
     const p: unknown = properties[i];
-    if (!isPlainObject(p)) throw new InvalidArgument(`${path}[${i}]`, `must be an object {"id", "value", "origin", "trigger"?}, not ${kindOf(p)}`);
+    if (!isPlainObject(p))
+      throw new InvalidArgument(`${path}[${i}]`, `must be an object {"id", "value", "origin", "trigger"?}, not ${kindOf(p)}`);
     for (const key in p) {
       if (key === 'id' || key === 'value' || key === 'origin' || key === 'trigger') continue;
       throw new InvalidArgument(field(`${path}[${i}]`, key), 'unknown field; a property value takes id, value, origin and trigger');
@@ -167,7 +180,10 @@ function checkProperties(properties: unknown, path: string): ObjectWriteInput['p
     if (value === undefined) throw new InvalidArgument(`${path}[${i}].value`, 'is required (null or a value of the property type)');
     const origin = p.origin;
     if (typeof origin !== 'string' || origin === '' || !fitsLength(origin, MAX_TEXT_LENGTH)) {
-      throw new InvalidArgument(`${path}[${i}].origin`, origin === undefined ? 'is required' : `must be a non-empty string of at most ${MAX_TEXT_LENGTH} characters`);
+      throw new InvalidArgument(
+        `${path}[${i}].origin`,
+        origin === undefined ? 'is required' : `must be a non-empty string of at most ${MAX_TEXT_LENGTH} characters`,
+      );
     }
     const trigger = p.trigger;
     if (trigger !== undefined && trigger !== null && (typeof trigger !== 'string' || !fitsLength(trigger, MAX_TEXT_LENGTH))) {

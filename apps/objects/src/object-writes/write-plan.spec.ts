@@ -1,6 +1,16 @@
 import { PropertyType } from '@app/domain';
 import type { StoredProperty, ValidatedObject } from './ontology-check';
-import { CurrentRow, PastRow, planWrite, PropertyTypes, RESPONSE_JSON, withoutCurrentRow, WritePlan, WritePlanInput, writeInstant } from './write-plan';
+import {
+  CurrentRow,
+  PastRow,
+  planWrite,
+  PropertyTypes,
+  RESPONSE_JSON,
+  withoutCurrentRow,
+  WritePlan,
+  WritePlanInput,
+  writeInstant,
+} from './write-plan';
 
 /** The decisions of a write, checked without a database (the statements run them: object-writes*.e2e-spec). */
 
@@ -75,9 +85,9 @@ describe('planWrite: expectedVersion', () => {
       { objectId: 'p-1', environmentId: 'prod', expectedVersion: 0, actualVersion: 3 },
     ]);
     // A deleted object has no current version: its actual version is 0, whatever it had before.
-    expect(plan({ objects: [o], past: [{ environment_id: 'prod', id: 'p-1', version: 4, last_time: NOW }], expectedVersion: 1 }).conflicts).toEqual([
-      { objectId: 'p-1', environmentId: 'prod', expectedVersion: 1, actualVersion: 0 },
-    ]);
+    expect(
+      plan({ objects: [o], past: [{ environment_id: 'prod', id: 'p-1', version: 4, last_time: NOW }], expectedVersion: 1 }).conflicts,
+    ).toEqual([{ objectId: 'p-1', environmentId: 'prod', expectedVersion: 1, actualVersion: 0 }]);
   });
 
   it('writes when the version is the expected one', () => {
@@ -90,9 +100,14 @@ describe('planWrite: expectedVersion', () => {
 
 describe('planWrite: a new object', () => {
   it('is version 1 from now, with every value and link row', () => {
-    const o = object('p-1', { properties: [p('age', 36), p('home', { lat: 51.5, lon: -0.12 }), p('name', 'Ada')], links: { knows: ['p-2', 'p-3'] } });
+    const o = object('p-1', {
+      properties: [p('age', 36), p('home', { lat: 51.5, lon: -0.12 }), p('name', 'Ada')],
+      links: { knows: ['p-2', 'p-3'] },
+    });
     const pl = plan({ objects: [o] });
-    expect(pl.outcomes).toEqual([{ object: o, version: 1, changed: true, created: true, validFrom: NOW, firstSighting: NOW, lastSighting: NOW }]);
+    expect(pl.outcomes).toEqual([
+      { object: o, version: 1, changed: true, created: true, validFrom: NOW, firstSighting: NOW, lastSighting: NOW },
+    ]);
     expect(counts(pl)).toEqual({ ...NOTHING, insertObjects: 1, newVersions: 1, createdValues: 3, newLinks: 2 });
     expect(pl.insertObjects[0]).toBe(pl.newVersions[0]);
     expect(pl.insertObjects[0]).toMatchObject({ version: 1, valid_from: NOW.toISOString(), values_ontology_version: 7 });
@@ -130,8 +145,16 @@ describe('planWrite: delete and re-create', () => {
   it('gives every version of one write the same instant, after the latest history of any of its objects', () => {
     const [a, b, c] = [object('p-1'), object('p-2'), object('p-3', { tags: ['new'] })];
     // p-3's current version began at the write's own clock reading: the write moves on 1 ms, for every object.
-    const pl = plan({ objects: [a, b, c], current: [stored(c, { valid_from: NOW, tags: [] })], past: [{ environment_id: 'prod', id: 'p-2', version: 1, last_time: at('2026-06-01T11:00:00.000Z') }] });
-    expect(pl.outcomes.map((o) => o.validFrom.toISOString())).toEqual(['2026-06-01T12:00:00.001Z', '2026-06-01T12:00:00.001Z', '2026-06-01T12:00:00.001Z']);
+    const pl = plan({
+      objects: [a, b, c],
+      current: [stored(c, { valid_from: NOW, tags: [] })],
+      past: [{ environment_id: 'prod', id: 'p-2', version: 1, last_time: at('2026-06-01T11:00:00.000Z') }],
+    });
+    expect(pl.outcomes.map((o) => o.validFrom.toISOString())).toEqual([
+      '2026-06-01T12:00:00.001Z',
+      '2026-06-01T12:00:00.001Z',
+      '2026-06-01T12:00:00.001Z',
+    ]);
     expect(writeInstant(NOW, [], [])).toBe(NOW);
   });
 
@@ -145,10 +168,20 @@ describe('planWrite: unchanged content', () => {
   it('makes no version and writes nothing when the sightings are within the stored ones', () => {
     const o = object('p-1', { links: { knows: ['p-2'] }, tags: ['vip'] });
     const cur = stored(o);
-    const pl = plan({ objects: [{ ...o, sightings: { first: at('2026-04-15T00:00:00.000Z'), last: at('2026-04-20T00:00:00.000Z') } }], current: [cur] });
+    const pl = plan({
+      objects: [{ ...o, sightings: { first: at('2026-04-15T00:00:00.000Z'), last: at('2026-04-20T00:00:00.000Z') } }],
+      current: [cur],
+    });
     expect(counts(pl)).toEqual(NOTHING);
     expect(pl.outcomes).toEqual([
-      expect.objectContaining({ version: 3, changed: false, created: false, validFrom: cur.valid_from, firstSighting: cur.first_sighting, lastSighting: cur.last_sighting }),
+      expect.objectContaining({
+        version: 3,
+        changed: false,
+        created: false,
+        validFrom: cur.valid_from,
+        firstSighting: cur.first_sighting,
+        lastSighting: cur.last_sighting,
+      }),
     ]);
   });
 
@@ -198,7 +231,14 @@ describe('planWrite: a property change', () => {
     const cur = stored(before);
     const pl = plan({ objects: [after], current: [cur] });
     expect(counts(pl)).toEqual({ ...NOTHING, updateObjects: 1, newVersions: 1, closeVersions: 1, rewrittenValues: 1 });
-    expect(pl.outcomes[0]).toMatchObject({ version: 4, changed: true, created: false, validFrom: NOW, firstSighting: cur.first_sighting, lastSighting: NOW });
+    expect(pl.outcomes[0]).toMatchObject({
+      version: 4,
+      changed: true,
+      created: false,
+      validFrom: NOW,
+      firstSighting: cur.first_sighting,
+      lastSighting: NOW,
+    });
     expect(pl.closeVersions).toEqual([{ environment_id: 'prod', id: 'p-1', version: 3, valid_to: NOW.toISOString() }]);
     expect(values(pl.rewrittenValues)).toEqual(['p-1.age@0=37']);
     expect(pl.updateObjects[0]).toMatchObject({ version: 4, values_ontology_version: 7 });

@@ -111,8 +111,19 @@ export type LinkRows = [string[], string[], string[], string[]];
  * type, so filters can use a btree on that column.
  */
 export class ValueRows {
-  readonly columns: [string[], string[], string[], number[], string[], (string | null)[], (number | null)[], (boolean | null)[], (string | null)[], (string | null)[], (string | null)[]] =
-    [[], [], [], [], [], [], [], [], [], [], []];
+  readonly columns: [
+    string[],
+    string[],
+    string[],
+    number[],
+    string[],
+    (string | null)[],
+    (number | null)[],
+    (boolean | null)[],
+    (string | null)[],
+    (string | null)[],
+    (string | null)[],
+  ] = [[], [], [], [], [], [], [], [], [], [], []];
 
   get length(): number {
     return this.columns[0].length;
@@ -224,7 +235,8 @@ export function planWrite(input: WritePlanInput): WritePlan {
   if (expectedVersion !== undefined) {
     for (const o of objects) {
       const actualVersion = currentByKey.get(objectKey(o.environmentId, o.id))?.version ?? 0;
-      if (actualVersion !== expectedVersion) plan.conflicts.push({ objectId: o.id, environmentId: o.environmentId, expectedVersion, actualVersion });
+      if (actualVersion !== expectedVersion)
+        plan.conflicts.push({ objectId: o.id, environmentId: o.environmentId, expectedVersion, actualVersion });
     }
     if (plan.conflicts.length) return plan;
   }
@@ -240,7 +252,15 @@ export function planWrite(input: WritePlanInput): WritePlan {
       plan.insertObjects.push(row);
       plan.newVersions.push(row);
       addValueRows(plan, o, undefined, types);
-      plan.outcomes.push({ object: o, version: row.version, changed: true, created: true, validFrom, firstSighting: seenFirst, lastSighting: seenLast });
+      plan.outcomes.push({
+        object: o,
+        version: row.version,
+        changed: true,
+        created: true,
+        validFrom,
+        firstSighting: seenFirst,
+        lastSighting: seenLast,
+      });
       continue;
     }
     const first = earlier(cur.first_sighting, seenFirst);
@@ -253,7 +273,15 @@ export function planWrite(input: WritePlanInput): WritePlan {
       plan.closeVersions.push({ environment_id: o.environmentId, id: o.id, version: cur.version, valid_to: validFrom.toISOString() });
       addStaleRows(plan, o, cur);
       addValueRows(plan, o, cur, types);
-      plan.outcomes.push({ object: o, version: row.version, changed: true, created: false, validFrom, firstSighting: first, lastSighting: last });
+      plan.outcomes.push({
+        object: o,
+        version: row.version,
+        changed: true,
+        created: false,
+        validFrom,
+        firstSighting: first,
+        lastSighting: last,
+      });
     } else {
       const same = { ...o, properties: cur.properties, links: cur.links, tags: cur.tags };
       if (first.getTime() !== cur.first_sighting.getTime() || last.getTime() !== cur.last_sighting.getTime()) {
@@ -261,7 +289,15 @@ export function planWrite(input: WritePlanInput): WritePlan {
         plan.updateObjects.push(row);
         plan.widenVersions.push(row);
       }
-      plan.outcomes.push({ object: same, version: cur.version, changed: false, created: false, validFrom: cur.valid_from, firstSighting: first, lastSighting: last });
+      plan.outcomes.push({
+        object: same,
+        version: cur.version,
+        changed: false,
+        created: false,
+        validFrom: cur.valid_from,
+        firstSighting: first,
+        lastSighting: last,
+      });
     }
   }
   return plan;
@@ -304,7 +340,12 @@ function addValueRows(plan: WritePlan, o: ValidatedObject, cur: CurrentRow | und
 }
 
 /** Adds the links of `links` that `except` does not hold, as rows of object `o`. */
-function addLinkRows(rows: LinkRows, o: ValidatedObject, links: Record<string, string[]>, except: Record<string, string[]> | undefined): void {
+function addLinkRows(
+  rows: LinkRows,
+  o: ValidatedObject,
+  links: Record<string, string[]>,
+  except: Record<string, string[]> | undefined,
+): void {
   for (const [linkId, targets] of Object.entries(links)) {
     const skip = new Set(except?.[linkId] ?? []);
     for (const t of targets) {
@@ -317,7 +358,14 @@ function addLinkRows(rows: LinkRows, o: ValidatedObject, links: Record<string, s
   }
 }
 
-function objectRow(o: ValidatedObject, version: number, validFrom: Date, first: Date, last: Date, valuesOntologyVersion: number): ObjectRow {
+function objectRow(
+  o: ValidatedObject,
+  version: number,
+  validFrom: Date,
+  first: Date,
+  last: Date,
+  valuesOntologyVersion: number,
+): ObjectRow {
   const firstSighting = first.toISOString();
   const lastSighting = last.toISOString();
   return {

@@ -30,7 +30,13 @@ describe('ontologyChanges', () => {
     expect(ontologyChanges(BEFORE, BEFORE)).toEqual([]);
     const added: OntologyDefinition = {
       objectTypes: [
-        { ...BEFORE.objectTypes[0], properties: [...BEFORE.objectTypes[0].properties.map((p) => (p.id === 'name' ? { ...p, multi: true } : p)), { id: 'nick', type: 'string' }] },
+        {
+          ...BEFORE.objectTypes[0],
+          properties: [
+            ...BEFORE.objectTypes[0].properties.map((p) => (p.id === 'name' ? { ...p, multi: true } : p)),
+            { id: 'nick', type: 'string' },
+          ],
+        },
         ...BEFORE.objectTypes.slice(1),
         { id: 'ship', properties: [] },
       ],
@@ -64,14 +70,54 @@ describe('ontologyChanges', () => {
     // project is gone, but ownedBy may not name it: a link type to or from it goes or changes too.
     expect(ontologyChanges(BEFORE, after)).toEqual([
       { kind: 'PROPERTY_RETYPED', objectTypeId: 'person', propertyId: 'age', from: 'long', to: 'double', compatible: true },
-      { kind: 'PROPERTY_RETYPED', objectTypeId: 'person', propertyId: 'score', from: 'double', to: 'long', compatible: false, check: { kind: 'notLong', objectTypeId: 'person', propertyId: 'score' } },
-      { kind: 'PROPERTY_MADE_SINGLE', objectTypeId: 'person', propertyId: 'email', compatible: false, check: { kind: 'several', objectTypeId: 'person', propertyId: 'email' } },
-      { kind: 'PROPERTY_RETYPED', objectTypeId: 'person', propertyId: 'born', from: 'date', to: 'timestamp', compatible: false, check: { kind: 'values', objectTypeId: 'person', propertyId: 'born' } },
-      { kind: 'PROPERTY_REMOVED', objectTypeId: 'company', propertyId: 'name', compatible: false, check: { kind: 'values', objectTypeId: 'company', propertyId: 'name' } },
+      {
+        kind: 'PROPERTY_RETYPED',
+        objectTypeId: 'person',
+        propertyId: 'score',
+        from: 'double',
+        to: 'long',
+        compatible: false,
+        check: { kind: 'notLong', objectTypeId: 'person', propertyId: 'score' },
+      },
+      {
+        kind: 'PROPERTY_MADE_SINGLE',
+        objectTypeId: 'person',
+        propertyId: 'email',
+        compatible: false,
+        check: { kind: 'several', objectTypeId: 'person', propertyId: 'email' },
+      },
+      {
+        kind: 'PROPERTY_RETYPED',
+        objectTypeId: 'person',
+        propertyId: 'born',
+        from: 'date',
+        to: 'timestamp',
+        compatible: false,
+        check: { kind: 'values', objectTypeId: 'person', propertyId: 'born' },
+      },
+      {
+        kind: 'PROPERTY_REMOVED',
+        objectTypeId: 'company',
+        propertyId: 'name',
+        compatible: false,
+        check: { kind: 'values', objectTypeId: 'company', propertyId: 'name' },
+      },
       { kind: 'OBJECT_TYPE_REMOVED', objectTypeId: 'project', compatible: false, check: { kind: 'type', objectTypeId: 'project' } },
       { kind: 'LINK_TYPE_TARGET_CHANGED', linkTypeId: 'worksFor', from: 'company', to: 'ship', compatible: true },
-      { kind: 'LINK_TYPE_REMOVED', linkTypeId: 'memberOf', compatible: false, check: { kind: 'links', objectTypeId: 'person', linkTypeId: 'memberOf' } },
-      { kind: 'LINK_TYPE_SOURCE_CHANGED', linkTypeId: 'ownedBy', from: 'project', to: 'ship', compatible: false, check: { kind: 'links', objectTypeId: 'project', linkTypeId: 'ownedBy' } },
+      {
+        kind: 'LINK_TYPE_REMOVED',
+        linkTypeId: 'memberOf',
+        compatible: false,
+        check: { kind: 'links', objectTypeId: 'person', linkTypeId: 'memberOf' },
+      },
+      {
+        kind: 'LINK_TYPE_SOURCE_CHANGED',
+        linkTypeId: 'ownedBy',
+        from: 'project',
+        to: 'ship',
+        compatible: false,
+        check: { kind: 'links', objectTypeId: 'project', linkTypeId: 'ownedBy' },
+      },
     ]);
   });
 

@@ -53,7 +53,14 @@ export function ontologyChanges(before: OntologyDefinition, after: OntologyDefin
     }
     if (now.sourceType !== link.sourceType) {
       // Every link must start from its type (docs/api.md §6): the old source's links no longer do.
-      out.push({ kind: 'LINK_TYPE_SOURCE_CHANGED', linkTypeId: link.id, from: link.sourceType, to: now.sourceType, compatible: false, check });
+      out.push({
+        kind: 'LINK_TYPE_SOURCE_CHANGED',
+        linkTypeId: link.id,
+        from: link.sourceType,
+        to: now.sourceType,
+        compatible: false,
+        check,
+      });
     }
     if (now.targetType !== link.targetType) {
       // Targets are not checked against their type (they need not exist yet), so none breaks.
@@ -69,7 +76,9 @@ function propertyChanges(objectTypeId: string, before: PropertyDefinition, after
   const out: PlannedChange[] = [];
   if (after.type !== before.type) {
     const compatible = COMPATIBLE_RETYPES.has(`${before.type}→${after.type}`);
-    const check: ObjectCheck | undefined = compatible ? undefined : { kind: before.type === 'double' && after.type === 'long' ? 'notLong' : 'values', ...at };
+    const check: ObjectCheck | undefined = compatible
+      ? undefined
+      : { kind: before.type === 'double' && after.type === 'long' ? 'notLong' : 'values', ...at };
     out.push({ kind: 'PROPERTY_RETYPED', ...at, from: before.type, to: after.type, compatible, ...(check ? { check } : {}) });
   }
   if (before.multi && !after.multi) out.push({ kind: 'PROPERTY_MADE_SINGLE', ...at, compatible: false, check: { kind: 'several', ...at } });

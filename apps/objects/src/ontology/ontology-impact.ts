@@ -1,5 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { BrokenObjectSet, InvalidFilter, MAX_ONTOLOGY_REFERENCES_PAGE, MAX_REPORT_ITEMS, ObjectSetDefinition, OntologyChange, OntologyChangeReport, OntologyDefinition, OntologyIndex, parameterText } from '@app/domain';
+import {
+  BrokenObjectSet,
+  InvalidFilter,
+  MAX_ONTOLOGY_REFERENCES_PAGE,
+  MAX_REPORT_ITEMS,
+  ObjectSetDefinition,
+  OntologyChange,
+  OntologyChangeReport,
+  OntologyDefinition,
+  OntologyIndex,
+  parameterText,
+} from '@app/domain';
 import { CallerContext, visibleEnvironmentsParam } from '@app/platform';
 import { ObjectSetsClient } from '../clients/object-sets.client';
 import { validateFilter } from '../validation/filter.validator';
@@ -26,7 +37,10 @@ export class OntologyImpact {
     const next = new OntologyIndex({ version: active.version + 1, ...proposed });
     const planned = ontologyChanges(active.ontology, proposed);
     const checked = planned.filter((c) => c.check);
-    const counts = await this.repository.brokenObjects(checked.map((c) => c.check!), visibleEnvironmentsParam(caller));
+    const counts = await this.repository.brokenObjects(
+      checked.map((c) => c.check!),
+      visibleEnvironmentsParam(caller),
+    );
     let k = 0;
     const changes: OntologyChange[] = planned.map(({ check, ...change }) => {
       const n = check ? counts[k++] : undefined;
@@ -34,7 +48,10 @@ export class OntologyImpact {
     });
     const sets = await this.brokenSets(caller, namesLosingMeaning(active, next), next);
     // The changes that break objects first, most objects first; the others in the order of the ontology.
-    const ordered = changes.map((c, i) => ({ c, i })).sort((a, b) => b.c.objectCount - a.c.objectCount || a.i - b.i).map(({ c }) => c);
+    const ordered = changes
+      .map((c, i) => ({ c, i }))
+      .sort((a, b) => b.c.objectCount - a.c.objectCount || a.i - b.i)
+      .map(({ c }) => c);
     return {
       activeVersion: active.version,
       breaking: changes.some((c) => c.objectCount > 0) || sets.count > 0,
@@ -51,18 +68,27 @@ export class OntologyImpact {
    * app answering with an error or not at all is that error or 503 DependencyUnavailable: the
    * check is never skipped (a publish with force skips it on purpose).
    */
-  private async brokenSets(caller: CallerContext, names: string[], next: OntologyIndex): Promise<{ count: number; items: BrokenObjectSet[] }> {
+  private async brokenSets(
+    caller: CallerContext,
+    names: string[],
+    next: OntologyIndex,
+  ): Promise<{ count: number; items: BrokenObjectSet[] }> {
     const items: BrokenObjectSet[] = [];
     let count = 0;
     if (!names.length) return { count, items };
     let after: string | undefined;
     do {
-      const page = await this.objectSets.ontologyReferences(caller, { names, limit: MAX_ONTOLOGY_REFERENCES_PAGE, ...(after ? { after } : {}) });
+      const page = await this.objectSets.ontologyReferences(caller, {
+        names,
+        limit: MAX_ONTOLOGY_REFERENCES_PAGE,
+        ...(after ? { after } : {}),
+      });
       for (const set of page.sets) {
         const fault = definitionFault(set.definition, next);
         if (!fault) continue;
         count++;
-        if (set.visible && items.length < MAX_REPORT_ITEMS) items.push({ objectSetId: set.id, title: set.title ?? '', ...fault, usedBy: set.usedBy });
+        if (set.visible && items.length < MAX_REPORT_ITEMS)
+          items.push({ objectSetId: set.id, title: set.title ?? '', ...fault, usedBy: set.usedBy });
       }
       after = page.next;
     } while (after);
@@ -82,7 +108,10 @@ export function definitionFault(definition: unknown, ontology: OntologyIndex): {
     }
   }
   if (d?.type === 'linkOperation' && !ontology.linkTypes.has(d.linkOperation.linkId)) {
-    return { path: 'definition.linkOperation.linkId', reason: `unknown link type '${d.linkOperation.linkId}' in ontology version ${ontology.version}` };
+    return {
+      path: 'definition.linkOperation.linkId',
+      reason: `unknown link type '${d.linkOperation.linkId}' in ontology version ${ontology.version}`,
+    };
   }
   return undefined;
 }

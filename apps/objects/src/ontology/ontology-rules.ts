@@ -28,9 +28,13 @@ export function checkOntology(def: OntologyDefinition): OntologyDefinition {
   const linkIds = new Map<string, number>();
   def.linkTypes.forEach((l, i) => {
     if (RESERVED_BODY_KEYS.has(l.id)) {
-      throw new InvalidArgument(`linkTypes[${i}].id`, `'${l.id}' cannot be a link id: objects name their links as keys of "links", and no request body may hold this key`);
+      throw new InvalidArgument(
+        `linkTypes[${i}].id`,
+        `'${l.id}' cannot be a link id: objects name their links as keys of "links", and no request body may hold this key`,
+      );
     }
-    if (linkIds.has(l.id)) throw new InvalidArgument(`linkTypes[${i}].id`, `duplicate link type id '${l.id}' (also linkTypes[${linkIds.get(l.id)}])`);
+    if (linkIds.has(l.id))
+      throw new InvalidArgument(`linkTypes[${i}].id`, `duplicate link type id '${l.id}' (also linkTypes[${linkIds.get(l.id)}])`);
     linkIds.set(l.id, i);
     if (!typeIds.has(l.sourceType)) throw new InvalidArgument(`linkTypes[${i}].sourceType`, `unknown object type '${l.sourceType}'`);
     if (!typeIds.has(l.targetType)) throw new InvalidArgument(`linkTypes[${i}].targetType`, `unknown object type '${l.targetType}'`);

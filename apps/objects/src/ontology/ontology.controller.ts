@@ -39,14 +39,28 @@ export class OntologyController {
       'Publishes a new ontology version (n+1) and makes it active, unless current objects or saved object set definitions would no longer fit it ' +
       '(409 OntologyChangeBreaks with the report); with AUTH_MODE=jwt the token needs the role ontology-admin (AUTH_ONTOLOGY_ADMIN_ROLE)',
   })
-  @ApiQuery({ name: 'force', required: false, type: Boolean, description: 'true: publish without checking what the change breaks (not with dryRun)' })
-  @ApiQuery({ name: 'dryRun', required: false, type: Boolean, description: 'true: answer the report of what the change would break (OntologyChangeReport), publish nothing' })
+  @ApiQuery({
+    name: 'force',
+    required: false,
+    type: Boolean,
+    description: 'true: publish without checking what the change breaks (not with dryRun)',
+  })
+  @ApiQuery({
+    name: 'dryRun',
+    required: false,
+    type: Boolean,
+    description: 'true: answer the report of what the change would break (OntologyChangeReport), publish nothing',
+  })
   @ApiOkResponse({
     description: 'The published version (OntologyVersion); with dryRun=true, the report (OntologyChangeReport)',
     schema: { oneOf: [{ $ref: getSchemaPath(OntologyVersionDto) }, { $ref: getSchemaPath(OntologyChangeReportDto) }] },
   })
   @ApiForbiddenResponse({ description: "PermissionDenied: the token's roles claim lacks the ontology admin role" })
-  publish(@Caller() caller: CallerContext, @ValidatedBody() body: PublishOntologyDto, @ValidatedQuery() query: PublishOntologyQuery): Promise<OntologyVersion | OntologyChangeReport> {
+  publish(
+    @Caller() caller: CallerContext,
+    @ValidatedBody() body: PublishOntologyDto,
+    @ValidatedQuery() query: PublishOntologyQuery,
+  ): Promise<OntologyVersion | OntologyChangeReport> {
     return this.ontology.publish(caller, body, query);
   }
 }

@@ -64,7 +64,10 @@ export class OntologyRepository {
 
   /** One version by number (PK lookup). */
   async findVersion(version: number): Promise<OntologyVersion | undefined> {
-    const rows = await this.sql.rows<{ version: number; definition: OntologyDefinition }>(`SELECT version, definition FROM objects.ontology_version WHERE version = $1`, [version]);
+    const rows = await this.sql.rows<{ version: number; definition: OntologyDefinition }>(
+      `SELECT version, definition FROM objects.ontology_version WHERE version = $1`,
+      [version],
+    );
     return rows.length ? { version: rows[0].version, ...rows[0].definition } : undefined;
   }
 

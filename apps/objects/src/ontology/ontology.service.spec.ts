@@ -22,7 +22,9 @@ function setUp() {
   const versions: OntologyVersion[] = [];
   const sql = new FakeSqlExecutor()
     .on(/^SELECT \(SELECT coalesce\(max\(version\), 0\) FROM objects\.ontology_version\) AS version$/, () => [{ version: versions.length }])
-    .on(/FROM objects\.ontology_version WHERE version = \$1/, ([v]) => versions.filter((o) => o.version === v).map(({ version, ...d }) => ({ version, definition: d })))
+    .on(/FROM objects\.ontology_version WHERE version = \$1/, ([v]) =>
+      versions.filter((o) => o.version === v).map(({ version, ...d }) => ({ version, definition: d })),
+    )
     .on(/pg_advisory_xact_lock/, () => [])
     .on(/INSERT INTO objects\.ontology_version/, ([json]) => {
       versions.push({ version: versions.length + 1, ...(JSON.parse(json as string) as OntologyDefinition) });

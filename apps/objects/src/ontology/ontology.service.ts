@@ -104,7 +104,11 @@ export class OntologyService {
    * is still the active one (another publisher may have published another meanwhile: it is
    * checked again).
    */
-  async publish(caller: CallerContext, definition: OntologyDefinition, options: PublishOptions = {}): Promise<OntologyVersion | OntologyChangeReport> {
+  async publish(
+    caller: CallerContext,
+    definition: OntologyDefinition,
+    options: PublishOptions = {},
+  ): Promise<OntologyVersion | OntologyChangeReport> {
     const checked = checkOntology(definition);
     for (let attempt = 1; ; attempt++) {
       let checkedAgainst: OntologyDefinition | null | undefined;

@@ -20,14 +20,19 @@ export class PublishOntologyGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<{ caller: CallerContext; body: unknown }>();
     const role = this.config.authOntologyAdminRole;
     if (!hasRole(req.caller, role)) {
-      throw new PermissionDenied(`publishing the ontology needs the role '${role}' in the token's '${this.config.authRolesClaim}' claim`, { role });
+      throw new PermissionDenied(`publishing the ontology needs the role '${role}' in the token's '${this.config.authRolesClaim}' claim`, {
+        role,
+      });
     }
     const types = isPlainObject(req.body) ? req.body.objectTypes : undefined;
     if (Array.isArray(types)) {
       let properties = 0;
       for (const t of types) if (isPlainObject(t) && Array.isArray(t.properties)) properties += t.properties.length;
       if (properties > MAX_ONTOLOGY_PROPERTIES) {
-        throw new InvalidArgument('objectTypes', `an ontology declares at most ${MAX_ONTOLOGY_PROPERTIES} properties over all its object types, not ${properties}`);
+        throw new InvalidArgument(
+          'objectTypes',
+          `an ontology declares at most ${MAX_ONTOLOGY_PROPERTIES} properties over all its object types, not ${properties}`,
+        );
       }
     }
     return true;

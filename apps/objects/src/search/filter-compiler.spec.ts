@@ -1,11 +1,28 @@
 import { filterOf as F, ObjectSearchFilter } from '@app/domain';
 import { validateFilter } from '../validation/filter.validator';
-import { compileFilter, CompileFilterOptions, escapeLike, leftChars, SEARCH_INDEX_DDL, SqlParams, STRING_INDEX_CHARS } from './filter-compiler';
+import {
+  compileFilter,
+  CompileFilterOptions,
+  escapeLike,
+  leftChars,
+  SEARCH_INDEX_DDL,
+  SqlParams,
+  STRING_INDEX_CHARS,
+} from './filter-compiler';
 import { ontologyIndexOf } from '../../../../test/support/ontologies';
 
 const ontology = ontologyIndexOf(
   {
-    'zz-ship': { 'zz-name': 'string', 'zz-size': 'long', 'zz-speed': 'double', 'zz-active': 'boolean', 'zz-built': 'date', 'zz-seen': 'timestamp', 'zz-pos': 'geopoint', 'zz-code': 'string' },
+    'zz-ship': {
+      'zz-name': 'string',
+      'zz-size': 'long',
+      'zz-speed': 'double',
+      'zz-active': 'boolean',
+      'zz-built': 'date',
+      'zz-seen': 'timestamp',
+      'zz-pos': 'geopoint',
+      'zz-code': 'string',
+    },
     'zz-port': { 'zz-code': 'long' },
   },
   [{ id: 'zz-docked', sourceType: 'zz-ship', targetType: 'zz-port' }],
@@ -48,27 +65,44 @@ describe('compileFilter: object columns', () => {
   it('all / and / or / not', () => {
     expect(compile(F('all', {}))).toEqual({ sql: 'TRUE', params: [] });
     const { sql, params } = compile(
-      F('and', { filters: [F('objectType', { types: ['zz-ship'] }), F('or', { filters: [F('all', {}), F('not', { filter: F('objectId', { ids: ['zz-1'] }) })] })] }),
+      F('and', {
+        filters: [
+          F('objectType', { types: ['zz-ship'] }),
+          F('or', { filters: [F('all', {}), F('not', { filter: F('objectId', { ids: ['zz-1'] }) })] }),
+        ],
+      }),
     );
     expect(sql).toBe('(o.type = ANY($1::text[]) AND (TRUE OR NOT (o.id = ANY($2::text[]))))');
     expect(params).toEqual([['zz-ship'], ['zz-1']]);
   });
 
   it('objectType, environment, objectId', () => {
-    expect(compile(F('objectType', { types: ['zz-ship', 'zz-port'] }))).toEqual({ sql: 'o.type = ANY($1::text[])', params: [['zz-ship', 'zz-port']] });
+    expect(compile(F('objectType', { types: ['zz-ship', 'zz-port'] }))).toEqual({
+      sql: 'o.type = ANY($1::text[])',
+      params: [['zz-ship', 'zz-port']],
+    });
     expect(compile(F('environment', { environmentIds: ['zz-env'] }))).toEqual({ sql: 'o.environment_id = $1::text', params: ['zz-env'] });
-    expect(compile(F('environment', { environmentIds: ['zz-a', 'zz-b'] }))).toEqual({ sql: 'o.environment_id = ANY($1::text[])', params: [['zz-a', 'zz-b']] });
+    expect(compile(F('environment', { environmentIds: ['zz-a', 'zz-b'] }))).toEqual({
+      sql: 'o.environment_id = ANY($1::text[])',
+      params: [['zz-a', 'zz-b']],
+    });
     expect(compile(F('objectId', { ids: ['zz-a', 'zz-b'] }))).toEqual({ sql: 'o.id = ANY($1::text[])', params: [['zz-a', 'zz-b']] });
   });
 
   it('continues numbering after existing parameters', () => {
-    expect(compile(F('objectId', { ids: ['zz-a'] }), {}, ['zz-x', 'zz-y'])).toEqual({ sql: 'o.id = ANY($3::text[])', params: ['zz-x', 'zz-y', ['zz-a']] });
+    expect(compile(F('objectId', { ids: ['zz-a'] }), {}, ['zz-x', 'zz-y'])).toEqual({
+      sql: 'o.id = ANY($3::text[])',
+      params: ['zz-x', 'zz-y', ['zz-a']],
+    });
   });
 
   it('tag ANY (default) and ALL', () => {
     expect(compile(F('tag', { tags: ['zz-red'] }))).toEqual({ sql: 'o.tags && $1::text[]', params: [['zz-red']] });
     expect(compile(F('tag', { tags: ['zz-red'], match: 'ANY' })).sql).toBe('o.tags && $1::text[]');
-    expect(compile(F('tag', { tags: ['zz-red', 'zz-blue'], match: 'ALL' }))).toEqual({ sql: 'o.tags @> $1::text[]', params: [['zz-red', 'zz-blue']] });
+    expect(compile(F('tag', { tags: ['zz-red', 'zz-blue'], match: 'ALL' }))).toEqual({
+      sql: 'o.tags @> $1::text[]',
+      params: [['zz-red', 'zz-blue']],
+    });
   });
 
   it('sightings as instants', () => {
@@ -148,9 +182,7 @@ describe('compileFilter: properties', () => {
       params: ['zz-size', [1, 2, 3]],
     });
     expect(compile(F('propertyIn', { propertyId: 'zz-code', values: ['zz-A', 7, 'zz-B'] }))).toEqual({
-      sql:
-        `${PV('pv0')}$1::text AND (pv0.value_key = ANY($2::text[]) ` +
-        `OR pv0.value_number = ANY($3::float8[])))`,
+      sql: `${PV('pv0')}$1::text AND (pv0.value_key = ANY($2::text[]) ` + `OR pv0.value_number = ANY($3::float8[])))`,
       params: ['zz-code', ['zz-A', 'zz-B'], [7]],
     });
     expect(compile(F('propertyIn', { propertyId: 'zz-seen', values: ['2026-01-01T00:00:00+01:00'] })).params).toEqual([
@@ -166,7 +198,15 @@ describe('compileFilter: properties', () => {
   });
 
   it('propertyIn on geopoints', () => {
-    const { sql, params } = compile(F('propertyIn', { propertyId: 'zz-pos', values: [{ lat: 1, lon: 2 }, { lat: 3, lon: 4 }] }));
+    const { sql, params } = compile(
+      F('propertyIn', {
+        propertyId: 'zz-pos',
+        values: [
+          { lat: 1, lon: 2 },
+          { lat: 3, lon: 4 },
+        ],
+      }),
+    );
     expect(sql).toBe(
       `${PV('pv0')}$1::text AND EXISTS (SELECT 1 FROM unnest($2::float8[], $3::float8[]) AS g1(lon, lat) WHERE pv0.value_geo IS NOT NULL AND pv0.value_geo[0] = g1.lon AND pv0.value_geo[1] = g1.lat))`,
     );
@@ -272,7 +312,9 @@ describe('compileFilter: properties', () => {
   });
 
   it('nested property predicates get distinct aliases', () => {
-    const { sql } = compile(F('and', { filters: [F('propertyExists', { propertyId: 'zz-size' }), F('propertyExists', { propertyId: 'zz-name' })] }));
+    const { sql } = compile(
+      F('and', { filters: [F('propertyExists', { propertyId: 'zz-size' }), F('propertyExists', { propertyId: 'zz-name' })] }),
+    );
     expect(sql).toContain('objects.property_value pv0 ');
     expect(sql).toContain('objects.property_value pv1 ');
   });
@@ -327,8 +369,15 @@ describe('compileFilter: links', () => {
   it('a hop is a set computed once whenever its nested filter follows links, under and / or / not too', () => {
     const hop = F('linksTo', { linkId: 'zz-docked', target: F('objectType', { types: ['zz-port'] }) });
     const outer = (inner: ObjectSearchFilter) => compile(F('linkedFrom', { linkId: 'zz-docked', source: inner })).sql;
-    for (const inner of [hop, F('and', { filters: [F('all', {}), hop] }), F('or', { filters: [F('all', {}), hop] }), F('not', { filter: hop })]) {
-      expect(outer(inner)).toMatch(/^EXISTS \(SELECT 1 FROM \(SELECT l0\.environment_id, l0\.target_id AS id FROM .* OFFSET 0\) h\d+ WHERE h\d+\.environment_id = o\.environment_id AND h\d+\.id = o\.id\)$/);
+    for (const inner of [
+      hop,
+      F('and', { filters: [F('all', {}), hop] }),
+      F('or', { filters: [F('all', {}), hop] }),
+      F('not', { filter: hop }),
+    ]) {
+      expect(outer(inner)).toMatch(
+        /^EXISTS \(SELECT 1 FROM \(SELECT l0\.environment_id, l0\.target_id AS id FROM .* OFFSET 0\) h\d+ WHERE h\d+\.environment_id = o\.environment_id AND h\d+\.id = o\.id\)$/,
+      );
     }
     expect(outer(F('and', { filters: [F('all', {}), F('hasLink', { linkId: 'zz-docked' })] }))).not.toContain('OFFSET 0');
   });
@@ -356,7 +405,8 @@ describe('SEARCH_INDEX_DDL', () => {
     expect(ddl).toContain("USING gin (to_tsvector('simple', value_string))");
     expect(ddl).toContain('USING gin (tags)');
     expect(ddl).toContain('(property_id, (value_geo[0]), (value_geo[1]))');
-    for (const col of ['value_number', 'value_boolean', 'value_date', 'value_timestamp']) expect(ddl).toContain(`(property_id, ${col}, environment_id, object_id)`);
+    for (const col of ['value_number', 'value_boolean', 'value_date', 'value_timestamp'])
+      expect(ddl).toContain(`(property_id, ${col}, environment_id, object_id)`);
     for (const col of ['first_sighting', 'last_sighting']) expect(ddl).toContain(`objects.object (${col})`);
     expect(ddl).toContain('(origin, property_id)');
     for (const stmt of SEARCH_INDEX_DDL) expect(stmt).toMatch(/^CREATE (INDEX|STATISTICS) IF NOT EXISTS /);

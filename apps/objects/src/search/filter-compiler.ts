@@ -6,7 +6,16 @@
  * so that multi-valued semantics hold ("any value satisfies it") and `not` negates the whole
  * predicate. The expressions match `SEARCH_INDEX_DDL` exactly, so the planner can use them.
  */
-import { followsLinks, InvalidFilter, MAX_BIND_PARAMETERS, ObjectSearchFilter, OntologyIndex, PropertyType, PropertyValue, parseDatetime } from '@app/domain';
+import {
+  followsLinks,
+  InvalidFilter,
+  MAX_BIND_PARAMETERS,
+  ObjectSearchFilter,
+  OntologyIndex,
+  PropertyType,
+  PropertyValue,
+  parseDatetime,
+} from '@app/domain';
 import { propertyValueFault } from '../validation/filter.validator';
 import { withinBoxSql, withinDistanceSql, withinPolygonSql } from './geo-sql';
 
@@ -239,7 +248,16 @@ function compile(f: ObjectSearchFilter, o: string, ctx: Context): string {
       const columns = columnsFitting(ctx.ontology, propertyId, values);
       if (columns.length === 0) return 'FALSE';
       return propertyExists(o, ctx, propertyId, (pv) =>
-        anyOf(columns.map((c) => inList(pv, c, values.filter((v) => fits(ctx.ontology, propertyId, c, v)), ctx))),
+        anyOf(
+          columns.map((c) =>
+            inList(
+              pv,
+              c,
+              values.filter((v) => fits(ctx.ontology, propertyId, c, v)),
+              ctx,
+            ),
+          ),
+        ),
       );
     }
     case 'propertyRange': {
@@ -301,7 +319,9 @@ function compile(f: ObjectSearchFilter, o: string, ctx: Context): string {
     case 'geoWithinBox':
       return propertyExists(o, ctx, f.geoWithinBox.propertyId, (pv) => withinBoxSql(pv, f.geoWithinBox, p));
     case 'geoWithinPolygon':
-      return propertyExists(o, ctx, f.geoWithinPolygon.propertyId, (pv) => withinPolygonSql(pv, f.geoWithinPolygon, p, nextAlias(ctx, 'g')));
+      return propertyExists(o, ctx, f.geoWithinPolygon.propertyId, (pv) =>
+        withinPolygonSql(pv, f.geoWithinPolygon, p, nextAlias(ctx, 'g')),
+      );
   }
 }
 

@@ -104,7 +104,9 @@ export function withinPolygonSql(pv: string, f: FilterPayloads['geoWithinPolygon
   const margin = `${params.add(toleranceMargin(polygon.shortestEdge))}::float8`;
   const [eax, eay, ebx, eby] = ['ax', 'ay', 'bx', 'by'].map((c) => `${edge}.${c}`);
   const next = (i: number) => v[(i + 1) % v.length];
-  const [ax, ay, bx, by] = [v.map((p) => p.lon), v.map((p) => p.lat), v.map((_, i) => next(i).lon), v.map((_, i) => next(i).lat)].map((a) => `${params.add(a)}::float8[]`);
+  const [ax, ay, bx, by] = [v.map((p) => p.lon), v.map((p) => p.lat), v.map((_, i) => next(i).lon), v.map((_, i) => next(i).lat)].map(
+    (a) => `${params.add(a)}::float8[]`,
+  );
   const [s, n, w, e] = [south, north, west, east].map((x) => `${params.add(x)}::float8`);
   const inside = (x: string, y: string, pt: string) =>
     `(${y} BETWEEN ${s} AND ${n} AND ${x} BETWEEN ${w} AND ${e} AND CASE WHEN ${pt} <-> path(${shape}) > ${margin} THEN ${pt} <@ ${shape}
@@ -165,7 +167,10 @@ export function geohashCodeSql(alias: string, precision: number): string {
 
 /** The geohash text of a code (geohashCodeSql): its precision characters of the alphabet, 5 bits each, the highest first. */
 export function geohashTextSql(code: string, precision: number): string {
-  const chars = Array.from({ length: precision }, (_, i) => `substr('${GEOHASH_ALPHABET}', ((${code} >> ${5 * (precision - 1 - i)}) & 31)::int + 1, 1)`);
+  const chars = Array.from(
+    { length: precision },
+    (_, i) => `substr('${GEOHASH_ALPHABET}', ((${code} >> ${5 * (precision - 1 - i)}) & 31)::int + 1, 1)`,
+  );
   return chars.join(' || ');
 }
 

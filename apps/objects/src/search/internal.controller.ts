@@ -64,7 +64,8 @@ export class InternalController {
   @HttpCode(200)
   @ApiOperation({
     operationId: 'internalObjectSetDiff',
-    summary: 'Internal (object set service): the members added and removed between two instants, each side a compiled set filter as of its instant, in one statement',
+    summary:
+      'Internal (object set service): the members added and removed between two instants, each side a compiled set filter as of its instant, in one statement',
   })
   @ApiOkResponse({ description: '{"added": {env: [ids]}, "removed": {env: [ids]}} (DiffResponse); 413 MembersTooLarge past the limit' })
   diff(@Caller() caller: CallerContext, @ValidatedBody() body: DiffRequestDto): Promise<JsonText<DiffResponse>> {

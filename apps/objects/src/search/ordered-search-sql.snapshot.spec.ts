@@ -23,12 +23,17 @@ const EXAMPLES: Record<string, { orderBy: unknown[]; after?: OrderedPosition }> 
     orderBy: [{ propertyId: 'email' }, { propertyId: 'age', direction: 'DESC' }],
     after: { k: ['ada@example.com', null], env: 'prod', id: 'p-0999' },
   },
-  'a long ASC, next page among the objects without a value': { orderBy: [{ propertyId: 'age' }], after: { k: [null], env: 'prod', id: 'p-0999' } },
+  'a long ASC, next page among the objects without a value': {
+    orderBy: [{ propertyId: 'age' }],
+    after: { k: [null], env: 'prod', id: 'p-0999' },
+  },
   'an attribute DESC, then a property, next page': {
     orderBy: [{ attribute: 'lastSighting', direction: 'DESC' }, { propertyId: 'name' }],
     after: { k: ['2026-01-01T08:00:00.000000Z', 'Ada'], env: 'prod', id: 'p-0999' },
   },
-  'distanceFrom a point (nearest first), first page': { orderBy: [{ distanceFrom: { propertyId: 'home', point: { lat: 48.8566, lon: 2.3522 } } }] },
+  'distanceFrom a point (nearest first), first page': {
+    orderBy: [{ distanceFrom: { propertyId: 'home', point: { lat: 48.8566, lon: 2.3522 } } }],
+  },
   'distanceFrom a point DESC (farthest first), then a property, next page': {
     orderBy: [{ distanceFrom: { propertyId: 'home', point: { lat: 48.8566, lon: 2.3522 } }, direction: 'DESC' }, { propertyId: 'name' }],
     after: { k: ['0.5', 'Ada'], env: 'prod', id: 'p-0999' },
@@ -47,9 +52,22 @@ function render(): string {
   ];
   return renderSqlExamples(header, EXAMPLES, ({ orderBy, after }) => {
     const order = validateOrderBy(orderBy, ontology)!;
-    const { sql, params, fallback } = buildOrderedSearchSql(validateFilter(filter, ontology), ontology, { visible: ['prod'], order, after, limit: 1001, loadLinks: false });
+    const { sql, params, fallback } = buildOrderedSearchSql(validateFilter(filter, ontology), ontology, {
+      visible: ['prod'],
+      order,
+      after,
+      limit: 1001,
+      loadLinks: false,
+    });
     // Nearest first: the statement of the nearest values, then the one that runs when it cannot tell.
-    return { label: 'orderBy', shown: orderBy, sql: fallback ? `${sql};\n\n-- then, when the first answers conclusive = false:\n-- params: ${JSON.stringify(fallback.params)}\n${fallback.sql}` : sql, params };
+    return {
+      label: 'orderBy',
+      shown: orderBy,
+      sql: fallback
+        ? `${sql};\n\n-- then, when the first answers conclusive = false:\n-- params: ${JSON.stringify(fallback.params)}\n${fallback.sql}`
+        : sql,
+      params,
+    };
   });
 }
 

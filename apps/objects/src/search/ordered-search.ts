@@ -124,7 +124,8 @@ function lateralKey(i: number, key: SortKey, o: string, params: SqlParams, rows:
   if (field.kind !== 'property') throw new Error('lateralKey: attribute');
   const column = columnOf(field).column;
   // Booleans have no min/max: bool_and is the smallest (false before true), bool_or the largest.
-  const aggregate = field.column === 'boolean' ? (key.direction === 'ASC' ? 'bool_and' : 'bool_or') : key.direction === 'ASC' ? 'min' : 'max';
+  const aggregate =
+    field.column === 'boolean' ? (key.direction === 'ASC' ? 'bool_and' : 'bool_or') : key.direction === 'ASC' ? 'min' : 'max';
   return `LEFT JOIN LATERAL (SELECT ${aggregate}(x.${column}) AS v FROM ${rows.values} x
                      WHERE x.environment_id = ${o}.environment_id AND x.object_id = ${o}.id AND x.property_id = ${params.add(field.propertyId)}::text) s${i} ON TRUE`;
 }
@@ -151,7 +152,16 @@ function objectColumns(order: SortKey[], loadLinks: boolean): string[] {
   return [...columns];
 }
 
-function branch(select: { loadLinks: boolean; levels: Level[]; from: string; joins: string[]; where: string[]; orderBy: string; limit: string; extra?: string[] }): string {
+function branch(select: {
+  loadLinks: boolean;
+  levels: Level[];
+  from: string;
+  joins: string[];
+  where: string[];
+  orderBy: string;
+  limit: string;
+  extra?: string[];
+}): string {
   const typed = [...select.levels.map((l, i) => `${l.expr} AS t${i}`), ...(select.extra ?? [])].join(', ');
   return `(SELECT o.environment_id AS env, o.id,${select.loadLinks ? ' o.links,' : ''} ${typed}
    FROM ${select.from}${select.joins.map((j) => `\n   ${j}`).join('')}
@@ -206,7 +216,11 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
     const joins: string[] = [];
     const levels = levelsOf(order, 'o', params, joins, rows);
     const where = ['NOT (SELECT sorted FROM n)', ...visibleClause('o'), `(${filterSql('o')}) IS TRUE`];
-    if (pos) where.push(`${levels[0].expr} ${op(first, false)} ${params.add(pos.k[0])}::${keySql(first).cast}`, after(levels, 0, pos, params, 'o'));
+    if (pos)
+      where.push(
+        `${levels[0].expr} ${op(first, false)} ${params.add(pos.k[0])}::${keySql(first).cast}`,
+        after(levels, 0, pos, params, 'o'),
+      );
     branches.push(branch({ loadLinks, levels, from: `${rows.objects} o`, joins, where, orderBy: orderSql(levels, 'o'), limit }));
   } else {
     const field = first.field;
@@ -230,7 +244,9 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
         }
         where.push(...conditions(levels));
         const from = `${rows.values} k
-   CROSS JOIN LATERAL (SELECT ${objectColumns(order, loadLinks).map((c) => `o.${c}`).join(', ')} FROM ${rows.objects} o
+   CROSS JOIN LATERAL (SELECT ${objectColumns(order, loadLinks)
+     .map((c) => `o.${c}`)
+     .join(', ')} FROM ${rows.objects} o
                         WHERE ${['o.environment_id = k.environment_id AND o.id = k.object_id', ...visibleClause('o'), `(${filterSql('o')}) IS TRUE`].join('\n                          AND ')}
                        OFFSET 0) o`;
         return branch({ loadLinks, levels, from, joins, where, orderBy: orderBy(levels), limit });
@@ -238,7 +254,8 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
       // The value index holds (value, environment_id, object_id): ties of the first key come
       // in (environmentId, id) order only when it is read forward. Strings are ordered by the
       // indexed key, then the full value for keys that truncation made equal.
-      const keyOrder = field.column === 'string' ? `k.value_key ${first.direction}, k.value_string ${first.direction}` : `k.${column} ${first.direction}`;
+      const keyOrder =
+        field.column === 'string' ? `k.value_key ${first.direction}, k.value_string ${first.direction}` : `k.${column} ${first.direction}`;
       const identity = ['k.environment_id', 'k.object_id'];
       if (pos && order.length === 1) {
         // With one key, a page that starts inside a group of equal values reads the rest of that
@@ -253,8 +270,18 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
           field.column === 'string'
             ? [`k.value_key ${op(first, false)} ${key}`, `k.value_string ${op(first, true)} ${value}`]
             : [`k.${column} ${op(first, true)} ${value}`];
-        ctes.push(`a1 AS MATERIALIZED ${valuedScan(() => [...same, identityAfter], () => identity.join(', '))}`);
-        ctes.push(`a2 AS MATERIALIZED ${valuedScan(() => [`(SELECT count(*) FROM a1) < ${limit}`, ...later], () => [keyOrder, ...identity].join(', '))}`);
+        ctes.push(
+          `a1 AS MATERIALIZED ${valuedScan(
+            () => [...same, identityAfter],
+            () => identity.join(', '),
+          )}`,
+        );
+        ctes.push(
+          `a2 AS MATERIALIZED ${valuedScan(
+            () => [`(SELECT count(*) FROM a1) < ${limit}`, ...later],
+            () => [keyOrder, ...identity].join(', '),
+          )}`,
+        );
         ctes.push(`a AS MATERIALIZED (SELECT * FROM a1 UNION ALL SELECT * FROM a2)`);
       } else {
         const conditions = (levels: Level[]) =>
@@ -267,7 +294,9 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
                 after(levels, 0, pos, params, 'o'),
               ]
             : [];
-        ctes.push(`a AS MATERIALIZED ${valuedScan(conditions, (levels) => [keyOrder, orderSql(levels.slice(1), 'o', identity)].join(', '))}`);
+        ctes.push(
+          `a AS MATERIALIZED ${valuedScan(conditions, (levels) => [keyOrder, orderSql(levels.slice(1), 'o', identity)].join(', '))}`,
+        );
       }
       valued = 'a';
       branches.push('(SELECT * FROM a)');
@@ -276,7 +305,11 @@ export function buildOrderedSearchSql(filter: ObjectSearchFilter, ontology: Onto
     // when the valued ones did not fill the page.
     {
       const joins: string[] = [];
-      const levels = levelsOf(order, 'o', params, joins, rows, { expr: `NULL::${cast.replace(' COLLATE "C"', '')}`, key: first, nullable: true });
+      const levels = levelsOf(order, 'o', params, joins, rows, {
+        expr: `NULL::${cast.replace(' COLLATE "C"', '')}`,
+        key: first,
+        nullable: true,
+      });
       const where = ['NOT (SELECT sorted FROM n)'];
       if (valued) where.push(`(SELECT count(*) FROM a) < ${limit}`);
       where.push(
@@ -339,7 +372,12 @@ function buildDistanceOrderedSql(filter: ObjectSearchFilter, ontology: OntologyI
   return { ...distanceStatement(filter, ontology, opts, 'budget'), fallback: distanceStatement(filter, ontology, opts, 'fallback') };
 }
 
-function distanceStatement(filter: ObjectSearchFilter, ontology: OntologyIndex, opts: OrderedSearchOptions, kind: 'budget' | 'fallback' | 'missing'): { sql: string; params: unknown[] } {
+function distanceStatement(
+  filter: ObjectSearchFilter,
+  ontology: OntologyIndex,
+  opts: OrderedSearchOptions,
+  kind: 'budget' | 'fallback' | 'missing',
+): { sql: string; params: unknown[] } {
   const { order, after: pos, loadLinks } = opts;
   const first = order[0];
   const field = first.field as ResolvedProperty;
@@ -370,7 +408,16 @@ function distanceStatement(filter: ObjectSearchFilter, ontology: OntologyIndex, 
       `NOT EXISTS (SELECT 1 FROM ${rows.values} x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND ${valuesOf('x')})`,
     ];
     if (pos && pos.k[0] === null) where.push(after(levels.slice(1), 0, { ...pos, k: pos.k.slice(1) }, params, 'o'));
-    return branch({ loadLinks, levels, from: `${rows.objects} o`, joins, where, orderBy: orderSql(levels.slice(1), 'o'), limit, extra: ['NULL::float8 AS dm'] });
+    return branch({
+      loadLinks,
+      levels,
+      from: `${rows.objects} o`,
+      joins,
+      where,
+      orderBy: orderSql(levels.slice(1), 'o'),
+      limit,
+      extra: ['NULL::float8 AS dm'],
+    });
   };
   const select = (ctes: string[], branches: string[]) => `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}SELECT ${columns},
        ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
@@ -389,11 +436,15 @@ function distanceStatement(filter: ObjectSearchFilter, ontology: OntologyIndex, 
   // An object's value row stands for it only when no other value of it is nearer the sort point (ties: the lowest ordinal).
   const best = (k: string) =>
     field.multi
-      ? [`NOT EXISTS (SELECT 1 FROM ${rows.values} y WHERE y.environment_id = k.environment_id AND y.object_id = k.object_id AND ${valuesOf('y')}
-                     AND (${keyOf('y')} < ${k} OR (${keyOf('y')} = ${k} AND y.ordinal < k.ordinal)))`]
+      ? [
+          `NOT EXISTS (SELECT 1 FROM ${rows.values} y WHERE y.environment_id = k.environment_id AND y.object_id = k.object_id AND ${valuesOf('y')}
+                     AND (${keyOf('y')} < ${k} OR (${keyOf('y')} = ${k} AND y.ordinal < k.ordinal)))`,
+        ]
       : [];
   // The object of value row k, when it matches the filter.
-  const objectRow = `CROSS JOIN LATERAL (SELECT ${objectColumns(order, loadLinks).map((c) => `o.${c}`).join(', ')} FROM ${rows.objects} o
+  const objectRow = `CROSS JOIN LATERAL (SELECT ${objectColumns(order, loadLinks)
+    .map((c) => `o.${c}`)
+    .join(', ')} FROM ${rows.objects} o
                         WHERE ${['o.environment_id = k.environment_id AND o.id = k.object_id', ...visibleClause('o'), `(${filterSql('o')}) IS TRUE`].join('\n                          AND ')}
                        OFFSET 0) o`;
   /** A valued branch over value rows `k`: each row's object checked against the filter as it comes. */
@@ -402,7 +453,16 @@ function distanceStatement(filter: ObjectSearchFilter, ontology: OntologyIndex, 
     const levels = levelsOf(order, 'o', params, joins, rows, { expr: keyExpr, key: byChord, nullable: false });
     const conditions = [...where, ...best(keyExpr), ...(pos ? [after(levels, 0, pos, params, 'o')] : [])];
     if (conditions.length === 0) conditions.push('TRUE');
-    return branch({ loadLinks, levels, from: `${from}\n   ${objectRow}`, joins, where: conditions, orderBy: orderSql(levels, 'o'), limit, extra: [`${metersOf('k')} AS dm`] });
+    return branch({
+      loadLinks,
+      levels,
+      from: `${from}\n   ${objectRow}`,
+      joins,
+      where: conditions,
+      orderBy: orderSql(levels, 'o'),
+      limit,
+      extra: [`${metersOf('k')} AS dm`],
+    });
   };
 
   if (kind === 'budget') {

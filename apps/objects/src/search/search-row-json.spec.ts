@@ -13,6 +13,10 @@ describe('searchRowJson (a search result as the page writes it)', () => {
   });
 
   it('writes an object without links as an empty links object, not as no links', () => {
-    expect(JSON.parse(searchRowJson({ env: 'e', id: 'x', links: '{}', active_ontology_version: 3 }))).toEqual({ id: 'x', environmentId: 'e', links: {} });
+    expect(JSON.parse(searchRowJson({ env: 'e', id: 'x', links: '{}', active_ontology_version: 3 }))).toEqual({
+      id: 'x',
+      environmentId: 'e',
+      links: {},
+    });
   });
 });

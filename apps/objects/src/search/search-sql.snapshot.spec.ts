@@ -20,7 +20,12 @@ const person = filterOf('objectType', { types: ['person'] });
 const EXAMPLES: Record<string, ObjectSearchFilter> = {
   all: filterOf('all', {}),
   'and / or / not': filterOf('and', {
-    filters: [person, filterOf('or', { filters: [filterOf('tag', { tags: ['vip'] }), filterOf('not', { filter: filterOf('propertyExists', { propertyId: 'email' }) })] })],
+    filters: [
+      person,
+      filterOf('or', {
+        filters: [filterOf('tag', { tags: ['vip'] }), filterOf('not', { filter: filterOf('propertyExists', { propertyId: 'email' }) })],
+      }),
+    ],
   }),
   objectType: person,
   environment: filterOf('environment', { environmentIds: ['prod', 'staging'] }),
@@ -53,16 +58,37 @@ const EXAMPLES: Record<string, ObjectSearchFilter> = {
   lastSighting: filterOf('lastSighting', { start: '2026-01-01T00:00:00Z' }),
   sightedDuring: filterOf('sightedDuring', { start: '2026-01-01T00:00:00Z', end: '2026-02-01T00:00:00Z' }),
   geoWithinDistance: filterOf('geoWithinDistance', { propertyId: 'home', center: { lat: 48.8566, lon: 2.3522 }, meters: 1000 }),
-  'geoWithinBox across the antimeridian': filterOf('geoWithinBox', { propertyId: 'home', southWest: { lat: -20, lon: 170 }, northEast: { lat: -10, lon: -170 } }),
-  'geoWithinBox reaching 180 and the north pole': filterOf('geoWithinBox', { propertyId: 'home', southWest: { lat: 80, lon: 170 }, northEast: { lat: 90, lon: 180 } }),
+  'geoWithinBox across the antimeridian': filterOf('geoWithinBox', {
+    propertyId: 'home',
+    southWest: { lat: -20, lon: 170 },
+    northEast: { lat: -10, lon: -170 },
+  }),
+  'geoWithinBox reaching 180 and the north pole': filterOf('geoWithinBox', {
+    propertyId: 'home',
+    southWest: { lat: 80, lon: 170 },
+    northEast: { lat: 90, lon: 180 },
+  }),
   'geoWithinPolygon (concave)': filterOf('geoWithinPolygon', {
     propertyId: 'home',
     points: [
-      { lat: 48.5, lon: 1.5 }, { lat: 48.5, lon: 3 }, { lat: 49.2, lon: 3 }, { lat: 49.2, lon: 2.3 },
-      { lat: 48.7, lon: 2.3 }, { lat: 48.7, lon: 1.9 }, { lat: 49.2, lon: 1.9 }, { lat: 49.2, lon: 1.5 },
+      { lat: 48.5, lon: 1.5 },
+      { lat: 48.5, lon: 3 },
+      { lat: 49.2, lon: 3 },
+      { lat: 49.2, lon: 2.3 },
+      { lat: 48.7, lon: 2.3 },
+      { lat: 48.7, lon: 1.9 },
+      { lat: 49.2, lon: 1.9 },
+      { lat: 49.2, lon: 1.5 },
     ],
   }),
-  'geoWithinPolygon reaching -180 and the south pole': filterOf('geoWithinPolygon', { propertyId: 'home', points: [{ lat: -90, lon: -180 }, { lat: -80, lon: -180 }, { lat: -80, lon: -170 }] }),
+  'geoWithinPolygon reaching -180 and the south pole': filterOf('geoWithinPolygon', {
+    propertyId: 'home',
+    points: [
+      { lat: -90, lon: -180 },
+      { lat: -80, lon: -180 },
+      { lat: -80, lon: -170 },
+    ],
+  }),
 };
 
 function render(): string {
@@ -99,9 +125,32 @@ describe('searchObjects SQL snapshot', () => {
     };
     Object.values(EXAMPLES).forEach(walk);
     expect([...seen].sort()).toEqual(
-      ['all', 'and', 'or', 'not', 'objectType', 'environment', 'objectId', 'tag', 'propertyExists', 'propertyEquals', 'propertyIn',
-        'propertyRange', 'propertyPrefix', 'propertyText', 'propertyOrigin', 'hasLink', 'linkedFrom', 'linksTo', 'firstSighting',
-        'lastSighting', 'sightedDuring', 'geoWithinDistance', 'geoWithinBox', 'geoWithinPolygon'].sort(),
+      [
+        'all',
+        'and',
+        'or',
+        'not',
+        'objectType',
+        'environment',
+        'objectId',
+        'tag',
+        'propertyExists',
+        'propertyEquals',
+        'propertyIn',
+        'propertyRange',
+        'propertyPrefix',
+        'propertyText',
+        'propertyOrigin',
+        'hasLink',
+        'linkedFrom',
+        'linksTo',
+        'firstSighting',
+        'lastSighting',
+        'sightedDuring',
+        'geoWithinDistance',
+        'geoWithinBox',
+        'geoWithinPolygon',
+      ].sort(),
     );
   });
 
@@ -116,7 +165,12 @@ describe('searchObjects SQL snapshot', () => {
     const dropped = statements.map((s) => /^DROP (?:INDEX|STATISTICS) IF EXISTS objects\.(\w+)/.exec(s)?.[1]).filter(Boolean);
     const created = statements
       .map((s) => s.replace(' IF NOT EXISTS', ''))
-      .filter((s) => /^CREATE (INDEX|STATISTICS) /.test(s) && !s.includes('objects.property_value_history ') && !dropped.some((d) => s.includes(` ${d} ON `) || s.startsWith(`CREATE STATISTICS ${d} `)));
+      .filter(
+        (s) =>
+          /^CREATE (INDEX|STATISTICS) /.test(s) &&
+          !s.includes('objects.property_value_history ') &&
+          !dropped.some((d) => s.includes(` ${d} ON `) || s.startsWith(`CREATE STATISTICS ${d} `)),
+      );
     const order = (list: string[]) => [...list].sort();
     expect(order(created)).toEqual(order(SEARCH_INDEX_DDL.map((s) => s.replace(' IF NOT EXISTS', ''))));
   });

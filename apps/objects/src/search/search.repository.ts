@@ -18,7 +18,9 @@ export function buildSearchSql(
   if (opts.visible) clauses.push(`o.environment_id = ANY(${params.add(opts.visible)}::text[])`);
   if (opts.after) {
     // Keyset: the primary key (environment_id, id) serves the ordering and the resume point.
-    clauses.push(`(o.environment_id, o.id) > (${params.add(opts.after.env)}::text COLLATE "C", ${params.add(opts.after.id)}::text COLLATE "C")`);
+    clauses.push(
+      `(o.environment_id, o.id) > (${params.add(opts.after.env)}::text COLLATE "C", ${params.add(opts.after.id)}::text COLLATE "C")`,
+    );
   }
   clauses.push(compileFilter(filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*', rows }));
   const sql = `SELECT o.environment_id AS env, o.id,${opts.loadLinks ? ' o.links::text AS links,' : ''}
@@ -91,8 +93,16 @@ export class SearchRepository {
     // statement settles on after five runs) probes the versions index once per value row of both
     // sides instead of joining by hash, about 3× slower on the 10,000-member benchmark set; a
     // diff is rare enough that planning it per call costs nothing that matters.
-    const [row] = await this.sql.rows<{ from_count: string; to_count: string; json: string | null; active_ontology_version: number }>(sql, params);
-    return { fromCount: Number(row.from_count), toCount: Number(row.to_count), json: row.json, activeOntologyVersion: row.active_ontology_version };
+    const [row] = await this.sql.rows<{ from_count: string; to_count: string; json: string | null; active_ontology_version: number }>(
+      sql,
+      params,
+    );
+    return {
+      fromCount: Number(row.from_count),
+      toCount: Number(row.to_count),
+      json: row.json,
+      activeOntologyVersion: row.active_ontology_version,
+    };
   }
 
   async members(
@@ -161,7 +171,10 @@ export function buildDiffSql(
   const side = (s: { filter: ObjectSearchFilter; asOf?: Date }, path: string) => {
     params.path = path;
     const rows = rowSource(params, s.asOf);
-    const clauses = [...(visible ? [`o.environment_id = ANY(${visible}::text[])`] : []), compileFilter(s.filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*', rows })];
+    const clauses = [
+      ...(visible ? [`o.environment_id = ANY(${visible}::text[])`] : []),
+      compileFilter(s.filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*', rows }),
+    ];
     return `SELECT o.environment_id, o.id FROM ${rows.objects} o
    WHERE ${clauses.join('\n     AND ')}
    LIMIT ${limit}::bigint + 1`;

@@ -49,7 +49,12 @@ export class SearchService {
     private readonly expensiveReads: ExpensiveReads,
   ) {}
 
-  async search(caller: CallerContext, body: SearchRequest, pageSize: number, pagingToken?: string): Promise<JsonText<ObjectIdsAndLinksPageDto>> {
+  async search(
+    caller: CallerContext,
+    body: SearchRequest,
+    pageSize: number,
+    pagingToken?: string,
+  ): Promise<JsonText<ObjectIdsAndLinksPageDto>> {
     if (body.filter === undefined || body.filter === null) throw new InvalidFilter('filter', 'filter is required');
     const loadLinks = body.loadLinks === true;
     const ordered = body.orderBy !== undefined && body.orderBy !== null;
@@ -65,49 +70,70 @@ export class SearchService {
       ...instantBinding(at),
     };
     let instant: Awaited<ReturnType<typeof pageInstant>> | undefined;
-    const rows = await this.ontology.readWithActive(async (ontology) => {
-      const unrestricted = validateFilter(body.filter, ontology, 'filter');
-      const order = validateOrderBy(body.orderBy, ontology);
-      const after =
-        pagingToken === undefined
-          ? undefined
-          : this.tokens.decode<(SearchPosition | OrderedPosition) & { t?: string }>(pagingToken, binding, (p) =>
-              isRecord(p) &&
-              isText(p.env) &&
-              isText(p.id) &&
-              (p.t === undefined || isInstantText(p.t)) &&
-              (order ? Array.isArray(p.k) && p.k.length === order.length && p.k.every((k) => k === null || isText(k)) : p.k === undefined),
-            );
-      instant ??= await pageInstant(at, after, () => this.repository.snapshotInstant());
-      const asOf = instant.asOf;
-      // As of an instant: only a replica that replayed every commit up to it (docs/api.md §11).
-      if (asOf) requireReplayedUpTo(caller, asOf);
-      const read = async () => {
-        const filter = await withStartingSet(this.objectSets, caller, unrestricted, body.startingSet, ontology, asOf);
-        const visible = visibleEnvironmentsParam(caller);
-        return order
-          ? await this.repository
-              .orderedPage(filter, ontology, { visible, order, after: after as OrderedPosition | undefined, limit: pageSize + 1, loadLinks, asOf })
-              .catch((e: unknown) => {
-                // A key value of the position that does not cast to its key's type (SQLSTATE class 22,
-                // data exception): only a token signed outside this service holds one.
-                const code = (e as { code?: unknown }).code ?? (e as { driverError?: { code?: unknown } }).driverError?.code;
-                if (after && typeof code === 'string' && code.startsWith('22')) throw new InvalidPagingToken('token is malformed');
-                throw e;
-              })
-          : await this.repository.page(filter, ontology, { visible, after, limit: pageSize + 1, loadLinks, asOf });
-      };
-      const expensive = body.startingSet != null || followsLinks(unrestricted);
-      const value = expensive ? await this.expensiveReads.run(caller, read) : await read();
-      return { value, activeVersion: value[0]?.active_ontology_version };
-    }).catch(namingStartingSet(body.startingSet));
+    const rows = await this.ontology
+      .readWithActive(async (ontology) => {
+        const unrestricted = validateFilter(body.filter, ontology, 'filter');
+        const order = validateOrderBy(body.orderBy, ontology);
+        const after =
+          pagingToken === undefined
+            ? undefined
+            : this.tokens.decode<(SearchPosition | OrderedPosition) & { t?: string }>(
+                pagingToken,
+                binding,
+                (p) =>
+                  isRecord(p) &&
+                  isText(p.env) &&
+                  isText(p.id) &&
+                  (p.t === undefined || isInstantText(p.t)) &&
+                  (order
+                    ? Array.isArray(p.k) && p.k.length === order.length && p.k.every((k) => k === null || isText(k))
+                    : p.k === undefined),
+              );
+        instant ??= await pageInstant(at, after, () => this.repository.snapshotInstant());
+        const asOf = instant.asOf;
+        // As of an instant: only a replica that replayed every commit up to it (docs/api.md §11).
+        if (asOf) requireReplayedUpTo(caller, asOf);
+        const read = async () => {
+          const filter = await withStartingSet(this.objectSets, caller, unrestricted, body.startingSet, ontology, asOf);
+          const visible = visibleEnvironmentsParam(caller);
+          return order
+            ? await this.repository
+                .orderedPage(filter, ontology, {
+                  visible,
+                  order,
+                  after: after as OrderedPosition | undefined,
+                  limit: pageSize + 1,
+                  loadLinks,
+                  asOf,
+                })
+                .catch((e: unknown) => {
+                  // A key value of the position that does not cast to its key's type (SQLSTATE class 22,
+                  // data exception): only a token signed outside this service holds one.
+                  const code = (e as { code?: unknown }).code ?? (e as { driverError?: { code?: unknown } }).driverError?.code;
+                  if (after && typeof code === 'string' && code.startsWith('22')) throw new InvalidPagingToken('token is malformed');
+                  throw e;
+                })
+            : await this.repository.page(filter, ontology, { visible, after, limit: pageSize + 1, loadLinks, asOf });
+        };
+        const expensive = body.startingSet != null || followsLinks(unrestricted);
+        const value = expensive ? await this.expensiveReads.run(caller, read) : await read();
+        return { value, activeVersion: value[0]?.active_ontology_version };
+      })
+      .catch(namingStartingSet(body.startingSet));
     const page = rows.slice(0, pageSize);
     const last = page[page.length - 1] as (typeof rows)[number] & Record<string, unknown>;
     let next: string | undefined;
     if (rows.length > pageSize) {
       // An ordered page ends at its last row's key values (null: no value) and identity.
       const position: SearchPosition | OrderedPosition = ordered
-        ? { k: Object.keys(last).filter((c) => /^k\d$/.test(c)).sort().map((c) => last[c] as string | null), env: last.env, id: last.id }
+        ? {
+            k: Object.keys(last)
+              .filter((c) => /^k\d$/.test(c))
+              .sort()
+              .map((c) => last[c] as string | null),
+            env: last.env,
+            id: last.id,
+          }
         : { env: last.env, id: last.id };
       next = this.tokens.encode(binding, { ...position, ...instant?.carry });
     }
@@ -129,7 +155,11 @@ export class SearchService {
   async validateSetFilter(input: unknown): Promise<void> {
     if (input === undefined || input === null) throw new InvalidFilter('filter', 'filter is required');
     const ontology = await this.ontology.getActiveIndex();
-    buildMembersSql(validateFilter(input, ontology, 'filter', COMPILED_SET_FILTER_LIMITS), ontology, { visible: [], limit: 1, asOf: new Date() });
+    buildMembersSql(validateFilter(input, ontology, 'filter', COMPILED_SET_FILTER_LIMITS), ontology, {
+      visible: [],
+      limit: 1,
+      asOf: new Date(),
+    });
   }
 
   /** Members of a compiled set filter, visible to the caller, in one statement (see buildMembersSql). */
@@ -138,7 +168,9 @@ export class SearchService {
     if (input === undefined || input === null) throw new InvalidFilter('filter', 'filter is required');
     const { count, json } = await this.ontology.readWithActive(async (ontology) => {
       const filter = validateFilter(input, ontology, 'filter', COMPILED_SET_FILTER_LIMITS);
-      const value = await this.expensiveReads.run(caller, () => this.repository.members(filter, ontology, { visible: visibleEnvironmentsParam(caller), limit, asOf }));
+      const value = await this.expensiveReads.run(caller, () =>
+        this.repository.members(filter, ontology, { visible: visibleEnvironmentsParam(caller), limit, asOf }),
+      );
       return { value, activeVersion: value.activeOntologyVersion };
     });
     if (count > limit || json === null) throw new MembersTooLarge(limit);
@@ -151,14 +183,19 @@ export class SearchService {
    * instant; one statement (see buildDiffSql). 413 MembersTooLarge when a side has more than
    * `limit` members.
    */
-  async diff(caller: CallerContext, input: { from: { filter: unknown; asOf: Date }; to: { filter: unknown; asOf?: Date }; limit: number }): Promise<JsonText<DiffResponse>> {
+  async diff(
+    caller: CallerContext,
+    input: { from: { filter: unknown; asOf: Date }; to: { filter: unknown; asOf?: Date }; limit: number },
+  ): Promise<JsonText<DiffResponse>> {
     // Every commit up to `to` (absent: now, which the object-sets app asks as STRONG).
     if (input.to.asOf) requireReplayedUpTo(caller, input.to.asOf);
     const result = await this.ontology.readWithActive(async (ontology) => {
       const from = validateFilter(input.from.filter, ontology, 'from.filter', COMPILED_SET_FILTER_LIMITS);
       const to = validateFilter(input.to.filter, ontology, 'to.filter', COMPILED_SET_FILTER_LIMITS);
       const sides = { from: { filter: from, asOf: input.from.asOf }, to: { filter: to, asOf: input.to.asOf } };
-      const value = await this.expensiveReads.run(caller, () => this.repository.diff(ontology, sides, { visible: visibleEnvironmentsParam(caller), limit: input.limit }));
+      const value = await this.expensiveReads.run(caller, () =>
+        this.repository.diff(ontology, sides, { visible: visibleEnvironmentsParam(caller), limit: input.limit }),
+      );
       return { value, activeVersion: value.activeOntologyVersion };
     });
     if (result.fromCount > input.limit || result.toCount > input.limit || result.json === null) throw new MembersTooLarge(input.limit);

@@ -1,4 +1,12 @@
-import { COMPILED_SET_FILTER_LIMITS, filterOf, InvalidFilter, InvalidObjectSetDefinition, ObjectSearchFilter, OntologyIndex, parameterText } from '@app/domain';
+import {
+  COMPILED_SET_FILTER_LIMITS,
+  filterOf,
+  InvalidFilter,
+  InvalidObjectSetDefinition,
+  ObjectSearchFilter,
+  OntologyIndex,
+  parameterText,
+} from '@app/domain';
 import { CallerContext } from '@app/platform';
 import { ObjectSetsClient } from '../clients/object-sets.client';
 import { validateFilter } from '../validation/filter.validator';

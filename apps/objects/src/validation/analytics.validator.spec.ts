@@ -4,7 +4,16 @@ import { ontologyIndexOf } from '../../../../test/support/ontologies';
 
 const ontology = ontologyIndexOf(
   {
-    ship: { name: 'string', size: 'long', speed: 'double', built: 'date', seen: 'timestamp', pos: 'geopoint', alias: ['string'], code: 'string' },
+    ship: {
+      name: 'string',
+      size: 'long',
+      speed: 'double',
+      built: 'date',
+      seen: 'timestamp',
+      pos: 'geopoint',
+      alias: ['string'],
+      code: 'string',
+    },
     port: { code: 'long', size: 'double' },
   },
   [],
@@ -20,7 +29,13 @@ describe('validateOrderBy', () => {
       { field: { kind: 'attribute', attribute: 'type' }, direction: 'ASC' },
     ]);
     // long on one type and double on another share the number column, and are not integral.
-    expect(validateOrderBy([{ propertyId: 'size' }], ontology)![0].field).toEqual({ kind: 'property', propertyId: 'size', column: 'number', integral: false, multi: false });
+    expect(validateOrderBy([{ propertyId: 'size' }], ontology)![0].field).toEqual({
+      kind: 'property',
+      propertyId: 'size',
+      column: 'number',
+      integral: false,
+      multi: false,
+    });
   });
 
   it.each([
@@ -43,8 +58,15 @@ describe('validateAggregation', () => {
   it('default names: the field for buckets, count or <type>.<field> for metrics; maxGroups 100', () => {
     const a = validateAggregation(
       {
-        groupBy: [{ type: 'exact', exact: { attribute: 'environmentId' } }, { type: 'fixedWidth', fixedWidth: { propertyId: 'size', width: 2.5 } }],
-        metrics: [{ type: 'count', count: {} }, { type: 'exactDistinct', exactDistinct: { attribute: 'environmentId' } }, { type: 'avg', avg: { propertyId: 'speed' }, name: 'mean' }],
+        groupBy: [
+          { type: 'exact', exact: { attribute: 'environmentId' } },
+          { type: 'fixedWidth', fixedWidth: { propertyId: 'size', width: 2.5 } },
+        ],
+        metrics: [
+          { type: 'count', count: {} },
+          { type: 'exactDistinct', exactDistinct: { attribute: 'environmentId' } },
+          { type: 'avg', avg: { propertyId: 'speed' }, name: 'mean' },
+        ],
       },
       ontology,
     );
@@ -55,7 +77,15 @@ describe('validateAggregation', () => {
 
   it('ranges keep their keys as given and compare timestamps as UTC instants', () => {
     const a = validateAggregation(
-      { groupBy: [{ type: 'ranges', ranges: { propertyId: 'seen', ranges: [{ gte: '2026-01-01T01:00:00+01:00' }, { lt: '2026-01-01T00:00:00Z' }] } }], metrics: [{ type: 'count', count: {} }] },
+      {
+        groupBy: [
+          {
+            type: 'ranges',
+            ranges: { propertyId: 'seen', ranges: [{ gte: '2026-01-01T01:00:00+01:00' }, { lt: '2026-01-01T00:00:00Z' }] },
+          },
+        ],
+        metrics: [{ type: 'count', count: {} }],
+      },
       ontology,
     );
     expect(a.groupBy[0]).toMatchObject({
@@ -76,14 +106,29 @@ describe('validateAggregation', () => {
     [{ metrics: [{ count: {} }] }, 'metrics[0].type'],
     [{ metrics: [{ type: 'avg', avg: { propertyId: 'built' } }] }, 'metrics[0].avg.propertyId'],
     [{ metrics: [{ type: 'max', max: { propertyId: 'pos' } }] }, 'metrics[0].max.propertyId'],
-    [{ metrics: [{ type: 'exactDistinct', exactDistinct: { propertyId: 'name', attribute: 'id' } }] }, 'metrics[0].exactDistinct.attribute'],
+    [
+      { metrics: [{ type: 'exactDistinct', exactDistinct: { propertyId: 'name', attribute: 'id' } }] },
+      'metrics[0].exactDistinct.attribute',
+    ],
     [{ metrics: [count, { type: 'count', count: {}, name: 'count' }] }, 'metrics[1].name'],
     [{ groupBy: [{ type: 'fixedWidth', fixedWidth: { propertyId: 'size', width: -1 } }], metrics: [count] }, 'groupBy[0].fixedWidth.width'],
     [{ groupBy: [{ type: 'ranges', ranges: { propertyId: 'built', ranges: [] } }], metrics: [count] }, 'groupBy[0].ranges.ranges'],
-    [{ groupBy: [{ type: 'ranges', ranges: { propertyId: 'built', ranges: [{ gte: '2026-02-01', lt: '2026-01-01' }] } }], metrics: [count] }, 'groupBy[0].ranges.ranges[0].lt'],
-    [{ groupBy: [{ type: 'ranges', ranges: { propertyId: 'speed', ranges: [{ lt: 1 }, { lt: 1 }] } }], metrics: [count] }, 'groupBy[0].ranges.ranges[1]'],
+    [
+      {
+        groupBy: [{ type: 'ranges', ranges: { propertyId: 'built', ranges: [{ gte: '2026-02-01', lt: '2026-01-01' }] } }],
+        metrics: [count],
+      },
+      'groupBy[0].ranges.ranges[0].lt',
+    ],
+    [
+      { groupBy: [{ type: 'ranges', ranges: { propertyId: 'speed', ranges: [{ lt: 1 }, { lt: 1 }] } }], metrics: [count] },
+      'groupBy[0].ranges.ranges[1]',
+    ],
     [{ groupBy: [{ type: 'duration', duration: { propertyId: 'built', unit: 'HOUR' } }], metrics: [count] }, 'groupBy[0].duration.unit'],
-    [{ groupBy: [{ type: 'duration', duration: { propertyId: 'name', unit: 'DAY' } }], metrics: [count] }, 'groupBy[0].duration.propertyId'],
+    [
+      { groupBy: [{ type: 'duration', duration: { propertyId: 'name', unit: 'DAY' } }], metrics: [count] },
+      'groupBy[0].duration.propertyId',
+    ],
     [{ groupBy: [{ type: 'exact', exact: { attribute: 'type' }, name: 'a\u0000b' }], metrics: [count] }, 'groupBy[0].name'],
   ])('%j is InvalidArgument at %s', (body, path) => {
     expect(fault(() => validateAggregation(body, ontology)).path).toBe(path);

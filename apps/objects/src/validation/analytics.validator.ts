@@ -56,7 +56,9 @@ class AnalyticsValidator {
       if (!allowed.includes(key)) {
         throw new InvalidArgument(
           `${path}.${key}`,
-          allowed.length ? `unknown field '${key}'; allowed: ${allowed.join(', ')}` : `unknown field '${key}'; the payload must be empty {}`,
+          allowed.length
+            ? `unknown field '${key}'; allowed: ${allowed.join(', ')}`
+            : `unknown field '${key}'; the payload must be empty {}`,
         );
       }
     }
@@ -84,7 +86,9 @@ class AnalyticsValidator {
     if (!types) {
       throw new InvalidArgument(
         path,
-        this.ontology.version === 0 ? `unknown property '${id}': no ontology is published yet` : `unknown property '${id}' in ontology version ${this.ontology.version}`,
+        this.ontology.version === 0
+          ? `unknown property '${id}': no ontology is published yet`
+          : `unknown property '${id}' in ontology version ${this.ontology.version}`,
       );
     }
     const columns = new Set([...types].map((t) => COLUMN_OF_TYPE[t]));
@@ -101,7 +105,10 @@ class AnalyticsValidator {
 
   attribute(v: unknown, path: string): ResolvedAttribute {
     if (typeof v !== 'string' || !(OBJECT_ATTRIBUTES as readonly string[]).includes(v)) {
-      throw new InvalidArgument(path, `must be one of ${OBJECT_ATTRIBUTES.join(', ')}, not ${typeof v === 'string' ? `'${v}'` : kindOf(v)}`);
+      throw new InvalidArgument(
+        path,
+        `must be one of ${OBJECT_ATTRIBUTES.join(', ')}, not ${typeof v === 'string' ? `'${v}'` : kindOf(v)}`,
+      );
     }
     return { kind: 'attribute', attribute: v as ObjectAttribute };
   }
@@ -128,7 +135,11 @@ class AnalyticsValidator {
   name(v: unknown, path: string): string {
     if (typeof v !== 'string') throw new InvalidArgument(path, `must be a string, not ${kindOf(v)}`);
     if (v.length === 0) throw new InvalidArgument(path, 'must not be empty');
-    if (v.length > ANALYTICS_LIMITS.nameLength && (v.length > 2 * ANALYTICS_LIMITS.nameLength || [...v].length > ANALYTICS_LIMITS.nameLength)) throw new InvalidArgument(path, `must be at most ${ANALYTICS_LIMITS.nameLength} characters`);
+    if (
+      v.length > ANALYTICS_LIMITS.nameLength &&
+      (v.length > 2 * ANALYTICS_LIMITS.nameLength || [...v].length > ANALYTICS_LIMITS.nameLength)
+    )
+      throw new InvalidArgument(path, `must be at most ${ANALYTICS_LIMITS.nameLength} characters`);
     if (CONTROL.test(v)) throw new InvalidArgument(path, 'must not contain control characters');
     return v;
   }
@@ -137,10 +148,16 @@ class AnalyticsValidator {
    * A union in the Conjure encoding with an optional `name` beside `type`:
    * `{"type": "count", "count": {}, "name": "objects"}`. Returns the variant and its payload.
    */
-  union(v: unknown, path: string, variants: ReadonlySet<string>, what: string): { type: string; payload: Record<string, unknown>; name?: string } {
+  union(
+    v: unknown,
+    path: string,
+    variants: ReadonlySet<string>,
+    what: string,
+  ): { type: string; payload: Record<string, unknown>; name?: string } {
     const o = this.object(v, path);
     const list = [...variants].join(', ');
-    if (!hasOwn(o, 'type') || o.type === undefined || o.type === null) throw new InvalidArgument(`${path}.type`, `missing "type"; one of ${list}`);
+    if (!hasOwn(o, 'type') || o.type === undefined || o.type === null)
+      throw new InvalidArgument(`${path}.type`, `missing "type"; one of ${list}`);
     if (typeof o.type !== 'string') throw new InvalidArgument(`${path}.type`, `must be a string, not ${kindOf(o.type)}`);
     const type = o.type;
     if (!variants.has(type)) throw new InvalidArgument(`${path}.type`, `unknown ${what} type '${type}'; one of ${list}`);
@@ -148,11 +165,15 @@ class AnalyticsValidator {
     if (!hasOwn(o, type) || o[type] === undefined || o[type] === null) {
       const misnamed = others.find((k) => variants.has(k));
       if (misnamed !== undefined) {
-        throw new InvalidArgument(`${path}.${misnamed}`, `payload key '${misnamed}' does not match type '${type}'; expected "${type}": {...}`);
+        throw new InvalidArgument(
+          `${path}.${misnamed}`,
+          `payload key '${misnamed}' does not match type '${type}'; expected "${type}": {...}`,
+        );
       }
       throw new InvalidArgument(`${path}.${type}`, `missing payload "${type}" for ${what} type '${type}'`);
     }
-    if (others.length) throw new InvalidArgument(`${path}.${others[0]}`, `unknown field '${others[0]}'; a ${what} has only "type", "${type}" and "name"`);
+    if (others.length)
+      throw new InvalidArgument(`${path}.${others[0]}`, `unknown field '${others[0]}'; a ${what} has only "type", "${type}" and "name"`);
     const payload = this.object(o[type], `${path}.${type}`);
     const name = o.name === undefined || o.name === null ? undefined : this.name(o.name, `${path}.name`);
     return { type, payload, name };
@@ -167,16 +188,25 @@ class AnalyticsValidator {
     if (o.distanceFrom !== undefined && o.distanceFrom !== null) {
       this.fields(o, path, ['distanceFrom', 'direction']);
       const dpath = `${path}.distanceFrom`;
-      if (index !== 0) throw new InvalidArgument(dpath, 'distanceFrom may only be the first key of orderBy (other keys may follow it as tie-breakers)');
+      if (index !== 0)
+        throw new InvalidArgument(dpath, 'distanceFrom may only be the first key of orderBy (other keys may follow it as tie-breakers)');
       const d = this.object(o.distanceFrom, dpath);
       this.fields(d, dpath, ['propertyId', 'point']);
-      const field = this.require(this.property(d.propertyId, `${dpath}.propertyId`), `${dpath}.propertyId`, ['geopoint'], 'distanceFrom needs a geopoint property');
+      const field = this.require(
+        this.property(d.propertyId, `${dpath}.propertyId`),
+        `${dpath}.propertyId`,
+        ['geopoint'],
+        'distanceFrom needs a geopoint property',
+      );
       return { field, direction: this.direction(o, path), distanceFrom: this.point(d.point, `${dpath}.point`) };
     }
     this.fields(o, path, ['propertyId', 'attribute', 'direction', 'distanceFrom']);
     const field = this.field(o, path);
     if (field.kind === 'property' && field.column === 'geopoint') {
-      throw new InvalidArgument(`${path}.propertyId`, `property '${field.propertyId}' is a geopoint; geopoints have no order (sort by {"distanceFrom": {"propertyId", "point"}} instead)`);
+      throw new InvalidArgument(
+        `${path}.propertyId`,
+        `property '${field.propertyId}' is a geopoint; geopoints have no order (sort by {"distanceFrom": {"propertyId", "point"}} instead)`,
+      );
     }
     return { field, direction: this.direction(o, path) };
   }
@@ -184,7 +214,10 @@ class AnalyticsValidator {
   private direction(o: Record<string, unknown>, path: string): SortKey['direction'] {
     if (o.direction === undefined || o.direction === null) return 'ASC';
     if (typeof o.direction !== 'string' || !(SORT_DIRECTIONS as readonly string[]).includes(o.direction)) {
-      throw new InvalidArgument(`${path}.direction`, `must be ASC or DESC, not ${typeof o.direction === 'string' ? `'${o.direction}'` : kindOf(o.direction)}`);
+      throw new InvalidArgument(
+        `${path}.direction`,
+        `must be ASC or DESC, not ${typeof o.direction === 'string' ? `'${o.direction}'` : kindOf(o.direction)}`,
+      );
     }
     return o.direction as SortKey['direction'];
   }
@@ -215,14 +248,22 @@ class AnalyticsValidator {
         this.fields(p, ppath, ['propertyId', 'attribute', 'maxGroups']);
         const field = this.field(p, ppath);
         if (field.kind === 'property' && field.column === 'geopoint') {
-          throw new InvalidArgument(`${ppath}.propertyId`, `property '${field.propertyId}' is a geopoint; exact groups need values with an order`);
+          throw new InvalidArgument(
+            `${ppath}.propertyId`,
+            `property '${field.propertyId}' is a geopoint; exact groups need values with an order`,
+          );
         }
         const maxGroups = this.maxGroups(p, ppath);
         return { type, name: name ?? fieldName(field), field, maxGroups };
       }
       case 'fixedWidth': {
         this.fields(p, ppath, ['propertyId', 'width']);
-        const field = this.require(this.property(p.propertyId, `${ppath}.propertyId`), `${ppath}.propertyId`, ['number'], 'fixedWidth needs a long or double property');
+        const field = this.require(
+          this.property(p.propertyId, `${ppath}.propertyId`),
+          `${ppath}.propertyId`,
+          ['number'],
+          'fixedWidth needs a long or double property',
+        );
         const w = p.width;
         if (w === undefined || w === null) throw new InvalidArgument(`${ppath}.width`, 'missing required field "width"');
         if (typeof w !== 'number' || !Number.isFinite(w) || w <= 0) throw new InvalidArgument(`${ppath}.width`, 'must be a number above 0');
@@ -252,11 +293,25 @@ class AnalyticsValidator {
       }
       case 'geoGrid': {
         this.fields(p, ppath, ['propertyId', 'precision', 'maxGroups']);
-        const field = this.require(this.property(p.propertyId, `${ppath}.propertyId`), `${ppath}.propertyId`, ['geopoint'], 'geoGrid needs a geopoint property');
+        const field = this.require(
+          this.property(p.propertyId, `${ppath}.propertyId`),
+          `${ppath}.propertyId`,
+          ['geopoint'],
+          'geoGrid needs a geopoint property',
+        );
         const precision = p.precision;
-        if (precision === undefined || precision === null) throw new InvalidArgument(`${ppath}.precision`, 'missing required field "precision"');
-        if (typeof precision !== 'number' || !Number.isInteger(precision) || precision < GEOHASH_PRECISION.min || precision > GEOHASH_PRECISION.max) {
-          throw new InvalidArgument(`${ppath}.precision`, `must be an integer from ${GEOHASH_PRECISION.min} to ${GEOHASH_PRECISION.max} (geohash characters)`);
+        if (precision === undefined || precision === null)
+          throw new InvalidArgument(`${ppath}.precision`, 'missing required field "precision"');
+        if (
+          typeof precision !== 'number' ||
+          !Number.isInteger(precision) ||
+          precision < GEOHASH_PRECISION.min ||
+          precision > GEOHASH_PRECISION.max
+        ) {
+          throw new InvalidArgument(
+            `${ppath}.precision`,
+            `must be an integer from ${GEOHASH_PRECISION.min} to ${GEOHASH_PRECISION.max} (geohash characters)`,
+          );
         }
         return { type, name: name ?? field.propertyId, field, precision, maxGroups: this.maxGroups(p, ppath) };
       }
@@ -267,15 +322,22 @@ class AnalyticsValidator {
         const unit = p.unit;
         if (unit === undefined || unit === null) throw new InvalidArgument(`${ppath}.unit`, 'missing required field "unit"');
         if (typeof unit !== 'string' || !(DURATION_UNITS as readonly string[]).includes(unit)) {
-          throw new InvalidArgument(`${ppath}.unit`, `must be one of ${DURATION_UNITS.join(', ')}, not ${typeof unit === 'string' ? `'${unit}'` : kindOf(unit)}`);
+          throw new InvalidArgument(
+            `${ppath}.unit`,
+            `must be one of ${DURATION_UNITS.join(', ')}, not ${typeof unit === 'string' ? `'${unit}'` : kindOf(unit)}`,
+          );
         }
         if (field.kind === 'attribute') {
           if (ATTRIBUTE_COLUMN[field.attribute] !== 'timestamp') {
-            throw new InvalidArgument(`${ppath}.attribute`, `duration needs firstSighting, lastSighting or a date or timestamp property, not '${field.attribute}'`);
+            throw new InvalidArgument(
+              `${ppath}.attribute`,
+              `duration needs firstSighting, lastSighting or a date or timestamp property, not '${field.attribute}'`,
+            );
           }
         } else {
           this.require(field, `${ppath}.propertyId`, ['date', 'timestamp'], 'duration needs a date or timestamp property');
-          if (field.column === 'date' && unit === 'HOUR') throw new InvalidArgument(`${ppath}.unit`, `property '${field.propertyId}' is a date; dates have no hours`);
+          if (field.column === 'date' && unit === 'HOUR')
+            throw new InvalidArgument(`${ppath}.unit`, `property '${field.propertyId}' is a date; dates have no hours`);
         }
         return { type: 'duration', name: name ?? fieldName(field), field, unit: unit as DurationUnit };
       }
@@ -304,7 +366,10 @@ class AnalyticsValidator {
     switch (field.column) {
       case 'number':
         if (!types.some((t) => propertyValueFault(t, value) === undefined)) {
-          throw new InvalidArgument(path, `property '${field.propertyId}' is of type ${joinTypes(types)}: ${propertyValueFault(types[0], value)}`);
+          throw new InvalidArgument(
+            path,
+            `property '${field.propertyId}' is of type ${joinTypes(types)}: ${propertyValueFault(types[0], value)}`,
+          );
         }
         return value as number;
       case 'date':
@@ -339,13 +404,23 @@ class AnalyticsValidator {
       case 'sum':
       case 'avg': {
         this.fields(p, ppath, ['propertyId']);
-        const field = this.require(this.property(p.propertyId, `${ppath}.propertyId`), `${ppath}.propertyId`, ['number'], `${type} needs a long or double property`);
+        const field = this.require(
+          this.property(p.propertyId, `${ppath}.propertyId`),
+          `${ppath}.propertyId`,
+          ['number'],
+          `${type} needs a long or double property`,
+        );
         return { type, name: name ?? `${type}.${field.propertyId}`, field };
       }
       case 'geoBounds':
       case 'geoCentroid': {
         this.fields(p, ppath, ['propertyId']);
-        const field = this.require(this.property(p.propertyId, `${ppath}.propertyId`), `${ppath}.propertyId`, ['geopoint'], `${type} needs a geopoint property`);
+        const field = this.require(
+          this.property(p.propertyId, `${ppath}.propertyId`),
+          `${ppath}.propertyId`,
+          ['geopoint'],
+          `${type} needs a geopoint property`,
+        );
         return { type, name: name ?? `${type}.${field.propertyId}`, field };
       }
       default: {
@@ -384,8 +459,18 @@ export function validateAggregation(body: { groupBy?: unknown; metrics?: unknown
       : v.list(body.groupBy, 'groupBy', 0, ANALYTICS_LIMITS.buckets).map((b, i) => v.bucket(b, `groupBy[${i}]`));
   if (body.metrics === undefined || body.metrics === null) throw new InvalidArgument('metrics', 'missing required field "metrics"');
   const metrics = v.list(body.metrics, 'metrics', 1, ANALYTICS_LIMITS.metrics).map((m, i) => v.metric(m, `metrics[${i}]`));
-  unique(groupBy.map((b) => b.name), 'groupBy', body.groupBy, 'bucket');
-  unique(metrics.map((m) => m.name), 'metrics', body.metrics, 'metric');
+  unique(
+    groupBy.map((b) => b.name),
+    'groupBy',
+    body.groupBy,
+    'bucket',
+  );
+  unique(
+    metrics.map((m) => m.name),
+    'metrics',
+    body.metrics,
+    'metric',
+  );
   return { groupBy, metrics };
 }
 

@@ -1,10 +1,27 @@
-import { InvalidFilter, OntologyIndex, filterOf as F, ObjectSearchFilter, MAX_FILTER_DEPTH, MAX_LINK_HOPS, COMPILED_SET_FILTER_LIMITS } from '@app/domain';
+import {
+  InvalidFilter,
+  OntologyIndex,
+  filterOf as F,
+  ObjectSearchFilter,
+  MAX_FILTER_DEPTH,
+  MAX_LINK_HOPS,
+  COMPILED_SET_FILTER_LIMITS,
+} from '@app/domain';
 import { propertyValueFault, validateFilter } from './filter.validator';
 import { ontologyIndexOf } from '../../../../test/support/ontologies';
 
 const ontology = ontologyIndexOf(
   {
-    ship: { name: 'string', size: 'long', speed: 'double', active: 'boolean', built: 'date', seenAt: 'timestamp', pos: 'geopoint', code: 'string' },
+    ship: {
+      name: 'string',
+      size: 'long',
+      speed: 'double',
+      active: 'boolean',
+      built: 'date',
+      seenAt: 'timestamp',
+      pos: 'geopoint',
+      code: 'string',
+    },
     port: { name: 'string', code: 'long' },
   },
   [{ id: 'dockedAt', sourceType: 'ship', targetType: 'port' }],
@@ -81,9 +98,36 @@ describe('validateFilter: valid filters', () => {
     ['lastSighting both', F('lastSighting', { start: '2026-01-01T00:00:00Z', end: '2026-01-01T00:00:00Z' })],
     ['sightedDuring', F('sightedDuring', { start: '2026-01-01T01:00:00+01:00', end: '2026-01-01T00:00:00Z' })],
     ['geoWithinDistance', F('geoWithinDistance', { propertyId: 'pos', center: { lat: -90, lon: 180 }, meters: 20_037_509 })],
-    ['geoWithinBox across the antimeridian', F('geoWithinBox', { propertyId: 'pos', southWest: { lat: -10, lon: 170 }, northEast: { lat: -10, lon: -170 } })],
-    ['geoWithinPolygon closed', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 0, lon: 1 }, { lat: 1, lon: 0 }, { lat: 0, lon: 0 }] })],
-    ['geoWithinPolygon concave, repeated vertices in a row', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 0, lon: 2 }, { lat: 0, lon: 2 }, { lat: 2, lon: 2 }, { lat: 1, lon: 1 }, { lat: 2, lon: 0 }] })],
+    [
+      'geoWithinBox across the antimeridian',
+      F('geoWithinBox', { propertyId: 'pos', southWest: { lat: -10, lon: 170 }, northEast: { lat: -10, lon: -170 } }),
+    ],
+    [
+      'geoWithinPolygon closed',
+      F('geoWithinPolygon', {
+        propertyId: 'pos',
+        points: [
+          { lat: 0, lon: 0 },
+          { lat: 0, lon: 1 },
+          { lat: 1, lon: 0 },
+          { lat: 0, lon: 0 },
+        ],
+      }),
+    ],
+    [
+      'geoWithinPolygon concave, repeated vertices in a row',
+      F('geoWithinPolygon', {
+        propertyId: 'pos',
+        points: [
+          { lat: 0, lon: 0 },
+          { lat: 0, lon: 2 },
+          { lat: 0, lon: 2 },
+          { lat: 2, lon: 2 },
+          { lat: 1, lon: 1 },
+          { lat: 2, lon: 0 },
+        ],
+      }),
+    ],
   ];
 
   it.each(valid)('accepts %s', (_name, filter) => {
@@ -135,7 +179,12 @@ describe('validateFilter: structure faults', () => {
     ['second payload at node', { type: 'all', all: {}, not: {} }, 'filter.not', /unknown field 'not'/],
     ['payload not object', { type: 'all', all: [] }, 'filter.all', /payload must be an object/],
     ['unknown key in payload', { type: 'all', all: { x: 1 } }, 'filter.all.x', /unknown field 'x'/],
-    ['unknown key in objectType', { type: 'objectType', objectType: { types: ['ship'], typo: 1 } }, 'filter.objectType.typo', /unknown field 'typo'/],
+    [
+      'unknown key in objectType',
+      { type: 'objectType', objectType: { types: ['ship'], typo: 1 } },
+      'filter.objectType.typo',
+      /unknown field 'typo'/,
+    ],
     ['empty and', F('and', { filters: [] }), 'filter.and.filters', /at least one/],
     ['empty or', F('or', { filters: [] }), 'filter.or.filters', /at least one/],
     ['and filters not array', { type: 'and', and: { filters: {} } }, 'filter.and.filters', /must be an array/],
@@ -143,7 +192,9 @@ describe('validateFilter: structure faults', () => {
     ['not missing filter', { type: 'not', not: {} }, 'filter.not.filter', /missing required field "filter"/],
     [
       'nested path',
-      F('and', { filters: [F('all', {}), F('all', {}), { type: 'propertyEquals', propertyEquals: { propertyId: 'size', value: 'x' } } as never] }),
+      F('and', {
+        filters: [F('all', {}), F('all', {}), { type: 'propertyEquals', propertyEquals: { propertyId: 'size', value: 'x' } } as never],
+      }),
       'filter.and.filters[2].propertyEquals.value',
       /property 'size' is of type long/,
     ],
@@ -173,22 +224,35 @@ describe('validateFilter: structure faults', () => {
     /** `n` hops, alternating linkedFrom and linksTo, around `inner`. */
     const hops = (n: number, inner: ObjectSearchFilter = F('objectType', { types: ['ship'] })): ObjectSearchFilter => {
       let f = inner;
-      for (let i = 0; i < n; i++) f = i % 2 ? F('linksTo', { linkId: 'dockedAt', target: f }) : F('linkedFrom', { linkId: 'dockedAt', source: f });
+      for (let i = 0; i < n; i++)
+        f = i % 2 ? F('linksTo', { linkId: 'dockedAt', target: f }) : F('linkedFrom', { linkId: 'dockedAt', source: f });
       return f;
     };
 
     it(`accepts ${MAX_LINK_HOPS} hops, and siblings under and / or / not add none`, () => {
       expect(validateFilter(json(hops(MAX_LINK_HOPS)), ontology)).toEqual(hops(MAX_LINK_HOPS));
-      const wide = F('and', { filters: [hops(MAX_LINK_HOPS), F('or', { filters: [hops(MAX_LINK_HOPS), F('not', { filter: hops(MAX_LINK_HOPS) })] })] });
+      const wide = F('and', {
+        filters: [hops(MAX_LINK_HOPS), F('or', { filters: [hops(MAX_LINK_HOPS), F('not', { filter: hops(MAX_LINK_HOPS) })] })],
+      });
       expect(() => validateFilter(json(wide), ontology)).not.toThrow();
       expect(() => validateFilter(json(hops(4, F('and', { filters: [hops(4), hops(3)] }))), ontology)).not.toThrow();
     });
 
     it(`refuses hop ${MAX_LINK_HOPS + 1} at its path, also through and / not, and in compiled set filters`, () => {
       const path = (n: number) => `filter${'.linkedFrom.source.linksTo.target'.repeat(n / 2)}`;
-      expectFault(json(hops(MAX_LINK_HOPS + 1)), `${path(MAX_LINK_HOPS)}.linkedFrom`, /^more than 8 link hops: linkedFrom and linksTo nest at most 8 deep along any path of a filter$/);
-      expectFault(json(hops(4, F('not', { filter: F('and', { filters: [F('all', {}), hops(5)] }) }))), 'filter.linksTo.target.linkedFrom.source.linksTo.target.linkedFrom.source.not.filter.and.filters[1].linkedFrom.source.linksTo.target.linkedFrom.source.linksTo.target.linkedFrom', /more than 8 link hops/);
-      expect(() => validateFilter(json(hops(MAX_LINK_HOPS + 1)), ontology, 'filter', COMPILED_SET_FILTER_LIMITS)).toThrow(/more than 8 link hops/);
+      expectFault(
+        json(hops(MAX_LINK_HOPS + 1)),
+        `${path(MAX_LINK_HOPS)}.linkedFrom`,
+        /^more than 8 link hops: linkedFrom and linksTo nest at most 8 deep along any path of a filter$/,
+      );
+      expectFault(
+        json(hops(4, F('not', { filter: F('and', { filters: [F('all', {}), hops(5)] }) }))),
+        'filter.linksTo.target.linkedFrom.source.linksTo.target.linkedFrom.source.not.filter.and.filters[1].linkedFrom.source.linksTo.target.linkedFrom.source.linksTo.target.linkedFrom',
+        /more than 8 link hops/,
+      );
+      expect(() => validateFilter(json(hops(MAX_LINK_HOPS + 1)), ontology, 'filter', COMPILED_SET_FILTER_LIMITS)).toThrow(
+        /more than 8 link hops/,
+      );
       // 63 hops: refused at the ninth, before the depth bound (32) is reached.
       expectFault(json(hops(63)), `${path(MAX_LINK_HOPS)}.linkedFrom`, /more than 8 link hops/);
     });
@@ -209,7 +273,12 @@ describe('validateFilter: structure faults', () => {
 describe('validateFilter: payload faults', () => {
   it.each<[string, unknown, string, RegExp]>([
     // ids and ontology references
-    ['unknown object type', F('objectType', { types: ['ship', 'plane'] }), 'filter.objectType.types[1]', /unknown object type 'plane' in ontology version 3/],
+    [
+      'unknown object type',
+      F('objectType', { types: ['ship', 'plane'] }),
+      'filter.objectType.types[1]',
+      /unknown object type 'plane' in ontology version 3/,
+    ],
     ['bad object type id', F('objectType', { types: [''] }), 'filter.objectType.types[0]', /must not be empty/],
     ['types not array', { type: 'objectType', objectType: { types: 'ship' } }, 'filter.objectType.types', /must be an array/],
     ['bad environment id', F('environment', { environmentIds: ['a/b'] }), 'filter.environment.environmentIds[0]', /'\/'/],
@@ -222,10 +291,25 @@ describe('validateFilter: payload faults', () => {
     ['unknown link', F('hasLink', { linkId: 'flies' }), 'filter.hasLink.linkId', /unknown link type 'flies'/],
     ['missing link', { type: 'hasLink', hasLink: {} }, 'filter.hasLink.linkId', /missing required field "linkId"/],
     ['bad target id', F('hasLink', { linkId: 'dockedAt', targetIds: ['x', ''] }), 'filter.hasLink.targetIds[1]', /must not be empty/],
-    ['linkedFrom missing source', { type: 'linkedFrom', linkedFrom: { linkId: 'dockedAt' } }, 'filter.linkedFrom.source', /missing required field "source"/],
-    ['linksTo missing target', { type: 'linksTo', linksTo: { linkId: 'dockedAt' } }, 'filter.linksTo.target', /missing required field "target"/],
+    [
+      'linkedFrom missing source',
+      { type: 'linkedFrom', linkedFrom: { linkId: 'dockedAt' } },
+      'filter.linkedFrom.source',
+      /missing required field "source"/,
+    ],
+    [
+      'linksTo missing target',
+      { type: 'linksTo', linksTo: { linkId: 'dockedAt' } },
+      'filter.linksTo.target',
+      /missing required field "target"/,
+    ],
     ['linksTo unknown link', F('linksTo', { linkId: 'x', target: F('all', {}) }), 'filter.linksTo.linkId', /unknown link type 'x'/],
-    ['linksTo bad target', F('linksTo', { linkId: 'dockedAt', target: F('and', { filters: [] }) }), 'filter.linksTo.target.and.filters', /at least one/],
+    [
+      'linksTo bad target',
+      F('linksTo', { linkId: 'dockedAt', target: F('and', { filters: [] }) }),
+      'filter.linksTo.target.and.filters',
+      /at least one/,
+    ],
     // values
     ['missing value', { type: 'propertyEquals', propertyEquals: { propertyId: 'size' } }, 'filter.propertyEquals.value', /missing value/],
     ['long not integer', F('propertyEquals', { propertyId: 'size', value: 1.5 }), 'filter.propertyEquals.value', /integer/],
@@ -233,60 +317,290 @@ describe('validateFilter: payload faults', () => {
     ['double as string', F('propertyEquals', { propertyId: 'speed', value: '1' }), 'filter.propertyEquals.value', /finite number/],
     ['boolean as string', F('propertyEquals', { propertyId: 'active', value: 'true' }), 'filter.propertyEquals.value', /true or false/],
     ['bad date', F('propertyEquals', { propertyId: 'built', value: '2023-02-29' }), 'filter.propertyEquals.value', /YYYY-MM-DD/],
-    ['timestamp without offset', F('propertyEquals', { propertyId: 'seenAt', value: '2026-11-22T08:00:00' }), 'filter.propertyEquals.value', /datetime has no offset/],
+    [
+      'timestamp without offset',
+      F('propertyEquals', { propertyId: 'seenAt', value: '2026-11-22T08:00:00' }),
+      'filter.propertyEquals.value',
+      /datetime has no offset/,
+    ],
     ['bad timestamp', F('propertyEquals', { propertyId: 'seenAt', value: 'yesterday' }), 'filter.propertyEquals.value', /RFC 3339/],
     ['string as number', F('propertyEquals', { propertyId: 'name', value: 5 }), 'filter.propertyEquals.value', /must be a string/],
-    ['geopoint lat', F('propertyEquals', { propertyId: 'pos', value: { lat: 91, lon: 0 } }), 'filter.propertyEquals.value', /lat must be a number in \[-90, 90\]/],
-    ['geopoint lon', F('propertyEquals', { propertyId: 'pos', value: { lat: 0, lon: -181 } }), 'filter.propertyEquals.value', /lon must be/],
-    ['geopoint extra', F('propertyEquals', { propertyId: 'pos', value: { lat: 0, lon: 0, alt: 1 } as never }), 'filter.propertyEquals.value', /unknown field 'alt'/],
-    ['multi-typed fits none', F('propertyEquals', { propertyId: 'code', value: true }), 'filter.propertyEquals.value', /string or long; the value fits none/],
+    [
+      'geopoint lat',
+      F('propertyEquals', { propertyId: 'pos', value: { lat: 91, lon: 0 } }),
+      'filter.propertyEquals.value',
+      /lat must be a number in \[-90, 90\]/,
+    ],
+    [
+      'geopoint lon',
+      F('propertyEquals', { propertyId: 'pos', value: { lat: 0, lon: -181 } }),
+      'filter.propertyEquals.value',
+      /lon must be/,
+    ],
+    [
+      'geopoint extra',
+      F('propertyEquals', { propertyId: 'pos', value: { lat: 0, lon: 0, alt: 1 } as never }),
+      'filter.propertyEquals.value',
+      /unknown field 'alt'/,
+    ],
+    [
+      'multi-typed fits none',
+      F('propertyEquals', { propertyId: 'code', value: true }),
+      'filter.propertyEquals.value',
+      /string or long; the value fits none/,
+    ],
     ['in bad entry', F('propertyIn', { propertyId: 'size', values: [1, 'two'] }), 'filter.propertyIn.values[1]', /integer/],
     ['in not array', { type: 'propertyIn', propertyIn: { propertyId: 'size', values: 1 } }, 'filter.propertyIn.values', /must be an array/],
     // range
     ['range no bound', F('propertyRange', { propertyId: 'size' }), 'filter.propertyRange', /at least one of gt, gte, lt, lte/],
-    ['range on boolean', F('propertyRange', { propertyId: 'active', gt: false }), 'filter.propertyRange.propertyId', /boolean; propertyRange needs/],
+    [
+      'range on boolean',
+      F('propertyRange', { propertyId: 'active', gt: false }),
+      'filter.propertyRange.propertyId',
+      /boolean; propertyRange needs/,
+    ],
     ['range on geopoint', F('propertyRange', { propertyId: 'pos', gt: { lat: 0, lon: 0 } }), 'filter.propertyRange.propertyId', /geopoint/],
     ['range bad bound', F('propertyRange', { propertyId: 'built', gte: '2024-01-01', lt: 5 }), 'filter.propertyRange.lt', /YYYY-MM-DD/],
-    ['range ts no offset', F('propertyRange', { propertyId: 'seenAt', gt: '2026-01-01T00:00:00' }), 'filter.propertyRange.gt', /datetime has no offset/],
+    [
+      'range ts no offset',
+      F('propertyRange', { propertyId: 'seenAt', gt: '2026-01-01T00:00:00' }),
+      'filter.propertyRange.gt',
+      /datetime has no offset/,
+    ],
     ['range mixed types', F('propertyRange', { propertyId: 'code', gt: 'A', lt: 5 }), 'filter.propertyRange', /one of its types/],
-    ['range unknown key', { type: 'propertyRange', propertyRange: { propertyId: 'size', from: 1 } }, 'filter.propertyRange.from', /unknown field 'from'/],
+    [
+      'range unknown key',
+      { type: 'propertyRange', propertyRange: { propertyId: 'size', from: 1 } },
+      'filter.propertyRange.from',
+      /unknown field 'from'/,
+    ],
     // prefix and text
-    ['prefix on long', F('propertyPrefix', { propertyId: 'size', prefix: '1' }), 'filter.propertyPrefix.propertyId', /needs a string property/],
-    ['prefix missing', { type: 'propertyPrefix', propertyPrefix: { propertyId: 'name' } }, 'filter.propertyPrefix.prefix', /missing required field/],
-    ['prefix not string', { type: 'propertyPrefix', propertyPrefix: { propertyId: 'name', prefix: 1 } }, 'filter.propertyPrefix.prefix', /must be a string/],
-    ['prefix bad ci', { type: 'propertyPrefix', propertyPrefix: { propertyId: 'name', prefix: 'a', caseInsensitive: 'yes' } }, 'filter.propertyPrefix.caseInsensitive', /true or false/],
+    [
+      'prefix on long',
+      F('propertyPrefix', { propertyId: 'size', prefix: '1' }),
+      'filter.propertyPrefix.propertyId',
+      /needs a string property/,
+    ],
+    [
+      'prefix missing',
+      { type: 'propertyPrefix', propertyPrefix: { propertyId: 'name' } },
+      'filter.propertyPrefix.prefix',
+      /missing required field/,
+    ],
+    [
+      'prefix not string',
+      { type: 'propertyPrefix', propertyPrefix: { propertyId: 'name', prefix: 1 } },
+      'filter.propertyPrefix.prefix',
+      /must be a string/,
+    ],
+    [
+      'prefix bad ci',
+      { type: 'propertyPrefix', propertyPrefix: { propertyId: 'name', prefix: 'a', caseInsensitive: 'yes' } },
+      'filter.propertyPrefix.caseInsensitive',
+      /true or false/,
+    ],
     ['text on date', F('propertyText', { propertyId: 'built', query: 'x' }), 'filter.propertyText.propertyId', /needs a string property/],
     ['text empty', F('propertyText', { query: '   ' }), 'filter.propertyText.query', /must not be empty/],
     ['text no word', F('propertyText', { query: '&& !' }), 'filter.propertyText.query', /at least one word/],
-    ['text bad match', { type: 'propertyText', propertyText: { query: 'x', match: 'FUZZY' } }, 'filter.propertyText.match', /ALL_TERMS, ANY_TERM, PHRASE/],
+    [
+      'text bad match',
+      { type: 'propertyText', propertyText: { query: 'x', match: 'FUZZY' } },
+      'filter.propertyText.match',
+      /ALL_TERMS, ANY_TERM, PHRASE/,
+    ],
     ['origin empty', F('propertyOrigin', { origin: '' }), 'filter.propertyOrigin.origin', /must not be empty/],
-    ['origin unknown property', F('propertyOrigin', { origin: 'crm', propertyId: 'nope' }), 'filter.propertyOrigin.propertyId', /unknown property/],
+    [
+      'origin unknown property',
+      F('propertyOrigin', { origin: 'crm', propertyId: 'nope' }),
+      'filter.propertyOrigin.propertyId',
+      /unknown property/,
+    ],
     // sightings
     ['firstSighting empty', F('firstSighting', {}), 'filter.firstSighting', /at least one of start, end/],
     ['lastSighting no offset', F('lastSighting', { start: '2026-01-01T00:00:00' }), 'filter.lastSighting.start', /datetime has no offset/],
-    ['firstSighting reversed', F('firstSighting', { start: '2026-01-02T00:00:00Z', end: '2026-01-01T00:00:00Z' }), 'filter.firstSighting.end', /not be before start/],
-    ['sightedDuring missing end', { type: 'sightedDuring', sightedDuring: { start: '2026-01-01T00:00:00Z' } }, 'filter.sightedDuring.end', /missing required field "end"/],
-    ['sightedDuring reversed', F('sightedDuring', { start: '2026-01-01T00:00:01Z', end: '2026-01-01T01:00:00+01:00' }), 'filter.sightedDuring.end', /not be before start/],
+    [
+      'firstSighting reversed',
+      F('firstSighting', { start: '2026-01-02T00:00:00Z', end: '2026-01-01T00:00:00Z' }),
+      'filter.firstSighting.end',
+      /not be before start/,
+    ],
+    [
+      'sightedDuring missing end',
+      { type: 'sightedDuring', sightedDuring: { start: '2026-01-01T00:00:00Z' } },
+      'filter.sightedDuring.end',
+      /missing required field "end"/,
+    ],
+    [
+      'sightedDuring reversed',
+      F('sightedDuring', { start: '2026-01-01T00:00:01Z', end: '2026-01-01T01:00:00+01:00' }),
+      'filter.sightedDuring.end',
+      /not be before start/,
+    ],
     ['sightedDuring bad', F('sightedDuring', { start: 5 as never, end: '2026-01-01T00:00:00Z' }), 'filter.sightedDuring.start', /RFC 3339/],
     // geo (docs/api.md §13)
-    ['distance on a string', F('geoWithinDistance', { propertyId: 'name', center: { lat: 0, lon: 0 }, meters: 1 }), 'filter.geoWithinDistance.propertyId', /string; geoWithinDistance needs a geopoint property/],
-    ['distance lat', F('geoWithinDistance', { propertyId: 'pos', center: { lat: -90.1, lon: 0 }, meters: 1 }), 'filter.geoWithinDistance.center.lat', /\[-90, 90\]/],
-    ['distance lon NaN', { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'pos', center: { lat: 0, lon: 'x' }, meters: 1 } }, 'filter.geoWithinDistance.center.lon', /must be a number/],
-    ['distance no center', { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'pos', meters: 1 } }, 'filter.geoWithinDistance.center', /missing required field "center"/],
-    ['distance center array', { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'pos', center: [0, 0], meters: 1 } }, 'filter.geoWithinDistance.center', /must be a point/],
-    ['distance zero', F('geoWithinDistance', { propertyId: 'pos', center: { lat: 0, lon: 0 }, meters: 0 }), 'filter.geoWithinDistance.meters', /above 0 and at most 20037509/],
-    ['distance too far', F('geoWithinDistance', { propertyId: 'pos', center: { lat: 0, lon: 0 }, meters: 20_037_509.5 }), 'filter.geoWithinDistance.meters', /at most/],
-    ['box reversed latitudes', F('geoWithinBox', { propertyId: 'pos', southWest: { lat: 1, lon: 0 }, northEast: { lat: 0, lon: 1 } }), 'filter.geoWithinBox.northEast.lat', /not be below southWest.lat/],
-    ['box extra point field', { type: 'geoWithinBox', geoWithinBox: { propertyId: 'pos', southWest: { lat: 0, lon: 0, z: 1 }, northEast: { lat: 1, lon: 1 } } }, 'filter.geoWithinBox.southWest.z', /unknown field 'z'/],
-    ['polygon two vertices', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 1, lon: 1 }] }), 'filter.geoWithinPolygon.points', /3 to 1000 vertices/],
-    ['polygon two distinct', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 0, lon: 0 }, { lat: 1, lon: 1 }] }), 'filter.geoWithinPolygon.points', /2 distinct vertices/],
-    ['polygon bow tie', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 1, lon: 1 }, { lat: 1, lon: 0 }, { lat: 0, lon: 1 }] }), 'filter.geoWithinPolygon.points', /cross or touch/],
-    ['polygon touching itself', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 0, lon: 4 }, { lat: 4, lon: 4 }, { lat: 0, lon: 2 }, { lat: 4, lon: 0 }] }), 'filter.geoWithinPolygon.points', /cross or touch/],
-    ['polygon spike back over an edge', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 0, lon: 4 }, { lat: 0, lon: 2 }, { lat: 3, lon: 1 }] }), 'filter.geoWithinPolygon.points', /overlap|cross or touch/],
-    ['polygon zero area', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 1, lon: 1 }, { lat: 3, lon: 3 }] }), 'filter.geoWithinPolygon.points', /zero area/],
-    ['polygon vertex', F('geoWithinPolygon', { propertyId: 'pos', points: [{ lat: 0, lon: 0 }, { lat: 1, lon: 1 }, { lat: 1, lon: 181 }] }), 'filter.geoWithinPolygon.points[2].lon', /\[-180, 180\]/],
-    ['polygon 1001 vertices', F('geoWithinPolygon', { propertyId: 'pos', points: Array.from({ length: 1001 }, (_, i) => ({ lat: Math.sin(i), lon: Math.cos(i) })) }), 'filter.geoWithinPolygon.points', /not 1001/],
-    ['polygon unknown field', { type: 'geoWithinPolygon', geoWithinPolygon: { propertyId: 'pos', points: [], holes: [] } }, 'filter.geoWithinPolygon.holes', /unknown field 'holes'/],
+    [
+      'distance on a string',
+      F('geoWithinDistance', { propertyId: 'name', center: { lat: 0, lon: 0 }, meters: 1 }),
+      'filter.geoWithinDistance.propertyId',
+      /string; geoWithinDistance needs a geopoint property/,
+    ],
+    [
+      'distance lat',
+      F('geoWithinDistance', { propertyId: 'pos', center: { lat: -90.1, lon: 0 }, meters: 1 }),
+      'filter.geoWithinDistance.center.lat',
+      /\[-90, 90\]/,
+    ],
+    [
+      'distance lon NaN',
+      { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'pos', center: { lat: 0, lon: 'x' }, meters: 1 } },
+      'filter.geoWithinDistance.center.lon',
+      /must be a number/,
+    ],
+    [
+      'distance no center',
+      { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'pos', meters: 1 } },
+      'filter.geoWithinDistance.center',
+      /missing required field "center"/,
+    ],
+    [
+      'distance center array',
+      { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'pos', center: [0, 0], meters: 1 } },
+      'filter.geoWithinDistance.center',
+      /must be a point/,
+    ],
+    [
+      'distance zero',
+      F('geoWithinDistance', { propertyId: 'pos', center: { lat: 0, lon: 0 }, meters: 0 }),
+      'filter.geoWithinDistance.meters',
+      /above 0 and at most 20037509/,
+    ],
+    [
+      'distance too far',
+      F('geoWithinDistance', { propertyId: 'pos', center: { lat: 0, lon: 0 }, meters: 20_037_509.5 }),
+      'filter.geoWithinDistance.meters',
+      /at most/,
+    ],
+    [
+      'box reversed latitudes',
+      F('geoWithinBox', { propertyId: 'pos', southWest: { lat: 1, lon: 0 }, northEast: { lat: 0, lon: 1 } }),
+      'filter.geoWithinBox.northEast.lat',
+      /not be below southWest.lat/,
+    ],
+    [
+      'box extra point field',
+      { type: 'geoWithinBox', geoWithinBox: { propertyId: 'pos', southWest: { lat: 0, lon: 0, z: 1 }, northEast: { lat: 1, lon: 1 } } },
+      'filter.geoWithinBox.southWest.z',
+      /unknown field 'z'/,
+    ],
+    [
+      'polygon two vertices',
+      F('geoWithinPolygon', {
+        propertyId: 'pos',
+        points: [
+          { lat: 0, lon: 0 },
+          { lat: 1, lon: 1 },
+        ],
+      }),
+      'filter.geoWithinPolygon.points',
+      /3 to 1000 vertices/,
+    ],
+    [
+      'polygon two distinct',
+      F('geoWithinPolygon', {
+        propertyId: 'pos',
+        points: [
+          { lat: 0, lon: 0 },
+          { lat: 0, lon: 0 },
+          { lat: 1, lon: 1 },
+        ],
+      }),
+      'filter.geoWithinPolygon.points',
+      /2 distinct vertices/,
+    ],
+    [
+      'polygon bow tie',
+      F('geoWithinPolygon', {
+        propertyId: 'pos',
+        points: [
+          { lat: 0, lon: 0 },
+          { lat: 1, lon: 1 },
+          { lat: 1, lon: 0 },
+          { lat: 0, lon: 1 },
+        ],
+      }),
+      'filter.geoWithinPolygon.points',
+      /cross or touch/,
+    ],
+    [
+      'polygon touching itself',
+      F('geoWithinPolygon', {
+        propertyId: 'pos',
+        points: [
+          { lat: 0, lon: 0 },
+          { lat: 0, lon: 4 },
+          { lat: 4, lon: 4 },
+          { lat: 0, lon: 2 },
+          { lat: 4, lon: 0 },
+        ],
+      }),
+      'filter.geoWithinPolygon.points',
+      /cross or touch/,
+    ],
+    [
+      'polygon spike back over an edge',
+      F('geoWithinPolygon', {
+        propertyId: 'pos',
+        points: [
+          { lat: 0, lon: 0 },
+          { lat: 0, lon: 4 },
+          { lat: 0, lon: 2 },
+          { lat: 3, lon: 1 },
+        ],
+      }),
+      'filter.geoWithinPolygon.points',
+      /overlap|cross or touch/,
+    ],
+    [
+      'polygon zero area',
+      F('geoWithinPolygon', {
+        propertyId: 'pos',
+        points: [
+          { lat: 0, lon: 0 },
+          { lat: 1, lon: 1 },
+          { lat: 3, lon: 3 },
+        ],
+      }),
+      'filter.geoWithinPolygon.points',
+      /zero area/,
+    ],
+    [
+      'polygon vertex',
+      F('geoWithinPolygon', {
+        propertyId: 'pos',
+        points: [
+          { lat: 0, lon: 0 },
+          { lat: 1, lon: 1 },
+          { lat: 1, lon: 181 },
+        ],
+      }),
+      'filter.geoWithinPolygon.points[2].lon',
+      /\[-180, 180\]/,
+    ],
+    [
+      'polygon 1001 vertices',
+      F('geoWithinPolygon', {
+        propertyId: 'pos',
+        points: Array.from({ length: 1001 }, (_, i) => ({ lat: Math.sin(i), lon: Math.cos(i) })),
+      }),
+      'filter.geoWithinPolygon.points',
+      /not 1001/,
+    ],
+    [
+      'polygon unknown field',
+      { type: 'geoWithinPolygon', geoWithinPolygon: { propertyId: 'pos', points: [], holes: [] } },
+      'filter.geoWithinPolygon.holes',
+      /unknown field 'holes'/,
+    ],
   ])('%s', (_name, input, path, reason) => expectFault(json(input), path, reason));
 
   it('says when no ontology is published', () => {
@@ -314,7 +628,10 @@ describe('bounds before per-character work, and the budget of one filter', () =>
 
   it(`texts past ${'4,096'} characters are refused before anything looks at them`, () => {
     const started = Date.now();
-    expect(fault(F('propertyText', { query: long }))).toEqual({ path: 'filter.propertyText.query', reason: 'must be at most 4096 characters' });
+    expect(fault(F('propertyText', { query: long }))).toEqual({
+      path: 'filter.propertyText.query',
+      reason: 'must be at most 4096 characters',
+    });
     expect(fault(F('propertyPrefix', { propertyId: 'name', prefix: long })).path).toBe('filter.propertyPrefix.prefix');
     expect(fault(F('propertyOrigin', { origin: long })).reason).toBe('must be at most 4096 characters');
     expect(fault(F('propertyEquals', { propertyId: 'name', value: long })).path).toBe('filter.propertyEquals.value');
@@ -326,8 +643,12 @@ describe('bounds before per-character work, and the budget of one filter', () =>
 
   it('the lists of one filter hold at most 100,000 entries together (10 full lists)', () => {
     const ids = (n: number, p: string) => Array.from({ length: n }, (_, i) => `${p}${i}`);
-    const lists = (count: number) => F('or', { filters: Array.from({ length: count }, (_, i) => F('objectId', { ids: ids(10_000, `l${i}-`) })) });
+    const lists = (count: number) =>
+      F('or', { filters: Array.from({ length: count }, (_, i) => F('objectId', { ids: ids(10_000, `l${i}-`) })) });
     expect(() => validateFilter(lists(10), ontology)).not.toThrow();
-    expect(fault(lists(11))).toEqual({ path: 'filter.or.filters[10].objectId.ids', reason: 'the lists of one filter may hold at most 100000 entries together' });
+    expect(fault(lists(11))).toEqual({
+      path: 'filter.or.filters[10].objectId.ids',
+      reason: 'the lists of one filter may hold at most 100000 entries together',
+    });
   });
 });

@@ -98,7 +98,10 @@ class FilterValidator {
     if (!hasOwn(input, type) || input[type] === undefined) {
       const misnamed = others.find((k) => FILTER_TYPE_SET.has(k));
       if (misnamed !== undefined) {
-        throw new InvalidFilter(`${path}.${misnamed}`, `payload key '${misnamed}' does not match type '${type}'; expected "${type}": {...}`);
+        throw new InvalidFilter(
+          `${path}.${misnamed}`,
+          `payload key '${misnamed}' does not match type '${type}'; expected "${type}": {...}`,
+        );
       }
       throw new InvalidFilter(`${path}.${type}`, `missing payload "${type}" for filter type '${type}'`);
     }
@@ -183,10 +186,15 @@ class FilterValidator {
         }
         const present = bounds.filter((b) => p[b] !== undefined && p[b] !== null);
         if (present.length === 0) throw new InvalidFilter(path, 'propertyRange needs at least one of gt, gte, lt, lte');
-        const out: { propertyId: string; gt?: PropertyValue; gte?: PropertyValue; lt?: PropertyValue; lte?: PropertyValue } = { propertyId };
+        const out: { propertyId: string; gt?: PropertyValue; gte?: PropertyValue; lt?: PropertyValue; lte?: PropertyValue } = {
+          propertyId,
+        };
         for (const b of present) out[b] = this.value(p[b], `${path}.${b}`, propertyId, types);
         if (!types.some((t) => present.every((b) => propertyValueFault(t, p[b]) === undefined))) {
-          throw new InvalidFilter(path, `the bounds of property '${propertyId}' must all be values of one of its types (${joinTypes(types)})`);
+          throw new InvalidFilter(
+            path,
+            `the bounds of property '${propertyId}' must all be values of one of its types (${joinTypes(types)})`,
+          );
         }
         return { type, propertyRange: out };
       }
@@ -267,7 +275,10 @@ class FilterValidator {
         const meters = p.meters;
         if (meters === undefined || meters === null) throw new InvalidFilter(`${path}.meters`, 'missing required field "meters"');
         if (typeof meters !== 'number' || !Number.isFinite(meters) || meters <= 0 || meters > MAX_GEO_DISTANCE_METERS) {
-          throw new InvalidFilter(`${path}.meters`, `must be a number above 0 and at most ${MAX_GEO_DISTANCE_METERS}, not ${typeof meters === 'number' ? meters : kindOf(meters)}`);
+          throw new InvalidFilter(
+            `${path}.meters`,
+            `must be a number above 0 and at most ${MAX_GEO_DISTANCE_METERS}, not ${typeof meters === 'number' ? meters : kindOf(meters)}`,
+          );
         }
         return { type, geoWithinDistance: { propertyId, center, meters } };
       }
@@ -277,7 +288,10 @@ class FilterValidator {
         const southWest = this.point(p.southWest, `${path}.southWest`);
         const northEast = this.point(p.northEast, `${path}.northEast`);
         if (southWest.lat > northEast.lat) {
-          throw new InvalidFilter(`${path}.northEast.lat`, `must not be below southWest.lat (${southWest.lat}): a box is a range of latitude (southWest.lon > northEast.lon is one across the antimeridian)`);
+          throw new InvalidFilter(
+            `${path}.northEast.lat`,
+            `must not be below southWest.lat (${southWest.lat}): a box is a range of latitude (southWest.lon > northEast.lon is one across the antimeridian)`,
+          );
         }
         return { type, geoWithinBox: { propertyId, southWest, northEast } };
       }
@@ -286,10 +300,14 @@ class FilterValidator {
         const propertyId = this.geoProperty(p, path, type);
         const list = this.list(p, 'points', path);
         const points = list.map((v, i) => this.point(v, `${path}.points[${i}]`));
-        const closed = points.length > 1 && points[0].lat === points[points.length - 1].lat && points[0].lon === points[points.length - 1].lon;
+        const closed =
+          points.length > 1 && points[0].lat === points[points.length - 1].lat && points[0].lon === points[points.length - 1].lon;
         const vertices = closed ? points.length - 1 : points.length;
         if (vertices < POLYGON_VERTICES.min || vertices > POLYGON_VERTICES.max) {
-          throw new InvalidFilter(`${path}.points`, `a polygon has ${POLYGON_VERTICES.min} to ${POLYGON_VERTICES.max} vertices (a repeated closing vertex not counted), not ${vertices}`);
+          throw new InvalidFilter(
+            `${path}.points`,
+            `a polygon has ${POLYGON_VERTICES.min} to ${POLYGON_VERTICES.max} vertices (a repeated closing vertex not counted), not ${vertices}`,
+          );
         }
         const polygon = checkPolygon(points);
         if ('reason' in polygon) throw new InvalidFilter(`${path}.points`, `the polygon ${polygon.reason}`);
@@ -301,7 +319,12 @@ class FilterValidator {
   /** A geopoint `{"lat", "lon"}` (docs/api.md §13), copied. */
   private point(v: unknown, path: string): GeoPoint {
     if (v === undefined || v === null) {
-      throw new InvalidFilter(path, path.endsWith(']') ? 'must be a point {"lat", "lon"}, not null' : `missing required field "${path.slice(path.lastIndexOf('.') + 1)}"`);
+      throw new InvalidFilter(
+        path,
+        path.endsWith(']')
+          ? 'must be a point {"lat", "lon"}, not null'
+          : `missing required field "${path.slice(path.lastIndexOf('.') + 1)}"`,
+      );
     }
     const fault = geoPointFault(v);
     if (fault) throw new InvalidFilter(`${path}${fault.at}`, fault.reason);
@@ -314,7 +337,10 @@ class FilterValidator {
     const propertyId = this.propertyId(p, path, true)!;
     const types = this.typesOf(propertyId);
     if (!types.includes('geopoint')) {
-      throw new InvalidFilter(`${path}.propertyId`, `property '${propertyId}' is of type ${joinTypes(types)}; ${variant} needs a geopoint property`);
+      throw new InvalidFilter(
+        `${path}.propertyId`,
+        `property '${propertyId}' is of type ${joinTypes(types)}; ${variant} needs a geopoint property`,
+      );
     }
     return propertyId;
   }
@@ -322,7 +348,10 @@ class FilterValidator {
   /** A `linkedFrom` / `linksTo` inside `hops` others: refused past the link hops of the limits. */
   private hop(path: string, hops: number): void {
     if (hops >= this.limits.linkHops) {
-      throw new InvalidFilter(path, `more than ${this.limits.linkHops} link hops: linkedFrom and linksTo nest at most ${this.limits.linkHops} deep along any path of a filter`);
+      throw new InvalidFilter(
+        path,
+        `more than ${this.limits.linkHops} link hops: linkedFrom and linksTo nest at most ${this.limits.linkHops} deep along any path of a filter`,
+      );
     }
   }
 
@@ -332,7 +361,9 @@ class FilterValidator {
       if (!allowed.includes(key)) {
         throw new InvalidFilter(
           `${path}.${key}`,
-          allowed.length ? `unknown field '${key}'; allowed: ${allowed.join(', ')}` : `unknown field '${key}'; the payload must be empty {}`,
+          allowed.length
+            ? `unknown field '${key}'; allowed: ${allowed.join(', ')}`
+            : `unknown field '${key}'; the payload must be empty {}`,
         );
       }
     }
@@ -347,7 +378,10 @@ class FilterValidator {
     }
     // Nested filters of `and` / `or` count as nodes; every other list counts against the budget.
     if (key !== 'filters' && (this.listEntries += v.length) > this.limits.totalListEntries) {
-      throw new InvalidFilter(`${path}.${key}`, `the lists of one filter may hold at most ${this.limits.totalListEntries} entries together`);
+      throw new InvalidFilter(
+        `${path}.${key}`,
+        `the lists of one filter may hold at most ${this.limits.totalListEntries} entries together`,
+      );
     }
     return v;
   }
@@ -364,7 +398,8 @@ class FilterValidator {
     const v = p[key];
     if (v === undefined || v === null) throw new InvalidFilter(`${path}.${key}`, `missing required field "${key}"`);
     if (typeof v !== 'string') throw new InvalidFilter(`${path}.${key}`, `must be a string, not ${kindOf(v)}`);
-    if (v.length > MAX_FILTER_STRING_LENGTH) throw new InvalidFilter(`${path}.${key}`, `must be at most ${MAX_FILTER_STRING_LENGTH} characters`);
+    if (v.length > MAX_FILTER_STRING_LENGTH)
+      throw new InvalidFilter(`${path}.${key}`, `must be at most ${MAX_FILTER_STRING_LENGTH} characters`);
     return v;
   }
 
@@ -379,7 +414,10 @@ class FilterValidator {
     const v = p[key];
     if (v === undefined || v === null) return undefined;
     if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
-      throw new InvalidFilter(`${path}.${key}`, `must be one of ${allowed.join(', ')}, not ${typeof v === 'string' ? `'${v}'` : kindOf(v)}`);
+      throw new InvalidFilter(
+        `${path}.${key}`,
+        `must be one of ${allowed.join(', ')}, not ${typeof v === 'string' ? `'${v}'` : kindOf(v)}`,
+      );
     }
     return v as T;
   }
@@ -429,14 +467,18 @@ class FilterValidator {
   private requireString(propertyId: string, path: string, variant: string): void {
     const types = this.typesOf(propertyId);
     if (!types.includes('string')) {
-      throw new InvalidFilter(`${path}.propertyId`, `property '${propertyId}' is of type ${joinTypes(types)}; ${variant} needs a string property`);
+      throw new InvalidFilter(
+        `${path}.propertyId`,
+        `property '${propertyId}' is of type ${joinTypes(types)}; ${variant} needs a string property`,
+      );
     }
   }
 
   /** A value fits when it is a value of any of the property's (applicable) types. */
   private value(v: unknown, path: string, propertyId: string, types: PropertyType[]): PropertyValue {
     if (v === undefined || v === null) throw new InvalidFilter(path, 'missing value');
-    if (typeof v === 'string' && v.length > MAX_FILTER_STRING_LENGTH) throw new InvalidFilter(path, `must be at most ${MAX_FILTER_STRING_LENGTH} characters`);
+    if (typeof v === 'string' && v.length > MAX_FILTER_STRING_LENGTH)
+      throw new InvalidFilter(path, `must be at most ${MAX_FILTER_STRING_LENGTH} characters`);
     const faults = types.map((t) => propertyValueFault(t, v));
     if (faults.some((f) => f === undefined)) return v as PropertyValue;
     if (types.length === 1) throw new InvalidFilter(path, `property '${propertyId}' is of type ${types[0]}: ${faults[0]}`);

@@ -104,7 +104,17 @@ export interface ResolvedAggregation {
 }
 
 export const BUCKET_TYPES = ['exact', 'fixedWidth', 'ranges', 'duration', 'geoGrid'] as const;
-export const METRIC_TYPES = ['count', 'min', 'max', 'sum', 'avg', 'exactDistinct', 'approximateDistinct', 'geoBounds', 'geoCentroid'] as const;
+export const METRIC_TYPES = [
+  'count',
+  'min',
+  'max',
+  'sum',
+  'avg',
+  'exactDistinct',
+  'approximateDistinct',
+  'geoBounds',
+  'geoCentroid',
+] as const;
 
 /** Limits of docs/api.md §9. */
 export const ANALYTICS_LIMITS = {

@@ -32,7 +32,8 @@ export function encodeChangeCursor(p: ChangePosition): string {
 
 /** The position of a cursor; anything else is 400 InvalidArgument naming `field`. */
 export function decodeChangeCursor(cursor: unknown, field: string): ChangePosition {
-  const bad = () => new InvalidArgument(field, `${field} is not a cursor of this feed (pass on the cursor or event id the service gave, as is)`);
+  const bad = () =>
+    new InvalidArgument(field, `${field} is not a cursor of this feed (pass on the cursor or event id the service gave, as is)`);
   if (typeof cursor !== 'string' || cursor.length > 64) throw bad();
   const parts = cursor.split('.');
   if (parts[0] !== VERSION || (parts.length !== 2 && parts.length !== 4) || !parts.slice(1).every((x) => BASE36.test(x))) throw bad();

@@ -29,12 +29,13 @@ export const ERROR_CODE_STATUS: Readonly<Record<ErrorCode, number>> = {
 };
 
 /** A value of an error's parameters: mostly strings and numbers; a report (OntologyChangeBreaks) nests lists of objects. */
-export type ErrorParameterValue = string | number | boolean | string[] | { [key: string]: ErrorParameterValue | undefined } | ErrorParameterValue[];
+export type ErrorParameterValue =
+  string | number | boolean | string[] | { [key: string]: ErrorParameterValue | undefined } | ErrorParameterValue[];
 export type ErrorParameters = Record<string, ErrorParameterValue>;
 
 /** An error parameter as text (a string as it is, anything else as JSON), for messages that quote one. */
 export function parameterText(value: ErrorParameterValue | undefined): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
 }
 
 export class DomainError extends Error {
@@ -72,7 +73,11 @@ function errorClass<A extends unknown[]>(errorCode: ErrorCode, errorName: string
 }
 
 /** Malformed body, query or path value. `field` and `path` both name the offending value. */
-export const InvalidArgument = errorClass('INVALID_ARGUMENT', 'InvalidArgument', (field: string, reason: string) => ({ field, path: field, reason }));
+export const InvalidArgument = errorClass('INVALID_ARGUMENT', 'InvalidArgument', (field: string, reason: string) => ({
+  field,
+  path: field,
+  reason,
+}));
 export type InvalidArgument = InstanceType<typeof InvalidArgument>;
 
 export const InvalidFilter = errorClass('INVALID_ARGUMENT', 'InvalidFilter', (path: string, reason: string) => ({ path, reason }));
@@ -89,8 +94,11 @@ export type InvalidObject = InstanceType<typeof InvalidObject>;
  * and no longer fits the active ontology, also `objectSetId`, the set whose definition it is
  * (docs/api.md §5).
  */
-export const InvalidObjectSetDefinition = errorClass('INVALID_ARGUMENT', 'InvalidObjectSetDefinition', (path: string, reason: string, objectSetId?: string): ErrorParameters =>
-  objectSetId === undefined ? { path, reason } : { objectSetId, path, reason },
+export const InvalidObjectSetDefinition = errorClass(
+  'INVALID_ARGUMENT',
+  'InvalidObjectSetDefinition',
+  (path: string, reason: string, objectSetId?: string): ErrorParameters =>
+    objectSetId === undefined ? { path, reason } : { objectSetId, path, reason },
 );
 export type InvalidObjectSetDefinition = InstanceType<typeof InvalidObjectSetDefinition>;
 
@@ -100,10 +108,15 @@ export class Unauthorized extends DomainError {
   }
 }
 
-export const PermissionDenied = errorClass('PERMISSION_DENIED', 'PermissionDenied', (reason: string, parameters: ErrorParameters = {}) => ({ ...parameters, reason }));
+export const PermissionDenied = errorClass('PERMISSION_DENIED', 'PermissionDenied', (reason: string, parameters: ErrorParameters = {}) => ({
+  ...parameters,
+  reason,
+}));
 export type PermissionDenied = InstanceType<typeof PermissionDenied>;
 
-export const ObjectNotFound = errorClass('NOT_FOUND', 'ObjectNotFound', (objectId: string, environmentId?: string): ErrorParameters => (environmentId === undefined ? { objectId } : { objectId, environmentId }));
+export const ObjectNotFound = errorClass('NOT_FOUND', 'ObjectNotFound', (objectId: string, environmentId?: string): ErrorParameters =>
+  environmentId === undefined ? { objectId } : { objectId, environmentId },
+);
 export type ObjectNotFound = InstanceType<typeof ObjectNotFound>;
 
 export const ObjectVersionNotFound = errorClass('NOT_FOUND', 'ObjectVersionNotFound', (parameters: ErrorParameters) => parameters);
@@ -115,7 +128,10 @@ export type OntologyVersionNotFound = InstanceType<typeof OntologyVersionNotFoun
 export const ObjectSetNotFound = errorClass('NOT_FOUND', 'ObjectSetNotFound', (objectSetId: string) => ({ objectSetId }));
 export type ObjectSetNotFound = InstanceType<typeof ObjectSetNotFound>;
 
-export const ObjectIdAmbiguous = errorClass('CONFLICT', 'ObjectIdAmbiguous', (objectId: string, environmentIds: string[]) => ({ objectId, environmentIds }));
+export const ObjectIdAmbiguous = errorClass('CONFLICT', 'ObjectIdAmbiguous', (objectId: string, environmentIds: string[]) => ({
+  objectId,
+  environmentIds,
+}));
 export type ObjectIdAmbiguous = InstanceType<typeof ObjectIdAmbiguous>;
 
 export const VersionConflict = errorClass('CONFLICT', 'VersionConflict', (parameters: ErrorParameters) => parameters);
@@ -124,7 +140,10 @@ export type VersionConflict = InstanceType<typeof VersionConflict>;
 export const ObjectSetImmutable = errorClass('CONFLICT', 'ObjectSetImmutable', (objectSetId: string) => ({ objectSetId }));
 export type ObjectSetImmutable = InstanceType<typeof ObjectSetImmutable>;
 
-export const ObjectSetInUse = errorClass('CONFLICT', 'ObjectSetInUse', (objectSetId: string, referencedBy: string[]) => ({ objectSetId, referencedBy }));
+export const ObjectSetInUse = errorClass('CONFLICT', 'ObjectSetInUse', (objectSetId: string, referencedBy: string[]) => ({
+  objectSetId,
+  referencedBy,
+}));
 export type ObjectSetInUse = InstanceType<typeof ObjectSetInUse>;
 
 /**
@@ -137,7 +156,10 @@ export class OntologyChangeBreaks extends DomainError {
   }
 }
 
-export const ObjectSetTooLarge = errorClass('REQUEST_ENTITY_TOO_LARGE', 'ObjectSetTooLarge', (objectSetId: string, limit: number) => ({ objectSetId, limit }));
+export const ObjectSetTooLarge = errorClass('REQUEST_ENTITY_TOO_LARGE', 'ObjectSetTooLarge', (objectSetId: string, limit: number) => ({
+  objectSetId,
+  limit,
+}));
 export type ObjectSetTooLarge = InstanceType<typeof ObjectSetTooLarge>;
 
 export const PayloadTooLarge = errorClass('REQUEST_ENTITY_TOO_LARGE', 'PayloadTooLarge', (limit: string) => ({ limit }));
@@ -168,8 +190,14 @@ export class DependencyUnavailable extends DomainError {
 
 /** Routes people try first that do not exist, with what does what they meant (docs/api.md §2). */
 const ROUTE_HINTS: [RegExp, string][] = [
-  [/^GET \/objects\/?$/, 'objects are listed with POST /objects/search, a page at a time (body {"filter": {"type": "all", "all": {}}} for all of them)'],
-  [/^GET \/object-sets\/?$/, 'object sets are found with POST /object-sets/search (by creator and title), and read with GET /object-sets/{id}'],
+  [
+    /^GET \/objects\/?$/,
+    'objects are listed with POST /objects/search, a page at a time (body {"filter": {"type": "all", "all": {}}} for all of them)',
+  ],
+  [
+    /^GET \/object-sets\/?$/,
+    'object sets are found with POST /object-sets/search (by creator and title), and read with GET /object-sets/{id}',
+  ],
 ];
 
 export class NotFoundRoute extends DomainError {

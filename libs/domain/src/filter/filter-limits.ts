@@ -44,7 +44,13 @@ export const CLIENT_FILTER_LIMITS: FilterLimits = {
  * planner work without limit. The link hops are a client filter's: they bound the work of the
  * statement, however the filter came about.
  */
-export const COMPILED_SET_FILTER_LIMITS: FilterLimits = { depth: 512, nodes: 20_000, listEntries: 200_000, totalListEntries: 250_000, linkHops: MAX_LINK_HOPS };
+export const COMPILED_SET_FILTER_LIMITS: FilterLimits = {
+  depth: 512,
+  nodes: 20_000,
+  listEntries: 200_000,
+  totalListEntries: 250_000,
+  linkHops: MAX_LINK_HOPS,
+};
 
 /**
  * Most bind parameters ($1, $2, …) PostgreSQL takes in one statement: the Bind message counts them

@@ -40,9 +40,30 @@ export type FilterOf<T extends FilterType> = { type: T } & { [K in T]: FilterPay
 export type ObjectSearchFilter = { [T in FilterType]: FilterOf<T> }[FilterType];
 
 export const FILTER_TYPES: readonly FilterType[] = [
-  'and', 'or', 'not', 'all', 'objectType', 'environment', 'objectId', 'tag', 'propertyExists', 'propertyEquals',
-  'propertyIn', 'propertyRange', 'propertyPrefix', 'propertyText', 'propertyOrigin', 'hasLink', 'linkedFrom',
-  'linksTo', 'firstSighting', 'lastSighting', 'sightedDuring', 'geoWithinDistance', 'geoWithinBox', 'geoWithinPolygon',
+  'and',
+  'or',
+  'not',
+  'all',
+  'objectType',
+  'environment',
+  'objectId',
+  'tag',
+  'propertyExists',
+  'propertyEquals',
+  'propertyIn',
+  'propertyRange',
+  'propertyPrefix',
+  'propertyText',
+  'propertyOrigin',
+  'hasLink',
+  'linkedFrom',
+  'linksTo',
+  'firstSighting',
+  'lastSighting',
+  'sightedDuring',
+  'geoWithinDistance',
+  'geoWithinBox',
+  'geoWithinPolygon',
 ];
 
 /** Builds a filter in the union encoding: `filterOf('not', {filter})`. */

@@ -29,7 +29,10 @@ export function geoPointFault(v: unknown): { at: string; reason: string } | unde
   const o = v as Record<string, unknown>;
   const extra = Object.keys(o).find((k) => k !== 'lat' && k !== 'lon');
   if (extra !== undefined) return { at: `.${extra}`, reason: `unknown field '${extra}'; a point is {"lat", "lon"}` };
-  for (const [key, bound] of [['lat', 90], ['lon', 180]] as const) {
+  for (const [key, bound] of [
+    ['lat', 90],
+    ['lon', 180],
+  ] as const) {
     const x = o[key];
     if (x === undefined || x === null) return { at: `.${key}`, reason: `missing required field "${key}"` };
     if (typeof x !== 'number' || !Number.isFinite(x)) return { at: `.${key}`, reason: `must be a number in [-${bound}, ${bound}]` };
@@ -91,7 +94,10 @@ export function latLonRectUnitBox(south: number, north: number, west: number, ea
   const [cosLo, cosHi] = trigRange(west, to, 'cos');
   const [sinLo, sinHi] = trigRange(west, to, 'sin');
   // cos(lat) ≥ 0 on [−90, 90]: the extremes of cos(lat) × (cos or sin of lon) are products of extremes.
-  const span = (lo: number, hi: number): [number, number] => [Math.min(cosLatLo * lo, cosLatHi * lo), Math.max(cosLatLo * hi, cosLatHi * hi)];
+  const span = (lo: number, hi: number): [number, number] => [
+    Math.min(cosLatLo * lo, cosLatHi * lo),
+    Math.max(cosLatLo * hi, cosLatHi * hi),
+  ];
   const [xLo, xHi] = span(cosLo, cosHi);
   const [yLo, yHi] = span(sinLo, sinHi);
   const [zLo, zHi] = trigRange(south, north, 'sin');
@@ -145,7 +151,12 @@ export function checkPolygon(points: readonly GeoPoint[]): CheckedPolygon | { re
     const last = vertices[vertices.length - 1];
     if (!last || last.lat !== p.lat || last.lon !== p.lon) vertices.push({ lat: p.lat, lon: p.lon });
   }
-  while (vertices.length > 1 && vertices[0].lat === vertices[vertices.length - 1].lat && vertices[0].lon === vertices[vertices.length - 1].lon) vertices.pop();
+  while (
+    vertices.length > 1 &&
+    vertices[0].lat === vertices[vertices.length - 1].lat &&
+    vertices[0].lon === vertices[vertices.length - 1].lon
+  )
+    vertices.pop();
   const n = vertices.length;
   if (n < POLYGON_VERTICES.min) return { reason: `has ${n} distinct vertices; a polygon needs at least ${POLYGON_VERTICES.min}` };
   let south = 90;
@@ -162,16 +173,26 @@ export function checkPolygon(points: readonly GeoPoint[]): CheckedPolygon | { re
     west = Math.min(west, a.lon);
     east = Math.max(east, a.lon);
     shortestEdge = Math.min(shortestEdge, Math.hypot(b.lon - a.lon, b.lat - a.lat));
-    if (Math.hypot(a.lon - vertices[0].lon, a.lat - vertices[0].lat) > Math.hypot(far.lon - vertices[0].lon, far.lat - vertices[0].lat)) far = a;
+    if (Math.hypot(a.lon - vertices[0].lon, a.lat - vertices[0].lat) > Math.hypot(far.lon - vertices[0].lon, far.lat - vertices[0].lat))
+      far = a;
   }
   // Zero area: every vertex on the line through the first and the one farthest from it (within
   // rounding). Any other polygon without crossing edges encloses an area.
   const span = Math.hypot(far.lon - vertices[0].lon, far.lat - vertices[0].lat);
-  if (vertices.every((v) => Math.abs(cross(vertices[0], far, v)) <= 1e-12 * span * span)) return { reason: 'has zero area (its vertices lie on one line)' };
+  if (vertices.every((v) => Math.abs(cross(vertices[0], far, v)) <= 1e-12 * span * span))
+    return { reason: 'has zero area (its vertices lie on one line)' };
   // Edges by their west end, so that each is compared only with the edges its longitudes overlap.
   const edges = vertices.map((a, i) => {
     const b = vertices[(i + 1) % n];
-    return { i, a, b, west: Math.min(a.lon, b.lon), east: Math.max(a.lon, b.lon), south: Math.min(a.lat, b.lat), north: Math.max(a.lat, b.lat) };
+    return {
+      i,
+      a,
+      b,
+      west: Math.min(a.lon, b.lon),
+      east: Math.max(a.lon, b.lon),
+      south: Math.min(a.lat, b.lat),
+      north: Math.max(a.lat, b.lat),
+    };
   });
   edges.sort((x, y) => x.west - y.west);
   for (let p = 0; p < n; p++) {
@@ -181,7 +202,8 @@ export function checkPolygon(points: readonly GeoPoint[]): CheckedPolygon | { re
       if (f.south > e.north || f.north < e.south) continue;
       const adjacent = (e.i + 1) % n === f.i || (f.i + 1) % n === e.i;
       if (!adjacent) {
-        if (segmentsMeet(e.a, e.b, f.a, f.b)) return { reason: `edges ${Math.min(e.i, f.i)} and ${Math.max(e.i, f.i)} cross or touch: a polygon must be simple` };
+        if (segmentsMeet(e.a, e.b, f.a, f.b))
+          return { reason: `edges ${Math.min(e.i, f.i)} and ${Math.max(e.i, f.i)} cross or touch: a polygon must be simple` };
         continue;
       }
       // Consecutive edges share one vertex; they must not run back over each other.

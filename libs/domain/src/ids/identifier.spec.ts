@@ -38,4 +38,3 @@ describe('identifier length before per-character work', () => {
     expect(identifierFault('😀'.repeat(257))).toBe('must be at most 256 characters');
   });
 });
-

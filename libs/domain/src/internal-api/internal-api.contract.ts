@@ -189,7 +189,8 @@ export class MembersTooLarge extends DomainError {
 }
 
 /** Whether an error from a call to the objects app is its "too large" answer. */
-export const isMembersTooLarge = (e: unknown): boolean => e instanceof DomainError && e.status === 413 && e.errorName === MembersTooLarge.errorName;
+export const isMembersTooLarge = (e: unknown): boolean =>
+  e instanceof DomainError && e.status === 413 && e.errorName === MembersTooLarge.errorName;
 
 /** Most sets one page of `POST /object-sets/internal/ontology-references` answers. */
 export const MAX_ONTOLOGY_REFERENCES_PAGE = 1000;

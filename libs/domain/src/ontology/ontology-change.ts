@@ -74,7 +74,9 @@ export function breakingSummary(report: OntologyChangeReport): string {
   const parts: string[] = [];
   if (objects) parts.push(`${objects} object${objects === 1 ? '' : 's'} (counted per change)`);
   if (report.objectSetCount) {
-    parts.push(`${report.objectSetCount} saved object set definition${report.objectSetCount === 1 ? '' : 's'}${used ? ` (and ${used} set${used === 1 ? '' : 's'} built on them)` : ''}`);
+    parts.push(
+      `${report.objectSetCount} saved object set definition${report.objectSetCount === 1 ? '' : 's'}${used ? ` (and ${used} set${used === 1 ? '' : 's'} built on them)` : ''}`,
+    );
   }
   return (
     `ontology version ${report.activeVersion + 1} would no longer fit ${parts.join(' and ')}; ` +

@@ -22,7 +22,9 @@ describe('paging tokens', () => {
   it('rejects a tampered token', () => {
     const token = codec.encode(binding, { i: 3 });
     const [payload, mac] = token.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), p: { i: 0 } })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), p: { i: 0 } })).toString(
+      'base64url',
+    );
     expect(() => codec.decode(`${forged}.${mac}`, binding)).toThrow(InvalidPagingToken);
     expect(() => new PagingTokenCodec('other').decode(token, binding)).toThrow(InvalidPagingToken);
   });
@@ -37,14 +39,44 @@ describe('paging tokens', () => {
 
   // jsonEqual is canonicalJson equality without the strings: checked pairwise against it.
   const samples: unknown[] = [
-    undefined, null, 0, -0, 1, 1.5, '1', '', 'a', true, false,
-    [], [null], [undefined], [1, 2], [2, 1], [[1]], {}, { a: undefined }, { a: null }, { a: 1 }, { a: '1' },
-    { a: 1, b: 2 }, { b: 2, a: 1 }, { a: 1, b: undefined }, { a: [1, { x: 1 }] }, { a: [1, { x: 1, y: undefined }] },
-    { a: [1, { x: 2 }] }, { lat: 1, lon: 2 }, { lon: 2, lat: 1 }, { '0': 1 }, ['1'],
+    undefined,
+    null,
+    0,
+    -0,
+    1,
+    1.5,
+    '1',
+    '',
+    'a',
+    true,
+    false,
+    [],
+    [null],
+    [undefined],
+    [1, 2],
+    [2, 1],
+    [[1]],
+    {},
+    { a: undefined },
+    { a: null },
+    { a: 1 },
+    { a: '1' },
+    { a: 1, b: 2 },
+    { b: 2, a: 1 },
+    { a: 1, b: undefined },
+    { a: [1, { x: 1 }] },
+    { a: [1, { x: 1, y: undefined }] },
+    { a: [1, { x: 2 }] },
+    { lat: 1, lon: 2 },
+    { lon: 2, lat: 1 },
+    { '0': 1 },
+    ['1'],
   ];
   it('jsonEqual agrees with canonicalJson equality on every pair of samples', () => {
     const disagreements = samples.flatMap((a, i) =>
-      samples.filter((b) => jsonEqual(a, b) !== (canonicalJson(a) === canonicalJson(b))).map((b) => [i, canonicalJson(a), canonicalJson(b)]),
+      samples
+        .filter((b) => jsonEqual(a, b) !== (canonicalJson(a) === canonicalJson(b)))
+        .map((b) => [i, canonicalJson(a), canonicalJson(b)]),
     );
     expect(disagreements).toEqual([]);
     expect(jsonEqual({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).toBe(true);

@@ -89,7 +89,8 @@ export class PagingTokenCodec {
 
 /** Position checks for PagingTokenCodec.decode. */
 export const isSafeCount = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-export const isText = (v: unknown): boolean => typeof v === 'string' && v.length <= 100_000 && !v.includes('\u0000') && (v as unknown as { isWellFormed(): boolean }).isWellFormed();
+export const isText = (v: unknown): boolean =>
+  typeof v === 'string' && v.length <= 100_000 && !v.includes('\u0000') && (v as unknown as { isWellFormed(): boolean }).isWellFormed();
 export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A PostgreSQL `integer` of at least 0 (an object's version). */
 export const isInt32Count = (v: unknown): boolean => isSafeCount(v) && (v as number) <= 2_147_483_647;

@@ -1,5 +1,12 @@
 import { InvalidArgument } from '../errors/domain-error';
-import { checkObjectPathIds, checkSetIdParam, expectedVersionParam, pagingTokenParam, queryString, requiredDatetime } from './request-params';
+import {
+  checkObjectPathIds,
+  checkSetIdParam,
+  expectedVersionParam,
+  pagingTokenParam,
+  queryString,
+  requiredDatetime,
+} from './request-params';
 
 /** The 400 a check throws, as `{path, reason}`. */
 function fault(check: () => unknown): { path: string; reason: string } {
@@ -18,7 +25,10 @@ describe('request parameters', () => {
     expect(queryString('asOf', undefined)).toBeUndefined();
     expect(queryString('asOf', '')).toBe('');
     expect(fault(() => queryString('asOf', ['a', 'b']))).toEqual({ path: 'asOf', reason: 'asOf must be given once, as a string' });
-    expect(fault(() => pagingTokenParam(['a', 'b']))).toEqual({ path: 'pagingToken', reason: 'pagingToken must be given once, as a string' });
+    expect(fault(() => pagingTokenParam(['a', 'b']))).toEqual({
+      path: 'pagingToken',
+      reason: 'pagingToken must be given once, as a string',
+    });
   });
 
   it('requiredDatetime: present, once, RFC 3339 with an offset', () => {
@@ -33,7 +43,10 @@ describe('request parameters', () => {
     expect(expectedVersionParam('0')).toBe(0);
     expect(expectedVersionParam('12')).toBe(12);
     for (const bad of ['-1', '1.5', 'x', '', '1234567890123456']) {
-      expect(fault(() => expectedVersionParam(bad))).toEqual({ path: 'expectedVersion', reason: 'must be a non-negative integer (0: the object must not exist)' });
+      expect(fault(() => expectedVersionParam(bad))).toEqual({
+        path: 'expectedVersion',
+        reason: 'must be a non-negative integer (0: the object must not exist)',
+      });
     }
   });
 

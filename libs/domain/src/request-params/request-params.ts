@@ -72,7 +72,8 @@ export function requiredDatetime(field: string, value: unknown): Date {
 export function expectedVersionParam(value: unknown): number | undefined {
   const raw = queryString('expectedVersion', value);
   if (raw === undefined) return undefined;
-  if (!/^\d{1,15}$/.test(raw)) throw new InvalidArgument('expectedVersion', 'must be a non-negative integer (0: the object must not exist)');
+  if (!/^\d{1,15}$/.test(raw))
+    throw new InvalidArgument('expectedVersion', 'must be a non-negative integer (0: the object must not exist)');
   return Number(raw);
 }
 

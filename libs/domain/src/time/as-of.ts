@@ -11,7 +11,8 @@ export function parseAsOf(raw: unknown, field = 'asOf', now?: Date): Date | unde
   if (raw === undefined || raw === null) return undefined;
   const parsed = parseDatetime(raw);
   if (!parsed.ok) throw new InvalidArgument(field, `${field} ${parsed.reason}`);
-  if (parsed.value.getTime() > (now ?? new Date()).getTime()) throw new InvalidArgument(field, `${field} must not be in the future (reads go back in time only)`);
+  if (parsed.value.getTime() > (now ?? new Date()).getTime())
+    throw new InvalidArgument(field, `${field} must not be in the future (reads go back in time only)`);
   return parsed.value;
 }
 

@@ -1,4 +1,11 @@
-import { AS_OF_BODY_SCHEMA, AS_OF_RESPONSE_SCHEMA, ANALYTICS_LIMITS, DURATION_UNITS, OBJECT_ATTRIBUTES, SORT_DIRECTIONS } from '@app/domain';
+import {
+  AS_OF_BODY_SCHEMA,
+  AS_OF_RESPONSE_SCHEMA,
+  ANALYTICS_LIMITS,
+  DURATION_UNITS,
+  OBJECT_ATTRIBUTES,
+  SORT_DIRECTIONS,
+} from '@app/domain';
 /*
  * Swagger documentation of the §9 request shapes: sort keys, buckets and metrics (unions in the
  * Conjure encoding with an optional `name` beside `type`), and the aggregation response. These
@@ -14,21 +21,34 @@ import { unionMemberDto } from '../http/union-member';
 const DIRECTION: ApiPropertyOptions = { enum: [...SORT_DIRECTIONS], default: 'ASC' };
 const ATTRIBUTE: ApiPropertyOptions = { enum: [...OBJECT_ATTRIBUTES] };
 const NAME = {
-  description: 'Key of this bucket in `key` (default: the property id or attribute) or of this metric in `metrics` (default `count`, or `<type>.<propertyId|attribute>`)',
+  description:
+    'Key of this bucket in `key` (default: the property id or attribute) or of this metric in `metrics` (default `count`, or `<type>.<propertyId|attribute>`)',
   maxLength: ANALYTICS_LIMITS.nameLength,
 } as const;
 
 export class PropertySortKeyDto {
-  @ApiProperty({ example: 'updatedAt', description: 'Any property but a geopoint; a multi-valued one sorts by its smallest value (ASC) or largest (DESC)' })
+  @ApiProperty({
+    example: 'updatedAt',
+    description: 'Any property but a geopoint; a multi-valued one sorts by its smallest value (ASC) or largest (DESC)',
+  })
   propertyId: string;
   @ApiPropertyOptional(DIRECTION) direction?: 'ASC' | 'DESC';
 }
 export class DistanceFromDto {
   @ApiProperty({ example: 'location', description: 'A geopoint property' }) propertyId: string;
-  @ApiProperty({ ...apiSchemaRef('GeoPoint'), description: 'The point distances are measured from', example: { lat: 48.8566, lon: 2.3522 } }) point: unknown;
+  @ApiProperty({
+    ...apiSchemaRef('GeoPoint'),
+    description: 'The point distances are measured from',
+    example: { lat: 48.8566, lon: 2.3522 },
+  })
+  point: unknown;
 }
 export class DistanceSortKeyDto {
-  @ApiProperty({ type: DistanceFromDto, description: 'Only as the first key: nearest first (ASC) or farthest first (DESC) by great-circle distance; a multi-valued property by its nearest (ASC) or farthest (DESC) value; each result with a value carries distanceMeters' })
+  @ApiProperty({
+    type: DistanceFromDto,
+    description:
+      'Only as the first key: nearest first (ASC) or farthest first (DESC) by great-circle distance; a multi-valued property by its nearest (ASC) or farthest (DESC) value; each result with a value carries distanceMeters',
+  })
   distanceFrom: DistanceFromDto;
   @ApiPropertyOptional(DIRECTION) direction?: 'ASC' | 'DESC';
 }
@@ -42,7 +62,13 @@ export const ORDER_BY_SCHEMA: ApiPropertyOptions = {
   type: 'array',
   minItems: 1,
   maxItems: ANALYTICS_LIMITS.orderByKeys,
-  items: { oneOf: [{ $ref: getSchemaPath(PropertySortKeyDto) }, { $ref: getSchemaPath(AttributeSortKeyDto) }, { $ref: getSchemaPath(DistanceSortKeyDto) }] },
+  items: {
+    oneOf: [
+      { $ref: getSchemaPath(PropertySortKeyDto) },
+      { $ref: getSchemaPath(AttributeSortKeyDto) },
+      { $ref: getSchemaPath(DistanceSortKeyDto) },
+    ],
+  },
   description:
     'Up to 3 keys, each a property or an attribute, ASC by default; the first may be distanceFrom (nearest first). Objects without a value come last in both directions; ties by (environmentId, id) ascending; strings by code point. Absent: (environmentId, id). The paging token is bound to it.',
   example: [{ propertyId: 'updatedAt', direction: 'DESC' }, { attribute: 'type' }],
@@ -72,7 +98,8 @@ const RANGE_BOUND = {
   ],
 } as ApiPropertyOptions;
 export class RangeDto {
-  @ApiPropertyOptional({ description: 'Lower bound, included (a number, date or datetime as the property)', example: 0, ...RANGE_BOUND }) gte?: unknown;
+  @ApiPropertyOptional({ description: 'Lower bound, included (a number, date or datetime as the property)', example: 0, ...RANGE_BOUND })
+  gte?: unknown;
   @ApiPropertyOptional({ description: 'Upper bound, excluded', example: 100, ...RANGE_BOUND }) lt?: unknown;
 }
 export class RangesBucketPayloadDto {
@@ -87,7 +114,13 @@ export class DurationBucketPayloadDto {
 
 export class GeoGridBucketPayloadDto {
   @ApiProperty({ description: 'A geopoint property', example: 'location' }) propertyId: string;
-  @ApiProperty({ minimum: 1, maximum: 8, description: 'geohash characters; key = the cell\'s geohash (alphabet 0123456789bcdefghjkmnpqrstuvwxyz)', example: 4 }) precision: number;
+  @ApiProperty({
+    minimum: 1,
+    maximum: 8,
+    description: "geohash characters; key = the cell's geohash (alphabet 0123456789bcdefghjkmnpqrstuvwxyz)",
+    example: 4,
+  })
+  precision: number;
   @ApiPropertyOptional({
     minimum: 1,
     maximum: ANALYTICS_LIMITS.maxGroups,
@@ -129,9 +162,21 @@ export const MaxMetricDto = metricDto('max', PropertyMetricPayloadDto, 'Largest 
 export const SumMetricDto = metricDto('sum', PropertyMetricPayloadDto, 'Sum of every value (numbers)');
 export const AvgMetricDto = metricDto('avg', PropertyMetricPayloadDto, 'Mean of every value (numbers)');
 export const ExactDistinctMetricDto = metricDto('exactDistinct', DistinctMetricPayloadDto, 'Distinct values (0 over none)');
-export const ApproximateDistinctMetricDto = metricDto('approximateDistinct', DistinctMetricPayloadDto, 'Distinct values, within 2 % (counted exactly here)');
-export const GeoBoundsMetricDto = metricDto('geoBounds', PropertyMetricPayloadDto, 'The least and greatest latitude and longitude of the values of a geopoint property: {southWest, northEast} (never a box across the antimeridian)');
-export const GeoCentroidMetricDto = metricDto('geoCentroid', PropertyMetricPayloadDto, 'The mean of the values of a geopoint property as unit vectors: {lat, lon} (left out when that mean is within 1e-9 of the sphere\'s center)');
+export const ApproximateDistinctMetricDto = metricDto(
+  'approximateDistinct',
+  DistinctMetricPayloadDto,
+  'Distinct values, within 2 % (counted exactly here)',
+);
+export const GeoBoundsMetricDto = metricDto(
+  'geoBounds',
+  PropertyMetricPayloadDto,
+  'The least and greatest latitude and longitude of the values of a geopoint property: {southWest, northEast} (never a box across the antimeridian)',
+);
+export const GeoCentroidMetricDto = metricDto(
+  'geoCentroid',
+  PropertyMetricPayloadDto,
+  "The mean of the values of a geopoint property as unit vectors: {lat, lon} (left out when that mean is within 1e-9 of the sphere's center)",
+);
 
 export const BUCKET_MODELS = [ExactBucketDto, FixedWidthBucketDto, RangesBucketDto, DurationBucketDto, GeoGridBucketDto];
 const BUCKET_TYPES_IN_ORDER = ['exact', 'fixedWidth', 'ranges', 'duration', 'geoGrid'];
@@ -150,12 +195,22 @@ const METRIC_TYPES_IN_ORDER = ['count', 'min', 'max', 'sum', 'avg', 'exactDistin
 
 /** A geoBounds metric's value. */
 export class GeoBoundsDto {
-  @ApiProperty({ ...apiSchemaRef('GeoPoint'), description: 'The least latitude and longitude', example: { lat: 40.4168, lon: -3.7038 } }) southWest: unknown;
-  @ApiProperty({ ...apiSchemaRef('GeoPoint'), description: 'The greatest latitude and longitude', example: { lat: 52.52, lon: 13.405 } }) northEast: unknown;
+  @ApiProperty({ ...apiSchemaRef('GeoPoint'), description: 'The least latitude and longitude', example: { lat: 40.4168, lon: -3.7038 } })
+  southWest: unknown;
+  @ApiProperty({ ...apiSchemaRef('GeoPoint'), description: 'The greatest latitude and longitude', example: { lat: 52.52, lon: 13.405 } })
+  northEast: unknown;
 }
 
 /** Every class the §9 schemas reference, for ApiExtraModels. */
-export const ANALYTICS_MODELS = [PropertySortKeyDto, AttributeSortKeyDto, DistanceSortKeyDto, DistanceFromDto, GeoBoundsDto, ...BUCKET_MODELS, ...METRIC_MODELS];
+export const ANALYTICS_MODELS = [
+  PropertySortKeyDto,
+  AttributeSortKeyDto,
+  DistanceSortKeyDto,
+  DistanceFromDto,
+  GeoBoundsDto,
+  ...BUCKET_MODELS,
+  ...METRIC_MODELS,
+];
 
 export const GROUP_BY_SCHEMA: ApiPropertyOptions = {
   type: 'array',
@@ -168,7 +223,10 @@ export const GROUP_BY_SCHEMA: ApiPropertyOptions = {
     },
   },
   description: '0–3 buckets; a group per combination of their keys. Absent or empty: one group with key {}.',
-  example: [{ type: 'exact', exact: { attribute: 'type' } }, { type: 'duration', duration: { propertyId: 'updatedAt', unit: 'MONTH' }, name: 'month' }],
+  example: [
+    { type: 'exact', exact: { attribute: 'type' } },
+    { type: 'duration', duration: { propertyId: 'updatedAt', unit: 'MONTH' }, name: 'month' },
+  ],
 };
 
 export const METRICS_SCHEMA: ApiPropertyOptions = {
@@ -177,19 +235,34 @@ export const METRICS_SCHEMA: ApiPropertyOptions = {
   maxItems: ANALYTICS_LIMITS.metrics,
   items: {
     oneOf: METRIC_MODELS.map((m) => ({ $ref: getSchemaPath(m) })),
-    discriminator: { propertyName: 'type', mapping: Object.fromEntries(METRIC_TYPES_IN_ORDER.map((t, i) => [t, getSchemaPath(METRIC_MODELS[i])])) },
+    discriminator: {
+      propertyName: 'type',
+      mapping: Object.fromEntries(METRIC_TYPES_IN_ORDER.map((t, i) => [t, getSchemaPath(METRIC_MODELS[i])])),
+    },
   },
-  description: '1–10 metrics; groups are ordered by the first one descending, then by key ascending. A metric over no values is left out of its group.',
-  example: [{ type: 'count', count: {} }, { type: 'avg', avg: { propertyId: 'score' } }],
+  description:
+    '1–10 metrics; groups are ordered by the first one descending, then by key ascending. A metric over no values is left out of its group.',
+  example: [
+    { type: 'count', count: {} },
+    { type: 'avg', avg: { propertyId: 'score' } },
+  ],
 };
 
 export class AggregateGroupDto {
-  @ApiProperty({ type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { $ref: getSchemaPath(RangeDto) }] }, description: 'Bucket name → the group key: a property or attribute value, a bucket start, or the range as given ({} without groupBy)', example: { type: 'device', month: '2026-01-01T00:00:00.000Z' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { $ref: getSchemaPath(RangeDto) }] },
+    description: 'Bucket name → the group key: a property or attribute value, a bucket start, or the range as given ({} without groupBy)',
+    example: { type: 'device', month: '2026-01-01T00:00:00.000Z' },
+  })
   key: Record<string, unknown>;
   @ApiProperty({
     type: 'object',
-    additionalProperties: { oneOf: [{ type: 'number' }, { type: 'string' }, { $ref: getSchemaPath(GeoBoundsDto) }, { $ref: '#/components/schemas/GeoPoint' }] },
-    description: 'Metric name → value (a number; min and max of dates, timestamps and strings: a string; geoBounds: {southWest, northEast}; geoCentroid: {lat, lon})',
+    additionalProperties: {
+      oneOf: [{ type: 'number' }, { type: 'string' }, { $ref: getSchemaPath(GeoBoundsDto) }, { $ref: '#/components/schemas/GeoPoint' }],
+    },
+    description:
+      'Metric name → value (a number; min and max of dates, timestamps and strings: a string; geoBounds: {southWest, northEast}; geoCentroid: {lat, lon})',
     example: { count: 120, 'avg.score': 49.7 },
   })
   metrics: Record<string, unknown>;
@@ -197,7 +270,10 @@ export class AggregateGroupDto {
 
 export class AggregateResponseDto {
   @ApiProperty({ type: [AggregateGroupDto] }) groups: AggregateGroupDto[];
-  @ApiProperty({ description: 'True when an exact bucket kept only its maxGroups most frequent values, or more than 10,000 groups matched' }) truncated: boolean;
+  @ApiProperty({
+    description: 'True when an exact bucket kept only its maxGroups most frequent values, or more than 10,000 groups matched',
+  })
+  truncated: boolean;
   @ApiPropertyOptional(AS_OF_RESPONSE_SCHEMA) asOf?: string;
 }
 

@@ -11,7 +11,11 @@ const PUBLIC_KEY = 'ontology:public';
 /** Marks a route that needs no credentials (health checks). */
 export const Public = () => SetMetadata(PUBLIC_KEY, true);
 
-type RequestWithCaller = { headers: Record<string, string | string[] | undefined>; caller?: CallerContext; readContext?: ReadContext } & RequestWithVerifiedCaller;
+type RequestWithCaller = {
+  headers: Record<string, string | string[] | undefined>;
+  caller?: CallerContext;
+  readContext?: ReadContext;
+} & RequestWithVerifiedCaller;
 
 const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h);
 

@@ -13,7 +13,12 @@ describe('ExpensiveReads', () => {
     const running = [r.run(caller('ada'), () => held), r.run(caller('ada'), () => held)];
     const refused = await r.run(caller('ada'), async () => 'ran').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(TooManyRequests);
-    expect(refused).toMatchObject({ status: 429, errorCode: 'TOO_MANY_REQUESTS', headers: { 'Retry-After': '1' }, parameters: { limit: 2 } });
+    expect(refused).toMatchObject({
+      status: 429,
+      errorCode: 'TOO_MANY_REQUESTS',
+      headers: { 'Retry-After': '1' },
+      parameters: { limit: 2 },
+    });
     expect(await r.run(caller('bob'), async () => 'bob ran')).toBe('bob ran');
     release();
     await Promise.all(running);

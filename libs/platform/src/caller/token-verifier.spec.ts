@@ -37,11 +37,13 @@ describe('bearer token verification', () => {
 
   it('tolerates 30 s of clock skew on exp and nbf, and no more', async () => {
     await expect(verifier.verify(`Bearer ${await hs256({ sub: 'a', environments: [] }, { exp: now() - 20 })}`)).resolves.toBeDefined();
-    await expect(verifier.verify(`Bearer ${await hs256({ sub: 'a', environments: [] }, { exp: now() + 60, nbf: now() + 20 })}`)).resolves.toBeDefined();
+    await expect(
+      verifier.verify(`Bearer ${await hs256({ sub: 'a', environments: [] }, { exp: now() + 60, nbf: now() + 20 })}`),
+    ).resolves.toBeDefined();
     await expect(verifier.verify(`Bearer ${await hs256({ sub: 'a', environments: [] }, { exp: now() - 40 })}`)).rejects.toThrow(/expired/);
-    await expect(verifier.verify(`Bearer ${await hs256({ sub: 'a', environments: [] }, { exp: now() + 60, nbf: now() + 40 })}`)).rejects.toThrow(
-      Unauthorized,
-    );
+    await expect(
+      verifier.verify(`Bearer ${await hs256({ sub: 'a', environments: [] }, { exp: now() + 60, nbf: now() + 40 })}`),
+    ).rejects.toThrow(Unauthorized);
   });
 
   it.each([
@@ -60,7 +62,9 @@ describe('bearer token verification', () => {
     await expect(verifier.verify(`Bearer ${other}`)).rejects.toThrow(/signature/);
     await expect(verifier.verify(`Bearer ${await hs256({ sub: 'a', environments: [] })}`)).rejects.toThrow(/exp/);
     await expect(verifier.verify(`Bearer ${await hs256({ environments: [] }, { exp: now() + 60 })}`)).rejects.toThrow(/sub/);
-    await expect(verifier.verify(`Bearer ${await hs256({ sub: 'a', environments: 'prod' }, { exp: now() + 60 })}`)).rejects.toThrow(/environments/);
+    await expect(verifier.verify(`Bearer ${await hs256({ sub: 'a', environments: 'prod' }, { exp: now() + 60 })}`)).rejects.toThrow(
+      /environments/,
+    );
     await expect(verifier.verify(`Bearer ${await hs256({ sub: 'a' }, { exp: now() + 60 })}`)).rejects.toThrow(/environments/);
   });
 
@@ -68,16 +72,25 @@ describe('bearer token verification', () => {
     const bounded = new TokenVerifier({ authJwtSecret: SECRET, authJwtMaxTtlSeconds: 3600 });
     const claims = { sub: 'a', environments: [] };
     for (const exp of [1e20, now() + 7200]) {
-      await expect(bounded.verify(`Bearer ${await hs256(claims, { exp })}`)).rejects.toThrow(/valid for longer than AUTH_JWT_MAX_TTL allows \(3600 s\)/);
+      await expect(bounded.verify(`Bearer ${await hs256(claims, { exp })}`)).rejects.toThrow(
+        /valid for longer than AUTH_JWT_MAX_TTL allows \(3600 s\)/,
+      );
       // Without the maximum, as before: any exp in the future.
       await expect(verifier.verify(`Bearer ${await hs256(claims, { exp })}`)).resolves.toBeDefined();
     }
     // Issued two hours ago for two hours and a minute: within the hour now, too long a lifetime.
-    const old = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(now() - 7200).setExpirationTime(now() + 60).sign(key);
+    const old = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt(now() - 7200)
+      .setExpirationTime(now() + 60)
+      .sign(key);
     await expect(bounded.verify(`Bearer ${old}`)).rejects.toThrow(/AUTH_JWT_MAX_TTL/);
     await expect(bounded.verify(`Bearer ${await hs256(claims, { exp: now() + 3600 })}`)).resolves.toMatchObject({ userId: 'a' });
     // Without iat: measured from now.
-    const noIat = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(now() + 600).sign(key);
+    const noIat = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(now() + 600)
+      .sign(key);
     await expect(bounded.verify(`Bearer ${noIat}`)).resolves.toMatchObject({ userId: 'a' });
   });
 
@@ -90,7 +103,10 @@ describe('bearer token verification', () => {
     const pair = await generateKeyPair(alg);
     const pem = await exportSPKI(pair.publicKey);
     const v = new TokenVerifier({ authJwtPublicKey: pem });
-    const token = await new SignJWT({ sub: 'ada', environments: ['prod'] }).setProtectedHeader({ alg }).setExpirationTime(now() + 60).sign(pair.privateKey);
+    const token = await new SignJWT({ sub: 'ada', environments: ['prod'] })
+      .setProtectedHeader({ alg })
+      .setExpirationTime(now() + 60)
+      .sign(pair.privateKey);
     await expect(v.verify(`Bearer ${token}`)).resolves.toMatchObject({ userId: 'ada', environments: ['prod'] });
     await expect(v.verify(`Bearer ${await hs256({ sub: 'a', environments: [] }, { exp: now() + 60 })}`)).rejects.toThrow(Unauthorized);
   });

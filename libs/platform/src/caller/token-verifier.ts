@@ -23,7 +23,8 @@ export class TokenVerifier {
   private readonly maxTtlSeconds?: number;
 
   constructor(
-    config: Pick<AppConfig, 'authJwtSecret' | 'authJwtPublicKey'> & Partial<Pick<AppConfig, 'authJwtIssuer' | 'authJwtAudience' | 'authRolesClaim' | 'authJwtMaxTtlSeconds'>>,
+    config: Pick<AppConfig, 'authJwtSecret' | 'authJwtPublicKey'> &
+      Partial<Pick<AppConfig, 'authJwtIssuer' | 'authJwtAudience' | 'authRolesClaim' | 'authJwtMaxTtlSeconds'>>,
   ) {
     this.maxTtlSeconds = config.authJwtMaxTtlSeconds;
     this.issuer = config.authJwtIssuer;
@@ -57,7 +58,8 @@ export class TokenVerifier {
       if (e instanceof errors.JWTExpired) throw new Unauthorized('token has expired');
       if (e instanceof errors.JWTClaimValidationFailed) throw new Unauthorized(`token claim '${e.claim}' is invalid: ${e.reason}`);
       if (e instanceof errors.JWSSignatureVerificationFailed) throw new Unauthorized('token signature is invalid');
-      if (e instanceof errors.JOSEAlgNotAllowed) throw new Unauthorized(`token algorithm is not allowed (expected ${this.algorithms.join(' or ')})`);
+      if (e instanceof errors.JOSEAlgNotAllowed)
+        throw new Unauthorized(`token algorithm is not allowed (expected ${this.algorithms.join(' or ')})`);
       throw new Unauthorized('token is malformed or cannot be verified');
     }
     if (this.maxTtlSeconds !== undefined) this.checkLifetime(payload);
@@ -65,10 +67,12 @@ export class TokenVerifier {
     if (typeof sub !== 'string' || identifierFault(sub)) throw new Unauthorized("token claim 'sub' must be a valid user id");
     const environments = payload.environments;
     if (!Array.isArray(environments) || !environments.every((e) => typeof e === 'string' && !identifierFault(e))) {
-      throw new Unauthorized("token claim 'environments' must be a list of environment ids, or [\"*\"]");
+      throw new Unauthorized('token claim \'environments\' must be a list of environment ids, or ["*"]');
     }
     let roles: unknown = payload;
-    for (const key of this.rolesPath) roles = roles !== null && typeof roles === 'object' && Object.hasOwn(roles, key) ? (roles as Record<string, unknown>)[key] : undefined;
+    for (const key of this.rolesPath)
+      roles =
+        roles !== null && typeof roles === 'object' && Object.hasOwn(roles, key) ? (roles as Record<string, unknown>)[key] : undefined;
     if (roles !== undefined && !(Array.isArray(roles) && roles.every((r) => typeof r === 'string'))) {
       throw new Unauthorized(`token claim '${this.rolesPath.join('.')}' must be a list of role names`);
     }

@@ -26,7 +26,11 @@ describe('configuration', () => {
 
   it('bounds what each connection keeps prepared: 16,384 characters a statement, 100 statements and 131,072 characters a connection, unless set', () => {
     expect(loadConfig(base).preparedStatements).toEqual({ maxChars: 16_384, perConnection: 100, charsPerConnection: 131_072 });
-    const set = { PREPARED_STATEMENT_MAX_CHARS: '0', PREPARED_STATEMENTS_PER_CONNECTION: '10', PREPARED_STATEMENT_CHARS_PER_CONNECTION: '65536' };
+    const set = {
+      PREPARED_STATEMENT_MAX_CHARS: '0',
+      PREPARED_STATEMENTS_PER_CONNECTION: '10',
+      PREPARED_STATEMENT_CHARS_PER_CONNECTION: '65536',
+    };
     expect(loadConfig({ ...base, ...set }).preparedStatements).toEqual({ maxChars: 0, perConnection: 10, charsPerConnection: 65_536 });
     expect(() => loadConfig({ ...base, PREPARED_STATEMENTS_PER_CONNECTION: '-1' })).toThrow(/PREPARED_STATEMENTS_PER_CONNECTION/);
   });
@@ -56,13 +60,17 @@ describe('auth configuration', () => {
     expect(() => loadConfig({ ...base, AUTH_MODE: 'jwt' })).toThrow(/AUTH_JWT_SECRET/);
     expect(() => loadConfig({ ...base, AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'short' })).toThrow(/at least 32/);
     expect(() => loadConfig({ ...base, AUTH_MODE: 'jwt', AUTH_JWT_PUBLIC_KEY: 'not a key' })).toThrow(/PEM/);
-    expect(loadConfig({ ...base, AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'x'.repeat(32), PAGING_TOKEN_SECRET: 'p'.repeat(32) }).authMode).toBe('jwt');
+    expect(loadConfig({ ...base, AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'x'.repeat(32), PAGING_TOKEN_SECRET: 'p'.repeat(32) }).authMode).toBe(
+      'jwt',
+    );
   });
   it('needs a real PAGING_TOKEN_SECRET with AUTH_MODE=jwt, whatever NODE_ENV: not missing, short, or a public default', () => {
     const jwt = { ...base, AUTH_MODE: 'jwt', AUTH_JWT_SECRET: 'x'.repeat(32) };
     for (const secret of [undefined, '', 'p'.repeat(31), DEV_PAGING_TOKEN_SECRET, 'change-me-in-production-please']) {
       for (const NODE_ENV of [undefined, 'development', 'production']) {
-        expect(() => loadConfig({ ...jwt, NODE_ENV, PAGING_TOKEN_SECRET: secret })).toThrow(/PAGING_TOKEN_SECRET is required with AUTH_MODE=jwt/);
+        expect(() => loadConfig({ ...jwt, NODE_ENV, PAGING_TOKEN_SECRET: secret })).toThrow(
+          /PAGING_TOKEN_SECRET is required with AUTH_MODE=jwt/,
+        );
       }
     }
     expect(loadConfig({ ...jwt, PAGING_TOKEN_SECRET: 'p'.repeat(32) }).pagingTokenSecret).toBe('p'.repeat(32));
@@ -83,7 +91,9 @@ describe('auth configuration', () => {
 
   it('refuses AUTH_MODE=none in production unless AUTH_ALLOW_NONE=true', () => {
     expect(() => loadConfig({ ...base, NODE_ENV: 'production' })).toThrow(/AUTH_ALLOW_NONE/);
-    expect(loadConfig({ ...base, NODE_ENV: 'production', AUTH_ALLOW_NONE: 'true', PAGING_TOKEN_SECRET: 's'.repeat(32) }).authMode).toBe('none');
+    expect(loadConfig({ ...base, NODE_ENV: 'production', AUTH_ALLOW_NONE: 'true', PAGING_TOKEN_SECRET: 's'.repeat(32) }).authMode).toBe(
+      'none',
+    );
   });
 });
 

@@ -130,7 +130,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const urlList = (name: string, fallback: string[]): string[] => {
     const raw = env[name];
     if (raw === undefined || raw.trim() === '') return fallback;
-    const urls = raw.split(',').map((u) => u.trim()).filter(Boolean);
+    const urls = raw
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean);
     for (const u of urls) {
       try {
         new URL(u);
@@ -150,7 +153,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const authJwtPublicKey = env.AUTH_JWT_PUBLIC_KEY ? env.AUTH_JWT_PUBLIC_KEY.replace(/\\n/g, '\n') : undefined;
   if (authMode !== 'none' && authMode !== 'jwt') problems.push(`AUTH_MODE must be 'none' or 'jwt' (got '${env.AUTH_MODE}')`);
   if (authMode === 'jwt') {
-    if (!authJwtSecret && !authJwtPublicKey) problems.push('AUTH_MODE=jwt needs AUTH_JWT_SECRET (HS256) or AUTH_JWT_PUBLIC_KEY (RS256/ES256, PEM)');
+    if (!authJwtSecret && !authJwtPublicKey)
+      problems.push('AUTH_MODE=jwt needs AUTH_JWT_SECRET (HS256) or AUTH_JWT_PUBLIC_KEY (RS256/ES256, PEM)');
     if (authJwtSecret && authJwtPublicKey) problems.push('set only one of AUTH_JWT_SECRET and AUTH_JWT_PUBLIC_KEY');
     if (authJwtSecret && authJwtSecret.length < 32) problems.push('AUTH_JWT_SECRET must be at least 32 characters');
     if (authJwtPublicKey) {
@@ -162,7 +166,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   const pagingSecret = env.PAGING_TOKEN_SECRET;
-  if (authMode === 'jwt' && (!pagingSecret || pagingSecret.length < MIN_PAGING_TOKEN_SECRET_LENGTH || PUBLIC_PAGING_TOKEN_SECRETS.includes(pagingSecret))) {
+  if (
+    authMode === 'jwt' &&
+    (!pagingSecret || pagingSecret.length < MIN_PAGING_TOKEN_SECRET_LENGTH || PUBLIC_PAGING_TOKEN_SECRETS.includes(pagingSecret))
+  ) {
     // Callers are told apart: none may sign a paging token (a position of its choosing) of its own.
     problems.push(
       `PAGING_TOKEN_SECRET is required with AUTH_MODE=jwt: a random value of at least ${MIN_PAGING_TOKEN_SECRET_LENGTH} characters, the same on every replica (not the development or docker-compose default)`,
@@ -172,7 +179,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push('PAGING_TOKEN_SECRET is required with NODE_ENV=production (a random value, the same on every replica)');
   }
   if (authMode === 'none' && nodeEnv === 'production' && env.AUTH_ALLOW_NONE !== 'true') {
-    problems.push('AUTH_MODE=none is refused with NODE_ENV=production; set AUTH_MODE=jwt, or AUTH_ALLOW_NONE=true to accept that anyone can read and write everything');
+    problems.push(
+      'AUTH_MODE=none is refused with NODE_ENV=production; set AUTH_MODE=jwt, or AUTH_ALLOW_NONE=true to accept that anyone can read and write everything',
+    );
   }
   const config = Object.assign(new AppConfig(), {
     nodeEnv,
@@ -214,7 +223,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     preparedStatements: {
       maxChars: int('PREPARED_STATEMENT_MAX_CHARS', DEFAULT_PREPARED_STATEMENT_LIMITS.maxChars, 0, 1_073_741_824),
       perConnection: int('PREPARED_STATEMENTS_PER_CONNECTION', DEFAULT_PREPARED_STATEMENT_LIMITS.perConnection, 0, 1_000_000),
-      charsPerConnection: int('PREPARED_STATEMENT_CHARS_PER_CONNECTION', DEFAULT_PREPARED_STATEMENT_LIMITS.charsPerConnection, 0, 1_073_741_824),
+      charsPerConnection: int(
+        'PREPARED_STATEMENT_CHARS_PER_CONNECTION',
+        DEFAULT_PREPARED_STATEMENT_LIMITS.charsPerConnection,
+        0,
+        1_073_741_824,
+      ),
     },
     expensiveReadsPerCaller: int('EXPENSIVE_READS_PER_CALLER', 4, 1, 10_000),
   });
@@ -226,7 +240,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got '${config.logLevel}')`);
   }
   if (!/^\d+(b|kb|mb|gb)?$/i.test(config.bodyLimit)) problems.push(`BODY_LIMIT must look like 1mb (got '${config.bodyLimit}')`);
-  if (!/^\d+(b|kb|mb|gb)?$/i.test(config.largeBodyLimit)) problems.push(`LARGE_BODY_LIMIT must look like 64mb (got '${config.largeBodyLimit}')`);
+  if (!/^\d+(b|kb|mb|gb)?$/i.test(config.largeBodyLimit))
+    problems.push(`LARGE_BODY_LIMIT must look like 64mb (got '${config.largeBodyLimit}')`);
   if (problems.length) throw new ConfigError(problems);
   return config;
 }

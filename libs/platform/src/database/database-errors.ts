@@ -27,7 +27,17 @@ const UNAVAILABLE_SQLSTATES = new Set([
 const PROTOCOL_VIOLATION = '08P01';
 
 /** Socket errors of a connection to the server (Node's `code`). */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /** Errors pg and pg-pool raise without a code. */
 const MESSAGES = [
@@ -55,7 +65,8 @@ interface ErrorLike {
 
 function matches(e: ErrorLike): boolean {
   const code = typeof e.code === 'string' ? e.code : undefined;
-  if (code && ((code.startsWith('08') && code !== PROTOCOL_VIOLATION) || UNAVAILABLE_SQLSTATES.has(code) || NETWORK_CODES.has(code))) return true;
+  if (code && ((code.startsWith('08') && code !== PROTOCOL_VIOLATION) || UNAVAILABLE_SQLSTATES.has(code) || NETWORK_CODES.has(code)))
+    return true;
   if (typeof e.name === 'string' && TYPEORM_NAMES.has(e.name)) return true;
   const message = typeof e.message === 'string' ? e.message : '';
   return MESSAGES.some((m) => message.includes(m));

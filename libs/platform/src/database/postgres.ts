@@ -18,7 +18,8 @@ const RETRYABLE = new Set(['40001', '40P01', '23505']);
 
 /** Serialization failures, deadlocks and lost insert races: the transaction can simply run again. */
 export function isRetryableTransactionError(error: unknown): boolean {
-  const code = (error as { code?: string; driverError?: { code?: string } })?.code ??
+  const code =
+    (error as { code?: string; driverError?: { code?: string } })?.code ??
     (error as { driverError?: { code?: string } })?.driverError?.code;
   return !!code && RETRYABLE.has(code);
 }
@@ -156,7 +157,11 @@ export interface PreparedStatementLimits {
  * or 100 statements of the smallest kind at 64 kB each), where each distinct search shape stayed
  * prepared for the connection's life before (a search of 999 ranges: about 15 MB of it).
  */
-export const DEFAULT_PREPARED_STATEMENT_LIMITS: Readonly<PreparedStatementLimits> = { maxChars: 16_384, perConnection: 100, charsPerConnection: 131_072 };
+export const DEFAULT_PREPARED_STATEMENT_LIMITS: Readonly<PreparedStatementLimits> = {
+  maxChars: 16_384,
+  perConnection: 100,
+  charsPerConnection: 131_072,
+};
 
 /** The bounds of each pool's prepared statements (createPool); DEFAULT_PREPARED_STATEMENT_LIMITS when not given. */
 const preparedLimits = new WeakMap<Pool, PreparedStatementLimits>();
@@ -294,7 +299,13 @@ class RunningStatement {
  * asking the pool for a connection to its rows) is observed under `label`, here rather than in a
  * wrapper around it (one promise fewer per statement).
  */
-export async function runOnPool(pool: Pool, query: Statement, scope: RequestScope | undefined, observe?: StatementObserver, label?: string): Promise<unknown[]> {
+export async function runOnPool(
+  pool: Pool,
+  query: Statement,
+  scope: RequestScope | undefined,
+  observe?: StatementObserver,
+  label?: string,
+): Promise<unknown[]> {
   const started = observe ? performance.now() : 0;
   if (!scope && query.name === undefined) {
     const { rows } = await pool.query(query);

@@ -19,7 +19,11 @@ class FakeClient extends EventEmitter {
   query(query: { text: string; callback: (error: Error | null, result?: { rows: unknown[] }) => void }): void {
     this.sent.push(query.text);
     const fails = this.failOn !== undefined && query.text.startsWith(this.failOn);
-    queueMicrotask(() => (fails ? query.callback(Object.assign(new Error(`failed: ${query.text}`), { code: '23505' })) : query.callback(null, { rows: [{ text: query.text }] })));
+    queueMicrotask(() =>
+      fails
+        ? query.callback(Object.assign(new Error(`failed: ${query.text}`), { code: '23505' }))
+        : query.callback(null, { rows: [{ text: query.text }] }),
+    );
   }
 
   release(discard?: boolean): void {
@@ -55,7 +59,13 @@ describe('SqlExecutor.transaction', () => {
       await tx.rows('INSERT INTO t VALUES (1)');
     });
     await expect(work).rejects.toMatchObject({ code: '23505' });
-    expect(client.sent).toEqual(['START TRANSACTION', 'SET LOCAL statement_timeout = 120000', 'SELECT 1', 'INSERT INTO t VALUES (1)', 'ROLLBACK']);
+    expect(client.sent).toEqual([
+      'START TRANSACTION',
+      'SET LOCAL statement_timeout = 120000',
+      'SELECT 1',
+      'INSERT INTO t VALUES (1)',
+      'ROLLBACK',
+    ]);
     expect(client.released).toBe(false);
   });
 

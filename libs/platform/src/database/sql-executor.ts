@@ -5,7 +5,16 @@ import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { ReadRouter, ReadRouterSettings } from '../replicas/read-router';
 import { isDatabaseUnavailable, isProtocolViolation } from './database-errors';
 import { NotificationListener } from './notification-listener';
-import { createPool, currentRequestScope, PreparedStatementLimits, preparesOn, runOnPool, Statement, StatementObserver, submit } from './postgres';
+import {
+  createPool,
+  currentRequestScope,
+  PreparedStatementLimits,
+  preparesOn,
+  runOnPool,
+  Statement,
+  StatementObserver,
+  submit,
+} from './postgres';
 
 /** What runs statements and answers their rows: the executor (reads) and a transaction alike. */
 export interface SqlRows {
@@ -171,7 +180,9 @@ export class SqlExecutor implements SqlRows, OnApplicationShutdown {
   private run<T>(query: Statement, routed: boolean, label: string | undefined): Promise<T[]> {
     const observe = label === undefined ? undefined : this.observe;
     const scope = currentRequestScope();
-    return (routed && this.router.routes ? this.router.rows<T>(query, scope, observe, label) : runOnPool(this.pool, query, scope, observe, label)) as Promise<T[]>;
+    return (
+      routed && this.router.routes ? this.router.rows<T>(query, scope, observe, label) : runOnPool(this.pool, query, scope, observe, label)
+    ) as Promise<T[]>;
   }
 
   /**

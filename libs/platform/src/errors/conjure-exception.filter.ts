@@ -65,7 +65,12 @@ export class ConjureExceptionFilter implements ExceptionFilter {
       errorInstanceId: randomUUID(),
       parameters: error.parameters,
     };
-    const logLine = { errorInstanceId: body.errorInstanceId, errorName: body.errorName, method: req.method, url: req.originalUrl ?? req.url };
+    const logLine = {
+      errorInstanceId: body.errorInstanceId,
+      errorName: body.errorName,
+      method: req.method,
+      url: req.originalUrl ?? req.url,
+    };
     if (currentRequestScope()?.abandoned) {
       // The client went away first and its statements were cancelled for that (README Security, Limits): what
       // failed is the answer nobody waits for, not the service. Noted, not an error; no answer.
@@ -74,7 +79,11 @@ export class ConjureExceptionFilter implements ExceptionFilter {
       return;
     }
     if (error.status >= 500) {
-      this.logger.error({ ...logLine, msg: `${error.errorName} ${logLine.method} ${logLine.url}`, err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception });
+      this.logger.error({
+        ...logLine,
+        msg: `${error.errorName} ${logLine.method} ${logLine.url}`,
+        err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception,
+      });
     } else {
       this.logger.warn({ ...logLine, msg: `${error.errorName} ${logLine.method} ${logLine.url}`, parameters: error.parameters });
     }

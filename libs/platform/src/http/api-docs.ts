@@ -35,7 +35,8 @@ export function useApiSchemaNames(document: OpenAPIObject, names: Record<string,
   for (const name of Object.keys(schemas)) {
     const api = names[name] ?? name.replace(/Dto$/, '');
     if (api === name) continue;
-    if (api in schemas || [...renamed.values()].includes(api)) throw new Error(`OpenAPI schema ${name} cannot be renamed ${api}: that name is taken`);
+    if (api in schemas || [...renamed.values()].includes(api))
+      throw new Error(`OpenAPI schema ${name} cannot be renamed ${api}: that name is taken`);
     renamed.set(name, api);
   }
   document.components!.schemas = Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [renamed.get(name) ?? name, schema]));
@@ -64,7 +65,10 @@ export function applyRequestExamples(document: OpenAPIObject, examples: RequestE
     for (const operation of Object.values(item)) {
       const example = examples[(operation as { operationId?: string }).operationId ?? ''];
       if (!example || typeof operation !== 'object') continue;
-      const op = operation as { parameters?: { name: string; example?: unknown }[]; requestBody?: { content?: Record<string, { example?: unknown }> } };
+      const op = operation as {
+        parameters?: { name: string; example?: unknown }[];
+        requestBody?: { content?: Record<string, { example?: unknown }> };
+      };
       for (const p of op.parameters ?? []) if (example.params && p.name in example.params) p.example = example.params[p.name];
       const json = op.requestBody?.content?.['application/json'];
       if (json && example.body !== undefined) json.example = example.body;
@@ -93,10 +97,20 @@ const SAMPLE_PARAMETERS: Record<string, Record<string, unknown>> = {
   ObjectSetImmutable: { objectSetId: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6' },
   ObjectSetInUse: { objectSetId: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6' },
   OntologyChangeBreaks: {
-    reason: 'ontology version 2 would no longer fit 142 objects (counted per change) and 1 saved object set definition (and 2 sets built on them); change or delete them first, or publish anyway with ?force=true (?dryRun=true answers this report without publishing)',
+    reason:
+      'ontology version 2 would no longer fit 142 objects (counted per change) and 1 saved object set definition (and 2 sets built on them); change or delete them first, or publish anyway with ?force=true (?dryRun=true answers this report without publishing)',
     activeVersion: 1,
     breaking: true,
-    changes: [{ kind: 'PROPERTY_REMOVED', objectTypeId: 'person', propertyId: 'active', compatible: false, objectCount: 142, sample: [{ environmentId: 'prod', id: 'person-001' }] }],
+    changes: [
+      {
+        kind: 'PROPERTY_REMOVED',
+        objectTypeId: 'person',
+        propertyId: 'active',
+        compatible: false,
+        objectCount: 142,
+        sample: [{ environmentId: 'prod', id: 'person-001' }],
+      },
+    ],
     changeCount: 1,
     objectSets: [
       {
@@ -113,7 +127,11 @@ const SAMPLE_PARAMETERS: Record<string, Record<string, unknown>> = {
   PayloadTooLarge: { limit: '64mb' },
   RequestHeadersTooLarge: { limit: '16384 bytes', reason: 'the request line and headers are too large' },
   TooManyStreams: { limit: 'EVENTS_MAX_STREAMS_PER_CALLER', max: 100 },
-  TooManyRequests: { limit: 4, reason: 'at most 4 expensive reads (set members and diffs, aggregations, searches that follow links or start from a set) at once per caller; retry when one has answered' },
+  TooManyRequests: {
+    limit: 4,
+    reason:
+      'at most 4 expensive reads (set members and diffs, aggregations, searches that follow links or start from a set) at once per caller; retry when one has answered',
+  },
   DependencyUnavailable: { dependency: 'database' },
   Internal: {},
 };
@@ -170,7 +188,12 @@ export function applyErrorResponses(document: OpenAPIObject, errors: OperationEr
                   },
                 ],
               },
-              example: { errorCode: ERROR_CODES[list[0]], errorName: list[0], errorInstanceId: '3fa85f64-5717-4562-b3fc-2c963f66afa6', parameters: SAMPLE_PARAMETERS[list[0]] ?? {} },
+              example: {
+                errorCode: ERROR_CODES[list[0]],
+                errorName: list[0],
+                errorInstanceId: '3fa85f64-5717-4562-b3fc-2c963f66afa6',
+                parameters: SAMPLE_PARAMETERS[list[0]] ?? {},
+              },
             },
           },
         };
@@ -202,7 +225,8 @@ export function documentConsistencyToken(document: OpenAPIObject): void {
         response.headers = {
           ...response.headers,
           'X-Consistency-Token': {
-            description: 'docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new',
+            description:
+              'docs/api.md §11: the position this answer was read at (a read) or of its commit (a write); send it back as X-Consistency-Token to read at least that new',
             schema: { type: 'string', example: 'AWsEqPBd7bvzAAAAAAMAEUg' },
           },
         };
@@ -213,7 +237,7 @@ export function documentConsistencyToken(document: OpenAPIObject): void {
 
 /** Adds the API_SCHEMAS the document references (directly or through each other). */
 export function addApiSchemas(document: OpenAPIObject): void {
-  const schemas = (document.components ??= {}).schemas ??= {};
+  const schemas = ((document.components ??= {}).schemas ??= {});
   const refsIn = (node: unknown, out: Set<string>): Set<string> => {
     if (Array.isArray(node)) node.forEach((n) => refsIn(n, out));
     else if (node && typeof node === 'object') {
@@ -273,7 +297,9 @@ function closeRequestSchemas(document: OpenAPIObject): void {
     roots.forEach(visit);
     return names;
   };
-  const operations = Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, { requestBody?: unknown; responses?: unknown }>));
+  const operations = Object.values(document.paths).flatMap((item) =>
+    Object.values(item as Record<string, { requestBody?: unknown; responses?: unknown }>),
+  );
   const inRequests = reached(operations.map((o) => o.requestBody));
   const inResponses = reached(operations.map((o) => o.responses));
   const close = (node: unknown): void => {

@@ -40,7 +40,8 @@ export function authenticateFirst(verifier: TokenVerifier): RequestHandler {
         next();
       },
       (e: unknown) => {
-        if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) res.setHeader('Connection', 'close');
+        if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
+          res.setHeader('Connection', 'close');
         next(e);
       },
     );

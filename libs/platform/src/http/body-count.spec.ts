@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { countBody } from './body-count';
 import { findBodyFault } from './body-guard';
 
-const count = (text: string, maxArrayItems: number, maxValues?: number, maxDepth?: number) => countBody(Buffer.from(text), { maxArrayItems, maxValues, maxDepth });
+const count = (text: string, maxArrayItems: number, maxValues?: number, maxDepth?: number) =>
+  countBody(Buffer.from(text), { maxArrayItems, maxValues, maxDepth });
 
 /** What countBody counts, taken from the parsed value: the longest array, all values, and the deepest nesting (the body is level 1). */
 function measure(value: unknown): { longest: number; values: number; depth: number } {
@@ -34,14 +35,23 @@ describe('countBody', () => {
   it('refuses the first array past maxArrayItems, naming its path as the validation pipe does', () => {
     expect(count('{"objectIds": ["a", "b", "c"]}', 2)).toEqual({ path: 'objectIds', reason: 'must hold at most 2 items' });
     expect(count('[1, 2, 3]', 2)?.path).toBe('body');
-    const ontology = { objectTypes: [{ id: 't', properties: [] }, { id: 'u', properties: [{}, {}, {}] }], linkTypes: [] };
+    const ontology = {
+      objectTypes: [
+        { id: 't', properties: [] },
+        { id: 'u', properties: [{}, {}, {}] },
+      ],
+      linkTypes: [],
+    };
     expect(count(JSON.stringify(ontology), 2)?.path).toBe('objectTypes[1].properties');
     expect(count('{"a": {"b\\"c": [[1], [1, 2, 3]]}}', 2)?.path).toBe('a.b"c[1]');
     expect(count('{"o\\u0062jects": [1, 2, 3]}', 2)?.path).toBe('objects');
   });
 
   it('refuses the value past maxValues, at path body', () => {
-    expect(count('{"objectIds": [["a", "b"], ["c"]]}', 10, 6)).toEqual({ path: 'body', reason: expect.stringMatching(/^holds more than 6 values/) });
+    expect(count('{"objectIds": [["a", "b"], ["c"]]}', 10, 6)).toEqual({
+      path: 'body',
+      reason: expect.stringMatching(/^holds more than 6 values/),
+    });
     expect(count('{"objectIds": [["a", "b"], ["c"]]}', 10, 7)).toBeUndefined();
   });
 
@@ -57,7 +67,8 @@ describe('countBody', () => {
   });
 
   it('leaves text that is not JSON to JSON.parse', () => {
-    for (const text of ['', ']]]', '}', '{"a": "unterminated', ',', '{"a" [1, 2, 3]}', 'nul']) expect(() => count(text, 1, 1)).not.toThrow();
+    for (const text of ['', ']]]', '}', '{"a": "unterminated', ',', '{"a" [1, 2, 3]}', 'nul'])
+      expect(() => count(text, 1, 1)).not.toThrow();
     expect(count(']]][1, 2, 3]', 1)).toBeUndefined();
   });
 
@@ -70,7 +81,8 @@ describe('countBody', () => {
         expect(count(text, longest, values, depth)).toBeUndefined();
         if (longest > 0) expect(count(text, longest - 1, values, depth)?.reason).toBe(`must hold at most ${longest - 1} items`);
         expect(count(text, longest, values - 1, depth)?.path).toBe('body');
-        if (depth > 1 && findBodyFault(parsed, depth) === undefined) expect(count(text, longest, values, depth - 1)).toEqual(findBodyFault(parsed, depth - 1));
+        if (depth > 1 && findBodyFault(parsed, depth) === undefined)
+          expect(count(text, longest, values, depth - 1)).toEqual(findBodyFault(parsed, depth - 1));
       }),
       { numRuns: 500 },
     );

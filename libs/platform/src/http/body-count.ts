@@ -108,7 +108,10 @@ export function countBody(buf: Buffer, bounds: BodyCountBounds): BodyCountFault 
     if (valueDue) {
       valueDue = false;
       if (++values > maxValues) {
-        return { path: 'body', reason: `holds more than ${maxValues} values (strings, numbers, objects, arrays), more than any valid body of this operation` };
+        return {
+          path: 'body',
+          reason: `holds more than ${maxValues} values (strings, numbers, objects, arrays), more than any valid body of this operation`,
+        };
       }
       if (depth > 0 && isArray[depth - 1] && ++items[depth - 1] > maxItems) {
         return { path: pathOf(buf, depth - 1, isArray, items, keyStart, keyEnd), reason: `must hold at most ${maxItems} items` };
@@ -180,7 +183,8 @@ export class BodyRefused extends Error {
  */
 export function bodyVerifier(bounds: BodyCountBounds): (req: object, res: unknown, buf: Buffer, encoding: string) => void {
   return (req, res, buf, encoding) => {
-    if (encoding !== 'utf-8' && encoding !== 'utf8') throw new BodyRefused(new InvalidArgument('body', `must be JSON in UTF-8, not ${encoding}`));
+    if (encoding !== 'utf-8' && encoding !== 'utf8')
+      throw new BodyRefused(new InvalidArgument('body', `must be JSON in UTF-8, not ${encoding}`));
     noteUnicodeEscapes(req, res, buf);
     const fault = countBody(buf, bounds);
     if (fault) throw new BodyRefused(new InvalidArgument(fault.path, fault.reason));

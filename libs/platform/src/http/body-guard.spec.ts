@@ -29,7 +29,10 @@ describe('findBodyFault', () => {
   it('refuses keys that name built-in properties of objects, anywhere', () => {
     expect(findBodyFault(JSON.parse('{"__proto__": {"x": 1}}'))?.path).toBe('__proto__');
     expect(findBodyFault({ a: [{ b: 1 }, { toString: 1 }] })?.path).toBe('a[1].toString');
-    expect(findBodyFault({ links: { constructor: ['x'] } })).toMatchObject({ path: 'links.constructor', reason: expect.stringMatching(/built-in property/) });
+    expect(findBodyFault({ links: { constructor: ['x'] } })).toMatchObject({
+      path: 'links.constructor',
+      reason: expect.stringMatching(/built-in property/),
+    });
     expect(findBodyFault({ prototypes: 1, proto: 2, ToString: 3 })).toBeUndefined();
   });
 

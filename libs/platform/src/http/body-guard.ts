@@ -88,11 +88,16 @@ export function findBodyFault(body: unknown, maxDepth = MAX_BODY_DEPTH, checkTex
     const value = values.pop() as Record<string, unknown>;
     const depth = depths.pop() as number;
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) if (faultyItem(value[i], depth, maxDepth, checkText, values, depths)) return locateFault(body, maxDepth);
+      for (let i = 0; i < value.length; i++)
+        if (faultyItem(value[i], depth, maxDepth, checkText, values, depths)) return locateFault(body, maxDepth);
       continue;
     }
     for (const key in value) {
-      if (RESERVED_BODY_KEYS.has(key) || (checkText && isUnstorableText(key)) || faultyItem(value[key], depth, maxDepth, checkText, values, depths)) {
+      if (
+        RESERVED_BODY_KEYS.has(key) ||
+        (checkText && isUnstorableText(key)) ||
+        faultyItem(value[key], depth, maxDepth, checkText, values, depths)
+      ) {
         return locateFault(body, maxDepth);
       }
     }
@@ -150,7 +155,8 @@ function locateFault(body: unknown, maxDepth: number): BodyFault {
         reason: `'${key}' cannot be a field name or a map key in a request body: it names a built-in property of JavaScript objects`,
       };
     }
-    if (typeof key === 'string' && isUnstorableText(key)) return { path: pathTo(childSegment(key)), reason: `the key ${UNSTORABLE_REASON}` };
+    if (typeof key === 'string' && isUnstorableText(key))
+      return { path: pathTo(childSegment(key)), reason: `the key ${UNSTORABLE_REASON}` };
     const item = (top.value as Record<string | number, unknown>)[key];
     if (typeof item === 'string' && isUnstorableText(item)) return { path: pathTo(childSegment(key)), reason: UNSTORABLE_REASON };
     if (item === null || typeof item !== 'object') continue;
@@ -190,9 +196,16 @@ export function bodyGuardFault(req: Request, maxDepth: number, deeper: ReadonlyM
     // Only where an operation reads a body: a GET or DELETE with one is answered as without it.
     if (!BODY_METHODS.has(req.method) || !carriesBody(req)) return undefined;
     const type = req.headers['content-type'];
-    return new InvalidArgument('body', `must be JSON sent with Content-Type: application/json, not ${type ? `'${type}'` : 'without a Content-Type'}`);
+    return new InvalidArgument(
+      'body',
+      `must be JSON sent with Content-Type: application/json, not ${type ? `'${type}'` : 'without a Content-Type'}`,
+    );
   }
-  const fault = findBodyFault(body, deeper.get(req.path) ?? maxDepth, (req as unknown as Record<symbol, boolean>)[HAS_UNICODE_ESCAPES] !== false);
+  const fault = findBodyFault(
+    body,
+    deeper.get(req.path) ?? maxDepth,
+    (req as unknown as Record<symbol, boolean>)[HAS_UNICODE_ESCAPES] !== false,
+  );
   return fault ? new InvalidArgument(fault.path, fault.reason) : undefined;
 }
 

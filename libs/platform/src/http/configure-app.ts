@@ -10,7 +10,14 @@ import { AppConfig } from '../config';
 import { AppMetrics } from '../metrics';
 import { ConjureExceptionFilter } from '../errors/conjure-exception.filter';
 import { PayloadTooLarge } from '@app/domain';
-import { applyRequestExamples, documentConsistencyToken, OperationErrors, refineApiDocument, RequestExamples, useApiSchemaNames } from './api-docs';
+import {
+  applyRequestExamples,
+  documentConsistencyToken,
+  OperationErrors,
+  refineApiDocument,
+  RequestExamples,
+  useApiSchemaNames,
+} from './api-docs';
 import { authenticateFirst } from './authenticate-first';
 import { bodyGuardFault, JSON_MEDIA_TYPES, MAX_BODY_DEPTH } from './body-guard';
 import { BodyCountBounds, BodyRefused, bodyVerifier, limitInBytes, MAX_BODY_ARRAY_ITEMS } from './body-count';
@@ -72,8 +79,12 @@ interface BodyParser {
  */
 function bodyParsers(config: AppConfig, routes: LargeBodyRoute[], deeper: ReadonlyMap<string, number>): (req: Request) => BodyParser {
   const largeLimit = limitInBytes(config.largeBodyLimit);
-  const depthOf = (matches: (path: string) => boolean) => Math.max(MAX_BODY_DEPTH, ...[...deeper].filter(([path]) => matches(path)).map(([, depth]) => depth));
-  const parser = (limit: number, counts: BodyCountBounds): BodyParser => ({ limit, parse: json({ limit, type: JSON_MEDIA_TYPES, verify: bodyVerifier(counts) }) });
+  const depthOf = (matches: (path: string) => boolean) =>
+    Math.max(MAX_BODY_DEPTH, ...[...deeper].filter(([path]) => matches(path)).map(([, depth]) => depth));
+  const parser = (limit: number, counts: BodyCountBounds): BodyParser => ({
+    limit,
+    parse: json({ limit, type: JSON_MEDIA_TYPES, verify: bodyVerifier(counts) }),
+  });
   const large = routes.map((route) => ({
     route,
     parser: parser(Math.min(route.limit ?? largeLimit, largeLimit), {
@@ -130,7 +141,8 @@ export function configureApp(app: NestExpressApplication, docs: ApiDocsOptions, 
     enterScope(req, res, next);
   };
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return guardThenScope(req, res, next);
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined)
+      return guardThenScope(req, res, next);
     const parser = parserOf(req);
     // A body announced past the limit is answered at once, before any of it is read: Node then
     // reads what follows and drops it (the connection stays usable). The parser would first

@@ -143,7 +143,11 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
  * literal routes before them: about 1 µs of CPU per `GET /objects/{id}`, 18 routes tried before
  * it instead of 7 (bench/tools/route-order.mjs, 2026-11-27, Node 26.10, a shared 2-core machine).
  */
-export const NEST_APPLICATION_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true, routeResolutionStrategy: 'specificity' };
+export const NEST_APPLICATION_OPTIONS: NestApplicationOptions = {
+  bodyParser: false,
+  bufferLogs: true,
+  routeResolutionStrategy: 'specificity',
+};
 
 /** A Nest application on the Express adapter above, as both apps' main.ts creates it. */
 export function createExpressApp(module: Type<unknown>): Promise<NestExpressApplication> {

@@ -38,7 +38,9 @@ interface HandoffMessage {
 }
 
 const HANDED_OVER = Symbol('gateway handoff');
-type HandedOverSocket = Socket & { [HANDED_OVER]?: { relay: URL; paths: string[]; closed: { method: string; prefix: string }[]; dropped: string[] } };
+type HandedOverSocket = Socket & {
+  [HANDED_OVER]?: { relay: URL; paths: string[]; closed: { method: string; prefix: string }[]; dropped: string[] };
+};
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, so they are not relayed. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
@@ -71,19 +73,21 @@ function relay(to: URL, req: IncomingMessage, res: ServerResponse): void {
   // The client's address, which the gateway would have added had it relayed the request itself.
   const client = req.socket.remoteAddress ?? '';
   headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${String(headers['x-forwarded-for'])}, ${client}` : client;
-  const upstream = request(
-    { hostname: to.hostname, port: to.port, method: req.method, path: req.url, headers },
-    (up) => {
-      res.writeHead(up.statusCode ?? 502, up.statusMessage, endToEnd(up.headers));
-      up.pipe(res);
-      up.on('error', () => res.destroy());
-    },
-  );
+  const upstream = request({ hostname: to.hostname, port: to.port, method: req.method, path: req.url, headers }, (up) => {
+    res.writeHead(up.statusCode ?? 502, up.statusMessage, endToEnd(up.headers));
+    up.pipe(res);
+    up.on('error', () => res.destroy());
+  });
   upstream.on('error', () => {
     if (res.headersSent) return void res.destroy();
     res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '5' });
     res.end(
-      JSON.stringify({ errorCode: 'UNAVAILABLE', errorName: 'DependencyUnavailable', errorInstanceId: crypto.randomUUID(), parameters: { dependency: 'gateway' } }),
+      JSON.stringify({
+        errorCode: 'UNAVAILABLE',
+        errorName: 'DependencyUnavailable',
+        errorInstanceId: crypto.randomUUID(),
+        parameters: { dependency: 'gateway' },
+      }),
     );
   });
   res.on('close', () => {
@@ -113,7 +117,12 @@ export function acceptGatewayConnections(server: Server): void {
   });
   process.on('message', (message: HandoffMessage, socket?: Socket) => {
     if (message?.type !== GATEWAY_CONNECTION_MESSAGE || !socket) return;
-    (socket as HandedOverSocket)[HANDED_OVER] = { relay: new URL(message.relay), paths: message.paths, closed: message.closed ?? [], dropped: message.dropped ?? [] };
+    (socket as HandedOverSocket)[HANDED_OVER] = {
+      relay: new URL(message.relay),
+      paths: message.paths,
+      closed: message.closed ?? [],
+      dropped: message.dropped ?? [],
+    };
     server.emit('connection', socket);
     // The bytes the gateway read come first; the rest the socket reads itself.
     if (message.head) socket.emit('data', Buffer.from(message.head, 'latin1'));

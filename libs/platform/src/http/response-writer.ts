@@ -34,7 +34,13 @@ export function writeResponse(res: ServerResponse, value: unknown): unknown {
     return WRITTEN;
   }
   if (body === undefined || body === null || typeof body !== 'object') return body;
-  if (body instanceof Error || ArrayBuffer.isView(body) || typeof (body as { pipe?: unknown }).pipe === 'function' || typeof (body as { getStream?: unknown }).getStream === 'function') return body;
+  if (
+    body instanceof Error ||
+    ArrayBuffer.isView(body) ||
+    typeof (body as { pipe?: unknown }).pipe === 'function' ||
+    typeof (body as { getStream?: unknown }).getStream === 'function'
+  )
+    return body;
   writeText(res, JSON.stringify(body), JSON_CONTENT_TYPE);
   return WRITTEN;
 }

@@ -23,7 +23,13 @@ export function ReadingPost(path: string | undefined, operation: ApiOperationNam
 }
 
 /** A reading POST that is paged (pagingToken and pageSize in the query). */
-export function PagedReadingPost(path: string, operation: ApiOperationNames, body: Type, ok: Type, pageSizeDescription: string): MethodDecorator {
+export function PagedReadingPost(
+  path: string,
+  operation: ApiOperationNames,
+  body: Type,
+  ok: Type,
+  pageSizeDescription: string,
+): MethodDecorator {
   return applyDecorators(ApiPagingQuery(pageSizeDescription), ReadingPost(path, operation, body, ok));
 }
 

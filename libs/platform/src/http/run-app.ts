@@ -9,12 +9,19 @@ import { stopWithParent } from './stop-with-parent';
  * app, listens on its port and takes the connections the gateway hands over. A failure to start
  * prints `<name> app failed to start:` and exits with 1.
  */
-export function runApp(name: string, create: () => Promise<INestApplication>, port: (config: AppConfig) => number, portVariable: string): void {
+export function runApp(
+  name: string,
+  create: () => Promise<INestApplication>,
+  port: (config: AppConfig) => number,
+  portVariable: string,
+): void {
   void start(create, port).catch((e) => {
     const { code, port: taken, address } = e as { code?: string; port?: number; address?: string };
     if (code === 'EADDRINUSE' || code === 'EACCES') {
       // The variable that sets the port, not only the error's address (README Configuration).
-      console.error(`${name} app failed to start: port ${taken} (${portVariable}) on ${address} is ${code === 'EADDRINUSE' ? 'already in use' : 'not allowed'}; set ${portVariable} to a free port`);
+      console.error(
+        `${name} app failed to start: port ${taken} (${portVariable}) on ${address} is ${code === 'EADDRINUSE' ? 'already in use' : 'not allowed'}; set ${portVariable} to a free port`,
+      );
     } else {
       console.error(`${name} app failed to start:`, e);
     }

@@ -59,7 +59,8 @@ export async function callService(call: ServiceCall): Promise<string> {
   } catch (e) {
     // The answer broke off (the other app died or the connection dropped mid-body): whatever
     // its status said, there is no answer; never an empty or partial one passed on as a 2xx.
-    if (!requestSignal?.aborted) call.logger.warn(`${call.dependency} answer to ${call.method} ${url} could not be read: ${(e as Error).message}`);
+    if (!requestSignal?.aborted)
+      call.logger.warn(`${call.dependency} answer to ${call.method} ${url} could not be read: ${(e as Error).message}`);
     throw new DependencyUnavailable(call.dependency);
   }
   if (res.ok) {

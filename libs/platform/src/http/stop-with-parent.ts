@@ -14,9 +14,11 @@ export function stopWithParent(app: Promise<INestApplication>): void {
   if (!process.connected) return;
   process.once('disconnect', () => {
     setTimeout(() => process.exit(1), CLOSE_TIMEOUT_MS).unref();
-    app.then((a) => a.close()).then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    app
+      .then((a) => a.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   });
 }

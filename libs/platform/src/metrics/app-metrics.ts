@@ -54,26 +54,69 @@ export class AppMetrics implements OnModuleInit {
       'Duration of each hot SQL statement (named prepared statements), by statement name',
       STATEMENT_BUCKETS,
     );
-    this.registry.registerMetric(asPromMetric(requestSeconds.countAs('http_requests_total', 'HTTP requests answered, by method, route template and status')));
+    this.registry.registerMetric(
+      asPromMetric(requestSeconds.countAs('http_requests_total', 'HTTP requests answered, by method, route template and status')),
+    );
     this.registry.registerMetric(asPromMetric(requestSeconds));
     this.registry.registerMetric(asPromMetric(statementSeconds));
     this.instruments = {
       requestSeconds,
       statementSeconds,
-      membersCache: new Counter({ name: 'object_sets_members_cache_total', help: 'EVENTUALLY member reads answered from the members cache (hit) or not (miss)', labelNames: ['result'], registers }),
+      membersCache: new Counter({
+        name: 'object_sets_members_cache_total',
+        help: 'EVENTUALLY member reads answered from the members cache (hit) or not (miss)',
+        labelNames: ['result'],
+        registers,
+      }),
       objectsIngested: new Counter({ name: 'objects_ingested_total', help: 'Objects accepted by POST /objects/ingest', registers }),
-      versionsWritten: new Counter({ name: 'object_versions_written_total', help: 'New object versions written, by operation (put, ingest)', labelNames: ['operation'], registers }),
+      versionsWritten: new Counter({
+        name: 'object_versions_written_total',
+        help: 'New object versions written, by operation (put, ingest)',
+        labelNames: ['operation'],
+        registers,
+      }),
       // Live sets (docs/api.md §12): how far the feed's watermark was behind the clock at its last
       // page (objects app); open event streams, events sent, and how far the events' live position
       // is behind the clock (object-sets app).
-      changeFeedLag: new Gauge({ name: 'objects_change_feed_lag_seconds', help: 'How far the change feed watermark was behind the clock when a page was last read', registers }),
-      eventStreams: new Gauge({ name: 'object_set_event_streams', help: 'Open object set event streams (GET /object-sets/{id}/events)', registers }),
-      eventsSent: new Counter({ name: 'object_set_events_sent_total', help: 'Events written to object set event streams, by event', labelNames: ['event'], registers }),
-      liveSetsLag: new Gauge({ name: 'object_set_events_lag_seconds', help: 'How far the live position of object set events is behind the clock', registers }),
+      changeFeedLag: new Gauge({
+        name: 'objects_change_feed_lag_seconds',
+        help: 'How far the change feed watermark was behind the clock when a page was last read',
+        registers,
+      }),
+      eventStreams: new Gauge({
+        name: 'object_set_event_streams',
+        help: 'Open object set event streams (GET /object-sets/{id}/events)',
+        registers,
+      }),
+      eventsSent: new Counter({
+        name: 'object_set_events_sent_total',
+        help: 'Events written to object set event streams, by event',
+        labelNames: ['event'],
+        registers,
+      }),
+      liveSetsLag: new Gauge({
+        name: 'object_set_events_lag_seconds',
+        help: 'How far the live position of object set events is behind the clock',
+        registers,
+      }),
     };
     const pool = (): { totalCount: number; idleCount: number; waitingCount: number } | undefined => this.sql?.pool;
-    new Gauge({ name: 'db_pool_connections', help: 'Connections the pg pool holds (open)', registers, collect() { this.set(pool()?.totalCount ?? 0); } });
-    new Gauge({ name: 'db_pool_idle_connections', help: 'Open pg pool connections not in use', registers, collect() { this.set(pool()?.idleCount ?? 0); } });
+    new Gauge({
+      name: 'db_pool_connections',
+      help: 'Connections the pg pool holds (open)',
+      registers,
+      collect() {
+        this.set(pool()?.totalCount ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'db_pool_idle_connections',
+      help: 'Open pg pool connections not in use',
+      registers,
+      collect() {
+        this.set(pool()?.idleCount ?? 0);
+      },
+    });
     // Read replicas (docs/api.md §11), when the app has any: read statements by target, each replica's state and lag.
     const router = () => this.sql?.router;
     const counted = { primary: 0, replica: 0 };
@@ -111,7 +154,14 @@ export class AppMetrics implements OnModuleInit {
         for (const r of router()?.status() ?? []) this.set({ replica: r.name }, r.up ? 1 : 0);
       },
     });
-    new Gauge({ name: 'db_pool_waiting_requests', help: 'Queries waiting for a pg pool connection', registers, collect() { this.set(pool()?.waitingCount ?? 0); } });
+    new Gauge({
+      name: 'db_pool_waiting_requests',
+      help: 'Queries waiting for a pg pool connection',
+      registers,
+      collect() {
+        this.set(pool()?.waitingCount ?? 0);
+      },
+    });
   }
 
   get enabled(): boolean {
@@ -120,7 +170,8 @@ export class AppMetrics implements OnModuleInit {
 
   onModuleInit(): void {
     const statementSeconds = this.instruments?.statementSeconds;
-    if (statementSeconds) this.sql?.observeStatements((statement, seconds) => statementSeconds.observe(statement, 0, seconds, statementLabels, statement));
+    if (statementSeconds)
+      this.sql?.observeStatements((statement, seconds) => statementSeconds.observe(statement, 0, seconds, statementLabels, statement));
   }
 
   /**
@@ -141,7 +192,13 @@ export class AppMetrics implements OnModuleInit {
     // The Express route (one per controller method; none when no route matched), the method
     // (a GET route also answers HEAD) and the status name the series, without building a string.
     const req = res.req as Request;
-    this.instruments!.requestSeconds.observe(req.route ?? UNMATCHED_ROUTE, methodCode(req.method) * 1000 + res.statusCode, (performance.now() - startedAt) / 1000, requestLabels, res);
+    this.instruments!.requestSeconds.observe(
+      req.route ?? UNMATCHED_ROUTE,
+      methodCode(req.method) * 1000 + res.statusCode,
+      (performance.now() - startedAt) / 1000,
+      requestLabels,
+      res,
+    );
   };
 
   private readonly onRequest = (req: Request, res: Response): void => {

@@ -54,7 +54,11 @@ export class KeyedHistogram<L extends string> {
       let cumulative = 0;
       s.buckets.forEach((n, i) => {
         cumulative += n;
-        values.push({ labels: { ...s.labels, le: i < this.bounds.length ? this.bounds[i] : '+Inf' }, value: cumulative, metricName: `${this.name}_bucket` });
+        values.push({
+          labels: { ...s.labels, le: i < this.bounds.length ? this.bounds[i] : '+Inf' },
+          value: cumulative,
+          metricName: `${this.name}_bucket`,
+        });
       });
       values.push({ labels: s.labels, value: s.sum, metricName: `${this.name}_sum` });
       values.push({ labels: s.labels, value: s.count, metricName: `${this.name}_count` });
@@ -68,7 +72,13 @@ export class KeyedHistogram<L extends string> {
       name,
       help,
       type: 'counter',
-      get: () => ({ name, help, type: 'counter', values: this.allSeries().map((s) => ({ labels: s.labels, value: s.count })), aggregator: 'sum' }),
+      get: () => ({
+        name,
+        help,
+        type: 'counter',
+        values: this.allSeries().map((s) => ({ labels: s.labels, value: s.count })),
+        aggregator: 'sum',
+      }),
       reset: () => undefined,
     };
   }

@@ -38,7 +38,23 @@ describe('consistency token', () => {
   });
 
   it('merges positions keeping the newer of each cluster', () => {
-    const merged = mergePositions(new Map([['1', 5n], ['2', 9n]]), new Map([['1', 7n], ['2', 3n], ['3', 1n]]));
-    expect(merged).toEqual(new Map([['1', 7n], ['2', 9n], ['3', 1n]]));
+    const merged = mergePositions(
+      new Map([
+        ['1', 5n],
+        ['2', 9n],
+      ]),
+      new Map([
+        ['1', 7n],
+        ['2', 3n],
+        ['3', 1n],
+      ]),
+    );
+    expect(merged).toEqual(
+      new Map([
+        ['1', 7n],
+        ['2', 9n],
+        ['3', 1n],
+      ]),
+    );
   });
 });

@@ -1,6 +1,12 @@
 import type { Request, Response } from 'express';
 import { ServerResponse } from 'node:http';
-import { CONSISTENCY_TOKEN_HEADER, ConsistencyPositions, decodeConsistencyToken, encodeConsistencyToken, mergePositions } from './consistency-token';
+import {
+  CONSISTENCY_TOKEN_HEADER,
+  ConsistencyPositions,
+  decodeConsistencyToken,
+  encodeConsistencyToken,
+  mergePositions,
+} from './consistency-token';
 import { ReadContext } from './read-context';
 import type { ReadRouter } from './read-router';
 
@@ -63,7 +69,8 @@ export function attachReadContext(req: Request, res: Response, router: ReadRoute
 let lastToken = { cluster: '', lsn: -1n, token: '' };
 
 function tokenOf(ctx: ReadContext, ours: bigint): string {
-  if (ctx.incoming || ctx.learned || !ctx.clusterId || ours <= 0n) return encodeConsistencyToken(ctx.responsePositions(ctx.clusterId, ours));
+  if (ctx.incoming || ctx.learned || !ctx.clusterId || ours <= 0n)
+    return encodeConsistencyToken(ctx.responsePositions(ctx.clusterId, ours));
   if (lastToken.lsn !== ours || lastToken.cluster !== ctx.clusterId) {
     lastToken = { cluster: ctx.clusterId, lsn: ours, token: encodeConsistencyToken(new Map([[ctx.clusterId, ours]])) };
   }

@@ -175,7 +175,10 @@ export class ReadRouter {
 
   private async pollPrimary(sentAt: number): Promise<void> {
     try {
-      const [row] = await ownStatement<{ lsn: string; t: string }>(this.primary, `SELECT pg_current_wal_insert_lsn()::text AS lsn, extract(epoch FROM clock_timestamp()) * 1000 AS t`);
+      const [row] = await ownStatement<{ lsn: string; t: string }>(
+        this.primary,
+        `SELECT pg_current_wal_insert_lsn()::text AS lsn, extract(epoch FROM clock_timestamp()) * 1000 AS t`,
+      );
       const lsn = parseLsn(row.lsn);
       this.notePrimary(lsn);
       if (this.primaryPollFailing) this.logger.log('primary position polled again');
@@ -200,7 +203,10 @@ export class ReadRouter {
         Math.max(1000, this.settings.maxLagMs),
       );
       if (row.id !== this.clusterId || !row.standby || !row.lsn) {
-        if (!r.wrongCluster) this.logger.error(`replica ${r.name} is not a hot standby of the primary (cluster ${row.id}, in recovery: ${row.standby}); not used`);
+        if (!r.wrongCluster)
+          this.logger.error(
+            `replica ${r.name} is not a hot standby of the primary (cluster ${row.id}, in recovery: ${row.standby}); not used`,
+          );
         r.wrongCluster = true;
         return;
       }

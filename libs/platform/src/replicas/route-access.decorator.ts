@@ -17,7 +17,9 @@ function declare(access: RouteAccess): MethodDecorator {
   const set = SetMetadata(ROUTE_ACCESS_KEY, access);
   return (target, key, descriptor) => {
     if (routeAccessOf(descriptor.value as object) !== undefined) {
-      throw new Error(`${target.constructor.name}.${String(key)} is declared twice (@Reads() and @Writes(), or one of them twice): give it one`);
+      throw new Error(
+        `${target.constructor.name}.${String(key)} is declared twice (@Reads() and @Writes(), or one of them twice): give it one`,
+      );
     }
     return set(target, key, descriptor);
   };

@@ -18,7 +18,11 @@ class Routes {
 function routed(handler: () => void): { context: ExecutionContext; read: ReadContext } {
   const read = new ReadContext(undefined);
   const req = { readContext: read };
-  const context = { getHandler: () => handler, getClass: () => Routes, switchToHttp: () => ({ getRequest: () => req }) } as unknown as ExecutionContext;
+  const context = {
+    getHandler: () => handler,
+    getClass: () => Routes,
+    switchToHttp: () => ({ getRequest: () => req }),
+  } as unknown as ExecutionContext;
   return { context, read };
 }
 

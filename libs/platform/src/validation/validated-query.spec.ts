@@ -25,8 +25,12 @@ describe('the query pipe', () => {
   });
 
   it("reports the first declared value's fault, as its parser throws it", () => {
-    expect(() => QUERY_VALIDATION_PIPE.transform({ size: ['1', '2'] }, meta(Window))).toThrow(new InvalidArgument('start', 'start is required'));
-    expect(() => QUERY_VALIDATION_PIPE.transform({ start: '2026-01-01T00:00:00Z', size: ['1', '2'] }, meta(Window))).toThrow(InvalidArgument);
+    expect(() => QUERY_VALIDATION_PIPE.transform({ size: ['1', '2'] }, meta(Window))).toThrow(
+      new InvalidArgument('start', 'start is required'),
+    );
+    expect(() => QUERY_VALIDATION_PIPE.transform({ start: '2026-01-01T00:00:00Z', size: ['1', '2'] }, meta(Window))).toThrow(
+      InvalidArgument,
+    );
   });
 
   it('parses an empty query once per DTO, unless it is refused', () => {

@@ -60,7 +60,8 @@ export class QueryValidationPipe implements PipeTransform {
 
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const dto = metadata.metatype;
-    if (typeof dto !== 'function' || dto === Object) throw new Error(`a query must be declared as a query DTO class (QueryValue), not ${String(dto?.name)}`);
+    if (typeof dto !== 'function' || dto === Object)
+      throw new Error(`a query must be declared as a query DTO class (QueryValue), not ${String(dto?.name)}`);
     const query = (value ?? {}) as Record<string, unknown>;
     for (const _ in query) return this.parse(dto, query);
     const cached = this.empty.get(dto);

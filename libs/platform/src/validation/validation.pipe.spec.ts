@@ -30,10 +30,13 @@ class Search {
 
   @IsOptional()
   @IsInt()
-  @CheckedBy((v) => {
-    if ((v as number) < 1) throw new InvalidArgument('size', 'must be at least 1');
-    return Math.min(v as number, 10);
-  }, { optional: true })
+  @CheckedBy(
+    (v) => {
+      if ((v as number) < 1) throw new InvalidArgument('size', 'must be at least 1');
+      return Math.min(v as number, 10);
+    },
+    { optional: true },
+  )
   size?: number;
 }
 
@@ -73,13 +76,19 @@ describe('the validation pipe', () => {
   });
 
   it('checks a CheckedBy property with its function, whose value replaces it', async () => {
-    await expect(pipe.transform({ filter: 'a', size: 50 }, { type: 'body', metatype: Search })).resolves.toMatchObject({ filter: 'A', size: 10 });
+    await expect(pipe.transform({ filter: 'a', size: 50 }, { type: 'body', metatype: Search })).resolves.toMatchObject({
+      filter: 'A',
+      size: 10,
+    });
   });
 
   it("answers a CheckedBy function's own error, after every class-validator fault", async () => {
     const meta = { type: 'body' as const, metatype: Search };
     await expect(pipe.transform({ filter: 1 }, meta)).rejects.toEqual(new InvalidFilter('filter', 'must be a string'));
-    await expect(pipe.transform({ filter: 1, size: 'x' }, meta)).rejects.toMatchObject({ errorName: 'InvalidArgument', parameters: { path: 'size', reason: 'size must be an integer number' } });
+    await expect(pipe.transform({ filter: 1, size: 'x' }, meta)).rejects.toMatchObject({
+      errorName: 'InvalidArgument',
+      parameters: { path: 'size', reason: 'size must be an integer number' },
+    });
     await expect(pipe.transform({ filter: 1, extra: 1 }, meta)).rejects.toMatchObject({ parameters: { path: 'extra' } });
     await expect(pipe.transform({ filter: 'a', size: 0 }, meta)).rejects.toEqual(new InvalidArgument('size', 'must be at least 1'));
   });

@@ -28,7 +28,9 @@ export class ObjectSetsSchema1764200000000 implements MigrationInterface {
     await q.query(`CREATE INDEX object_set_created_idx ON object_sets.object_set (created_at DESC, id) WHERE NOT ephemeral`);
     await q.query(`CREATE INDEX object_set_creator_idx ON object_sets.object_set (creator, created_at DESC, id) WHERE NOT ephemeral`);
     await q.query(`CREATE INDEX object_set_title_idx ON object_sets.object_set (title) WHERE NOT ephemeral`);
-    await q.query(`CREATE INDEX object_set_title_trgm_idx ON object_sets.object_set USING gin (lower(title) gin_trgm_ops) WHERE NOT ephemeral`);
+    await q.query(
+      `CREATE INDEX object_set_title_trgm_idx ON object_sets.object_set USING gin (lower(title) gin_trgm_ops) WHERE NOT ephemeral`,
+    );
     // Expiry sweeps of ephemeral sets.
     await q.query(`CREATE INDEX object_set_expires_idx ON object_sets.object_set (expires_at) WHERE expires_at IS NOT NULL`);
 

@@ -1,14 +1,35 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  MaxLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { ApiAsOfBodyField, ApiGroupByField, ApiMetricsField, apiSchemaRef, CheckedBy, IsEnvironmentId } from '@app/platform';
 import { AS_OF_RESPONSE_SCHEMA, ObjectSetDefinition } from '@app/domain';
 import { validateDefinition } from '../../definitions/definition.validator';
 
 const DEFINITION_EXAMPLE = {
   type: 'filter',
-  filter: { filter: { type: 'and', and: { filters: [{ type: 'objectType', objectType: { types: ['person'] } }, { type: 'tag', tag: { tags: ['vip'] } }] } } },
+  filter: {
+    filter: {
+      type: 'and',
+      and: {
+        filters: [
+          { type: 'objectType', objectType: { types: ['person'] } },
+          { type: 'tag', tag: { tags: ['vip'] } },
+        ],
+      },
+    },
+  },
 };
 const DEFINITION_DOC =
   'ObjectSetDefinition, a union: {"type": "stable", "stable": {"objects": [{environmentId, id}]}} | {"type": "filter", "filter": {filter, startingSet?}} | ' +
@@ -17,13 +38,22 @@ const DEFINITION_DOC =
 export class ScopeDto {
   @IsArray()
   @ArrayMaxSize(1000)
-  @IsEnvironmentId({ type: [String], description: 'Environments the set draws its members from; empty: every environment the caller can see' }, { each: true })
+  @IsEnvironmentId(
+    { type: [String], description: 'Environments the set draws its members from; empty: every environment the caller can see' },
+    { each: true },
+  )
   environmentIds: string[];
 }
 
 /** An optional `scope` of a set body, checked by the validation pipe. */
 const ScopeField = (): PropertyDecorator =>
-  applyDecorators(ApiPropertyOptional({ type: ScopeDto }), IsOptional(), IsObject(), ValidateNested(), Type(() => ScopeDto));
+  applyDecorators(
+    ApiPropertyOptional({ type: ScopeDto }),
+    IsOptional(),
+    IsObject(),
+    ValidateNested(),
+    Type(() => ScopeDto),
+  );
 
 export class CreateObjectSetDto {
   @ApiProperty({ example: 'VIP customers', maxLength: 1024 })
@@ -50,7 +80,10 @@ export class CreateObjectSetDto {
   @IsBoolean()
   immutable?: boolean;
 
-  @ApiPropertyOptional({ default: false, description: 'An ephemeral set expires after EPHEMERAL_SET_TTL seconds and is left out of set search' })
+  @ApiPropertyOptional({
+    default: false,
+    description: 'An ephemeral set expires after EPHEMERAL_SET_TTL seconds and is left out of set search',
+  })
   @IsOptional()
   @IsBoolean()
   ephemeral?: boolean;

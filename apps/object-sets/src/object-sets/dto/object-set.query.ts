@@ -16,7 +16,8 @@ export class ObjectSetReadQuery {
 /** getObjectSetMembers: `?consistency&asOf`. */
 export class ObjectSetMembersQuery {
   @QueryValue((raw): Consistency => {
-    if (raw !== undefined && raw !== 'STRONG' && raw !== 'EVENTUALLY') throw new InvalidArgument('consistency', 'must be STRONG or EVENTUALLY');
+    if (raw !== undefined && raw !== 'STRONG' && raw !== 'EVENTUALLY')
+      throw new InvalidArgument('consistency', 'must be STRONG or EVENTUALLY');
     return raw ?? 'STRONG';
   })
   consistency: Consistency;

@@ -1,4 +1,13 @@
-import { hasOwn, identifierFault, InvalidArgument, isObjectSetId, isPlainObject, kindOf, MAX_ONTOLOGY_REFERENCES_PAGE, OntologyReferencesRequest } from '@app/domain';
+import {
+  hasOwn,
+  identifierFault,
+  InvalidArgument,
+  isObjectSetId,
+  isPlainObject,
+  kindOf,
+  MAX_ONTOLOGY_REFERENCES_PAGE,
+  OntologyReferencesRequest,
+} from '@app/domain';
 
 /** Most ids one check asks about: every object type, property and link type an ontology may declare (publish-ontology.guard.ts). */
 const MAX_NAMES = 120_000;
@@ -16,10 +25,12 @@ export class OntologyReferencesRequestDto implements OntologyReferencesRequest {
   static checkBody(body: unknown): OntologyReferencesRequestDto {
     if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object {"names", "after"?, "limit"}, not ${kindOf(body)}`);
     for (const key of Object.keys(body)) {
-      if (key !== 'names' && key !== 'after' && key !== 'limit') throw new InvalidArgument(key, 'unknown field; the body is {"names", "after"?, "limit"}');
+      if (key !== 'names' && key !== 'after' && key !== 'limit')
+        throw new InvalidArgument(key, 'unknown field; the body is {"names", "after"?, "limit"}');
     }
     const names: unknown = body.names;
-    if (!Array.isArray(names) || names.length === 0 || names.length > MAX_NAMES) throw new InvalidArgument('names', `must be a list of 1 to ${MAX_NAMES} ids`);
+    if (!Array.isArray(names) || names.length === 0 || names.length > MAX_NAMES)
+      throw new InvalidArgument('names', `must be a list of 1 to ${MAX_NAMES} ids`);
     const ids: string[] = [];
     names.forEach((n: unknown, i) => {
       const fault = identifierFault(n);

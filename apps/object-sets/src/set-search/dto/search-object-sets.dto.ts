@@ -60,7 +60,8 @@ const FILTER_EXAMPLE = {
 
 export class SearchObjectSetsRequestDto {
   @ApiProperty({
-    description: 'ObjectSetFilter, a union: and {filters} | or {filters} | not {filter} | userId {userId} | title {title, fuzzy?}; at most 32 levels and 1000 nodes',
+    description:
+      'ObjectSetFilter, a union: and {filters} | or {filters} | not {filter} | userId {userId} | title {title, fuzzy?}; at most 32 levels and 1000 nodes',
     ...apiSchemaRef('ObjectSetFilter'),
     example: FILTER_EXAMPLE,
   })

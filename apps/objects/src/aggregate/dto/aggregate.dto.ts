@@ -17,7 +17,10 @@ export class AggregateObjectsRequestDto {
   @CheckedAgainstOntology()
   filter: unknown;
 
-  @ApiPropertyOptional({ description: 'Only members of this object set (ObjectSetId)', example: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6' })
+  @ApiPropertyOptional({
+    description: 'Only members of this object set (ObjectSetId)',
+    example: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(256)
@@ -36,9 +39,11 @@ const INTERNAL_AGGREGATE_FIELDS = ['filter', 'groupBy', 'metrics', 'asOf'];
  * class-transformer would copy it recursively before the filter validator bounds it.
  */
 function checkInternalAggregateRequest(body: unknown): InternalAggregateRequestDto {
-  if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object {"filter", "groupBy"?, "metrics"}, not ${kindOf(body)}`);
+  if (!isPlainObject(body))
+    throw new InvalidArgument('body', `must be a JSON object {"filter", "groupBy"?, "metrics"}, not ${kindOf(body)}`);
   for (const key of Object.keys(body)) {
-    if (!INTERNAL_AGGREGATE_FIELDS.includes(key)) throw new InvalidArgument(key, 'unknown field; the body is {"filter", "groupBy"?, "metrics"}');
+    if (!INTERNAL_AGGREGATE_FIELDS.includes(key))
+      throw new InvalidArgument(key, 'unknown field; the body is {"filter", "groupBy"?, "metrics"}');
   }
   const field = (key: string) => (hasOwn(body, key) ? body[key] : undefined);
   return {
@@ -51,7 +56,11 @@ function checkInternalAggregateRequest(body: unknown): InternalAggregateRequestD
 
 /** Internal (object set service): the set's compiled filter and the caller's groupBy and metrics. */
 export class InternalAggregateRequestDto {
-  @ApiProperty({ description: 'A compiled object set filter (larger bounds than client filters)', type: 'object', additionalProperties: true })
+  @ApiProperty({
+    description: 'A compiled object set filter (larger bounds than client filters)',
+    type: 'object',
+    additionalProperties: true,
+  })
   filter: unknown;
 
   @ApiGroupByField() groupBy?: unknown;

@@ -21,7 +21,8 @@ export class ChangeFeedQueryDto {
   /** The position of the cursor `after`; at most one of after and since (both read as strings first). */
   @QueryValue((raw, query) => {
     const after = queryString('after', raw);
-    if (after !== undefined && queryString('since', query.since) !== undefined) throw new InvalidArgument('since', 'give at most one of after and since');
+    if (after !== undefined && queryString('since', query.since) !== undefined)
+      throw new InvalidArgument('since', 'give at most one of after and since');
     return after === undefined ? undefined : decodeChangeCursor(after, 'after');
   })
   after?: ChangePosition;
@@ -50,6 +51,12 @@ export class ChangeFeedQueryDto {
 
   /** What the feed reads: from `after` or `since`, whichever was given (neither: the present). */
   feedQuery(): ChangeFeedQuery {
-    return { after: this.since ?? this.after, limit: this.limit, waitMs: this.waitMs, environmentIds: this.environmentIds, types: this.types };
+    return {
+      after: this.since ?? this.after,
+      limit: this.limit,
+      waitMs: this.waitMs,
+      environmentIds: this.environmentIds,
+      types: this.types,
+    };
   }
 }

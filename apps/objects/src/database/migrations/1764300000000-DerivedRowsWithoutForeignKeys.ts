@@ -16,7 +16,11 @@ export class DerivedRowsWithoutForeignKeys1764300000000 implements MigrationInte
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE objects.property_value ADD FOREIGN KEY (environment_id, object_id) REFERENCES objects.object (environment_id, id) ON DELETE CASCADE`);
-    await q.query(`ALTER TABLE objects.link ADD FOREIGN KEY (environment_id, source_id) REFERENCES objects.object (environment_id, id) ON DELETE CASCADE`);
+    await q.query(
+      `ALTER TABLE objects.property_value ADD FOREIGN KEY (environment_id, object_id) REFERENCES objects.object (environment_id, id) ON DELETE CASCADE`,
+    );
+    await q.query(
+      `ALTER TABLE objects.link ADD FOREIGN KEY (environment_id, source_id) REFERENCES objects.object (environment_id, id) ON DELETE CASCADE`,
+    );
   }
 }

@@ -18,7 +18,9 @@ export class CoveringValueIndexes1764700000000 implements MigrationInterface {
   name = 'CoveringValueIndexes1764700000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE objects.property_value ADD COLUMN value_key text COLLATE "C" GENERATED ALWAYS AS (left(value_string, 300)) STORED`);
+    await q.query(
+      `ALTER TABLE objects.property_value ADD COLUMN value_key text COLLATE "C" GENERATED ALWAYS AS (left(value_string, 300)) STORED`,
+    );
     await q.query(
       `CREATE INDEX property_value_string_key_idx ON objects.property_value (property_id, value_key, environment_id, object_id) WHERE value_key IS NOT NULL`,
     );
@@ -40,12 +42,16 @@ export class CoveringValueIndexes1764700000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE INDEX property_value_string_idx ON objects.property_value (property_id, left(value_string, 300)) WHERE value_string IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX property_value_string_idx ON objects.property_value (property_id, left(value_string, 300)) WHERE value_string IS NOT NULL`,
+    );
     await q.query(
       `CREATE INDEX property_value_string_lower_idx ON objects.property_value (property_id, lower(left(value_string, 300) COLLATE "default") text_pattern_ops) WHERE value_string IS NOT NULL`,
     );
     for (const column of ['number', 'boolean', 'date', 'timestamp']) {
-      await q.query(`CREATE INDEX property_value_${column}_idx ON objects.property_value (property_id, value_${column}) WHERE value_${column} IS NOT NULL`);
+      await q.query(
+        `CREATE INDEX property_value_${column}_idx ON objects.property_value (property_id, value_${column}) WHERE value_${column} IS NOT NULL`,
+      );
     }
     for (const index of ['string', 'string_lower', 'number', 'boolean', 'date', 'timestamp']) {
       await q.query(`DROP INDEX IF EXISTS objects.property_value_${index}_key_idx`);

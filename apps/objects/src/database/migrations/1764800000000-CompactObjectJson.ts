@@ -27,7 +27,9 @@ export class CompactObjectJson1764800000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await eachStoredJsonTable(q, 'CompactObjectJson', async (table, key) => {
-      const [, rewritten] = (await q.query(`UPDATE objects.${table} SET json = json_strip_nulls(json::json)::text WHERE NOT ${NEEDS_NODE}`)) as [unknown, number];
+      const [, rewritten] = (await q.query(
+        `UPDATE objects.${table} SET json = json_strip_nulls(json::json)::text WHERE NOT ${NEEDS_NODE}`,
+      )) as [unknown, number];
       // The NEEDS_NODE rows, rendered from their columns in primary key order.
       await pendingKeys(q, table, key, 'compact_pending', NEEDS_NODE);
       const inNode = await rerenderStoredJson(q, table, key, 'compact_pending');

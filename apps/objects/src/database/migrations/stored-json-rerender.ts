@@ -42,7 +42,11 @@ export function renderStoredRow(r: StoredObjectRow): string {
  * what it returns (if anything) as `<migration>: objects.<table>: <what>`. For migrations that
  * rewrite the stored JSON of both tables.
  */
-export async function eachStoredJsonTable(q: QueryRunner, migration: string, each: (table: string, key: string[]) => Promise<string | undefined>): Promise<void> {
+export async function eachStoredJsonTable(
+  q: QueryRunner,
+  migration: string,
+  each: (table: string, key: string[]) => Promise<string | undefined>,
+): Promise<void> {
   const logger = new Logger('Migrations');
   await q.query(`SET LOCAL statement_timeout = 0`);
   for (const { table, key } of STORED_JSON_TABLES) {
@@ -78,7 +82,9 @@ export async function rerenderStoredJson(q: QueryRunner, table: string, key: str
   let done = 0;
   let after: unknown[] | undefined;
   for (;;) {
-    const from = after ? `WHERE (${key.map((k) => `p.${k}`).join(', ')}) > (${key.map((_, i) => `$${i + 1}::${types[i]}`).join(', ')})` : '';
+    const from = after
+      ? `WHERE (${key.map((k) => `p.${k}`).join(', ')}) > (${key.map((_, i) => `$${i + 1}::${types[i]}`).join(', ')})`
+      : '';
     const rows = (await q.query(
       `SELECT ${key.map((k) => `t.${k}`).join(', ')}, t.type, t.first_sighting, t.last_sighting, t.properties, t.links, t.tags
          FROM (SELECT ${key.map((k) => `p.${k}`).join(', ')} FROM ${pending} p ${from} ORDER BY ${keyList} LIMIT ${BATCH}) p

@@ -37,7 +37,8 @@ export class ObjectPropertyDto {
   @ApiProperty({ example: 'name' }) id: string;
   @ApiProperty({ description: 'Typed by the ontology', example: 'Ada', ...PROPERTY_VALUE_SCHEMA }) value: unknown;
   @ApiProperty({ example: 'crm' }) origin: string;
-  @ApiPropertyOptional({ example: 'import-42', description: 'What made the latest change; omitted when the value has none' }) trigger?: string;
+  @ApiPropertyOptional({ example: 'import-42', description: 'What made the latest change; omitted when the value has none' })
+  trigger?: string;
 }
 
 export class OntologyObjectDto {

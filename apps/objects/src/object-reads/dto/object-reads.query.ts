@@ -1,5 +1,15 @@
 import { QueryValue } from '@app/platform';
-import { asOfQueryParam, environmentIdQueryParam, InvalidArgument, PAGE_LIMITS, pageSizeParam, pagingTokenParam, parseAsOf, queryString, requiredDatetime } from '@app/domain';
+import {
+  asOfQueryParam,
+  environmentIdQueryParam,
+  InvalidArgument,
+  PAGE_LIMITS,
+  pageSizeParam,
+  pagingTokenParam,
+  parseAsOf,
+  queryString,
+  requiredDatetime,
+} from '@app/domain';
 
 /*
  * The queries of the object reads (docs/api.md §4), checked by the query pipe in the order
@@ -31,7 +41,8 @@ export class ObjectHistoryQuery {
 
   @QueryValue((raw, query) => {
     const endTime = requiredDatetime('endTime', raw);
-    if (requiredDatetime('startTime', query.startTime).getTime() > endTime.getTime()) throw new InvalidArgument('startTime', 'startTime must not be after endTime');
+    if (requiredDatetime('startTime', query.startTime).getTime() > endTime.getTime())
+      throw new InvalidArgument('startTime', 'startTime must not be after endTime');
     return endTime;
   })
   endTime: Date;
@@ -49,7 +60,8 @@ export class ObjectAtVersionQuery {
   @QueryValue((raw, query) => {
     const version = queryString('version', raw);
     const timestamp = queryString('timestamp', query.timestamp);
-    if ((version === undefined) === (timestamp === undefined)) throw new InvalidArgument('version', 'give exactly one of version or timestamp');
+    if ((version === undefined) === (timestamp === undefined))
+      throw new InvalidArgument('version', 'give exactly one of version or timestamp');
     if (version === undefined) return undefined;
     const n = /^-?\d{1,16}$/.test(version) ? Number(version) : NaN;
     if (!Number.isSafeInteger(n)) throw new InvalidArgument('version', 'version must be an integer');

@@ -1,6 +1,14 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { ApiEnvironmentId, ApiIdentifier, apiSchemaRef } from '@app/platform';
-import { checkIngestBody, checkWriteObjectBody, MAX_INGEST_OBJECTS, MAX_PROPERTY_VALUES, MAX_TAGS, MAX_TEXT_LENGTH, ObjectWriteBody } from '../write-body';
+import {
+  checkIngestBody,
+  checkWriteObjectBody,
+  MAX_INGEST_OBJECTS,
+  MAX_PROPERTY_VALUES,
+  MAX_TAGS,
+  MAX_TEXT_LENGTH,
+  ObjectWriteBody,
+} from '../write-body';
 import type { ObjectWriteInput } from '../ontology-check';
 
 // The write bodies (WriteObjectDto, IngestRequestDto) are checked by the validation pipe through
@@ -18,14 +26,19 @@ export class PropertyValueDto {
   id: string;
 
   @ApiProperty({
-    description: 'Typed by the ontology: string, long, double, boolean, date (YYYY-MM-DD), timestamp (RFC 3339 with offset) or geopoint {lat, lon}',
+    description:
+      'Typed by the ontology: string, long, double, boolean, date (YYYY-MM-DD), timestamp (RFC 3339 with offset) or geopoint {lat, lon}',
     example: 'Ada',
     ...PROPERTY_VALUE_SCHEMA,
   })
   value: unknown;
 
   /** What made the latest change, e.g. `import-42`. */
-  @ApiPropertyOptional({ maxLength: MAX_TEXT_LENGTH, nullable: true, description: 'What made the latest change, e.g. `import-42`; null is taken as none (answers omit it)' })
+  @ApiPropertyOptional({
+    maxLength: MAX_TEXT_LENGTH,
+    nullable: true,
+    description: 'What made the latest change, e.g. `import-42`; null is taken as none (answers omit it)',
+  })
   trigger?: string;
 
   // Declared after trigger so that the schema lists the fields in the order it always did.

@@ -73,7 +73,6 @@ export class OntologyVersionDto extends PublishOntologyDto {
   version: number;
 }
 
-
 export class ObjectLocatorDto {
   @ApiProperty({ example: 'prod' })
   environmentId: string;
@@ -96,13 +95,22 @@ export class OntologyChangeDto {
   @ApiPropertyOptional({ example: 'worksFor' })
   linkTypeId?: string;
 
-  @ApiPropertyOptional({ description: 'PROPERTY_RETYPED: the property type before; LINK_TYPE_*_CHANGED: the object type before', example: 'long' })
+  @ApiPropertyOptional({
+    description: 'PROPERTY_RETYPED: the property type before; LINK_TYPE_*_CHANGED: the object type before',
+    example: 'long',
+  })
   from?: string;
 
-  @ApiPropertyOptional({ description: 'PROPERTY_RETYPED: the property type after; LINK_TYPE_*_CHANGED: the object type after', example: 'double' })
+  @ApiPropertyOptional({
+    description: 'PROPERTY_RETYPED: the property type after; LINK_TYPE_*_CHANGED: the object type after',
+    example: 'double',
+  })
   to?: string;
 
-  @ApiProperty({ description: 'No object and no set definition can stop fitting because of it, whatever the data (long → double, a link type\'s target type)' })
+  @ApiProperty({
+    description:
+      "No object and no set definition can stop fitting because of it, whatever the data (long → double, a link type's target type)",
+  })
   compatible: boolean;
 
   @ApiProperty({ type: 'integer', description: 'Current objects, in every environment, whose values would no longer fit', example: 142 })
@@ -132,19 +140,31 @@ export class BrokenObjectSetDto {
 
 /** What publishing an ontology would break: the answer of a dry run, and the parameters of 409 OntologyChangeBreaks. */
 export class OntologyChangeReportDto {
-  @ApiProperty({ type: 'integer', description: 'The active version the new one was compared with; publishing makes activeVersion + 1', example: 1 })
+  @ApiProperty({
+    type: 'integer',
+    description: 'The active version the new one was compared with; publishing makes activeVersion + 1',
+    example: 1,
+  })
   activeVersion: number;
 
-  @ApiProperty({ description: 'Whether a publish without force=true is refused (409 OntologyChangeBreaks): some object or saved set would no longer fit' })
+  @ApiProperty({
+    description: 'Whether a publish without force=true is refused (409 OntologyChangeBreaks): some object or saved set would no longer fit',
+  })
   breaking: boolean;
 
-  @ApiProperty({ type: [OntologyChangeDto], description: 'What the new version removes or changes, those that break objects first (at most 100)' })
+  @ApiProperty({
+    type: [OntologyChangeDto],
+    description: 'What the new version removes or changes, those that break objects first (at most 100)',
+  })
   changes: OntologyChangeDto[];
 
   @ApiProperty({ type: 'integer', description: 'How many changes there are (changes lists at most 100)', example: 1 })
   changeCount: number;
 
-  @ApiProperty({ type: [BrokenObjectSetDto], description: 'Saved sets the caller can see whose definitions would no longer fit, by id (at most 100)' })
+  @ApiProperty({
+    type: [BrokenObjectSetDto],
+    description: 'Saved sets the caller can see whose definitions would no longer fit, by id (at most 100)',
+  })
   objectSets: BrokenObjectSetDto[];
 
   @ApiProperty({ type: 'integer', description: 'Every saved set whose definition would no longer fit, also those not listed', example: 1 })

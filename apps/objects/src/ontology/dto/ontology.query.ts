@@ -8,7 +8,8 @@ export class PublishOntologyQuery {
 
   @QueryValue((raw, query) => {
     const force = booleanParam('force', raw, false);
-    if (force && booleanParam('dryRun', query.dryRun, false)) throw new InvalidArgument('force', 'dryRun publishes nothing: ask for one of dryRun and force, not both');
+    if (force && booleanParam('dryRun', query.dryRun, false))
+      throw new InvalidArgument('force', 'dryRun publishes nothing: ask for one of dryRun and force, not both');
     return force;
   })
   force: boolean;

@@ -44,7 +44,11 @@ export class ValidateSetFilterRequestDto {
  * could, past every page size.
  */
 export class MembersRequestDto {
-  @ApiProperty({ description: 'A compiled object set filter (larger bounds than client filters)', type: 'object', additionalProperties: true })
+  @ApiProperty({
+    description: 'A compiled object set filter (larger bounds than client filters)',
+    type: 'object',
+    additionalProperties: true,
+  })
   filter: unknown;
 
   @ApiProperty({ description: 'Most members to return; more is 413 MembersTooLarge', example: 100000 })
@@ -55,7 +59,8 @@ export class MembersRequestDto {
   static checkBody(body: unknown): MembersRequestDto {
     if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object {"filter", "limit", "asOf"?}, not ${kindOf(body)}`);
     for (const key of Object.keys(body)) {
-      if (key !== 'filter' && key !== 'limit' && key !== 'asOf') throw new InvalidArgument(key, 'unknown field; the body is {"filter", "limit", "asOf"?}');
+      if (key !== 'filter' && key !== 'limit' && key !== 'asOf')
+        throw new InvalidArgument(key, 'unknown field; the body is {"filter", "limit", "asOf"?}');
     }
     const asOf = parseAsOf(body.asOf, 'asOf', NO_LATER_BOUND);
     return { filter: hasOwn(body, 'filter') ? body.filter : undefined, limit: membersLimit(body.limit), asOf };
@@ -78,7 +83,8 @@ export class DiffRequestDto {
   static checkBody(body: unknown): DiffRequestDto {
     if (!isPlainObject(body)) throw new InvalidArgument('body', `must be a JSON object {"from", "to", "limit"}, not ${kindOf(body)}`);
     for (const key of Object.keys(body)) {
-      if (key !== 'from' && key !== 'to' && key !== 'limit') throw new InvalidArgument(key, 'unknown field; the body is {"from", "to", "limit"}');
+      if (key !== 'from' && key !== 'to' && key !== 'limit')
+        throw new InvalidArgument(key, 'unknown field; the body is {"from", "to", "limit"}');
     }
     const limit = membersLimit(body.limit);
     const side = (name: 'from' | 'to') => {

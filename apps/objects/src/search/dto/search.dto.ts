@@ -10,7 +10,15 @@ export class ObjectSearchRequestDto extends PagedReadInstantDto {
   @ApiProperty({
     description: 'An ObjectSearchFilter in the union encoding {"type": "<variant>", "<variant>": {...}} (docs/api.md §7)',
     ...apiSchemaRef('ObjectSearchFilter'),
-    example: { type: 'and', and: { filters: [{ type: 'objectType', objectType: { types: ['person'] } }, { type: 'tag', tag: { tags: ['vip'] } }] } },
+    example: {
+      type: 'and',
+      and: {
+        filters: [
+          { type: 'objectType', objectType: { types: ['person'] } },
+          { type: 'tag', tag: { tags: ['vip'] } },
+        ],
+      },
+    },
   })
   @CheckedAgainstOntology()
   filter: unknown;
@@ -20,7 +28,10 @@ export class ObjectSearchRequestDto extends PagedReadInstantDto {
   @IsBoolean()
   loadLinks?: boolean;
 
-  @ApiPropertyOptional({ description: 'Only members of this object set (ObjectSetId)', example: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6' })
+  @ApiPropertyOptional({
+    description: 'Only members of this object set (ObjectSetId)',
+    example: 'ri.object-set.main.object-set.3fa85f64-5717-4562-b3fc-2c963f66afa6',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(256)
@@ -43,7 +54,8 @@ export class OntologyObjectIdsAndLinksDto {
   })
   links?: Record<string, string[]>;
   @ApiPropertyOptional({
-    description: 'Only when ordered by distanceFrom (docs/api.md §13) and the object has a value: the great-circle distance in meters of the value it sorted by',
+    description:
+      'Only when ordered by distanceFrom (docs/api.md §13) and the object has a value: the great-circle distance in meters of the value it sorted by',
     example: 1520.7,
   })
   distanceMeters?: number;
