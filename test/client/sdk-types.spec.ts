@@ -34,7 +34,7 @@ describe('the SDK generator', () => {
     expect(files['index.d.ts']).toContain(
       `readonly $link: { readonly knows: ObjectSet<Ontology, "person">; readonly memberOf: ObjectSet<Ontology, "project">; readonly worksFor: ObjectSet<Ontology, "company"> };`,
     );
-    expect(files['README.md']).toContain('Object types: `company` (Company), `person` (Person), `project` (Project).');
+    expect(files['README.md']).toContain('Object types: `company` (Company), `person` (Person), `project` (Project), `site` (Site).');
     // The same ontology, the same files.
     expect(generate(JSON.parse(JSON.stringify(DEMO)), { packageName: 'demo-sdk' })).toEqual(files);
   });

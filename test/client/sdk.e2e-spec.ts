@@ -131,7 +131,7 @@ describe('the SDK generated for the demo ontology, against the product', () => {
     const { stdout } = await run('npx', ['--no', '--', 'ontology-sdk', '--url', t.objectsUrl, '--out', join(dir, 'demo-sdk')], {
       cwd: ROOT,
     });
-    expect(stdout).toContain('for ontology version 1 (person, company, project)');
+    expect(stdout).toContain('for ontology version 1 (person, company, project, site)');
   }, 60_000);
   afterAll(async () => {
     await t?.close();
