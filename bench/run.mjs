@@ -30,6 +30,8 @@ const { values: args } = parseArgs({
     // Skip the independent floor (bench/independent), which runs after the own-SQL floor otherwise.
     'no-independent': { type: 'boolean', default: false },
     slices: { type: 'string' },
+    // Written to results/<date>-<objects>-<tag>.{json,md} (and not to results/latest), so a partial run keeps the full ones.
+    tag: { type: 'string' },
   },
 });
 const duration = Number(args.duration);
@@ -253,17 +255,17 @@ async function main() {
   };
   const dir = join(ROOT, 'bench/results');
   mkdirSync(dir, { recursive: true });
-  const stamp = `${report.date.slice(0, 10)}-${n}`;
+  const stamp = `${report.date.slice(0, 10)}-${n}${args.tag ? `-${args.tag}` : ''}`;
   const md =
     renderMarkdown(report) +
     (independent
       ? `\n## Against the independent floor (bench/independent), ${n.toLocaleString('en-US')} objects of its own data set\n\n\`\`\`\n${independent.lines.join('\n')}\n\`\`\`\n`
       : '');
-  for (const name of [stamp, 'latest']) {
+  for (const name of args.tag ? [stamp] : [stamp, 'latest']) {
     writeFileSync(join(dir, `${name}.json`), JSON.stringify(report, null, 2) + '\n');
     writeFileSync(join(dir, `${name}.md`), md);
   }
-  console.log(`\n${md}\nWritten to bench/results/${stamp}.{json,md} and bench/results/latest.{json,md}`);
+  console.log(`\n${md}\nWritten to bench/results/${stamp}.{json,md}${args.tag ? '' : ' and bench/results/latest.{json,md}'}`);
 }
 
 main().catch((e) => {
