@@ -13,19 +13,35 @@ const inside = (v: number[], box: { min: number[]; max: number[] }) => v.every((
 describe('latLonRectUnitBox', () => {
   it('holds the unit vector of every point of the rectangle, across the antimeridian too', () => {
     fc.assert(
-      fc.property(lat, lat, lon, lon, fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (a, b, west, east, u, v) => {
-        const [south, north] = a <= b ? [a, b] : [b, a];
-        const span = east >= west ? east - west : east + 360 - west;
-        const p = { lat: south + u * (north - south), lon: ((west + v * span + 540) % 360) - 180 };
-        expect(inside(unitVector(p), latLonRectUnitBox(south, north, west, east))).toBe(true);
-      }),
+      fc.property(
+        lat,
+        lat,
+        lon,
+        lon,
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (a, b, west, east, u, v) => {
+          const [south, north] = a <= b ? [a, b] : [b, a];
+          const span = east >= west ? east - west : east + 360 - west;
+          const p = { lat: south + u * (north - south), lon: ((west + v * span + 540) % 360) - 180 };
+          expect(inside(unitVector(p), latLonRectUnitBox(south, north, west, east))).toBe(true);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
 
   it('holds the corners, the poles and both ends of the antimeridian', () => {
     const box = latLonRectUnitBox(80, 90, 170, -170);
-    for (const p of [{ lat: 90, lon: 0 }, { lat: 90, lon: 123 }, { lat: 80, lon: 170 }, { lat: 85, lon: 180 }, { lat: 85, lon: -180 }, { lat: 80, lon: -170 }]) expect(inside(unitVector(p), box)).toBe(true);
+    for (const p of [
+      { lat: 90, lon: 0 },
+      { lat: 90, lon: 123 },
+      { lat: 80, lon: 170 },
+      { lat: 85, lon: 180 },
+      { lat: 85, lon: -180 },
+      { lat: 80, lon: -170 },
+    ])
+      expect(inside(unitVector(p), box)).toBe(true);
     expect(inside(unitVector({ lat: 85, lon: 0 }), box)).toBe(false);
   });
 });
@@ -33,17 +49,24 @@ describe('latLonRectUnitBox', () => {
 describe('distanceUnitBoxRadius', () => {
   it('holds every point within the distance, on the whole sphere', () => {
     fc.assert(
-      fc.property(lat, lon, fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 2 * Math.PI, noNaN: true }), fc.double({ min: 0.01, max: 2e7, noNaN: true }), (la, lo, f, bearing, meters) => {
-        // A point at a fraction of the distance along a bearing (spherical destination formula).
-        const d = (f * meters) / EARTH_RADIUS_METERS;
-        const [φ, λ] = [(la * Math.PI) / 180, (lo * Math.PI) / 180];
-        const φ2 = Math.asin(Math.sin(φ) * Math.cos(d) + Math.cos(φ) * Math.sin(d) * Math.cos(bearing));
-        const λ2 = λ + Math.atan2(Math.sin(bearing) * Math.sin(d) * Math.cos(φ), Math.cos(d) - Math.sin(φ) * Math.sin(φ2));
-        const c = unitVector({ lat: la, lon: lo });
-        const p = unitVector({ lat: (φ2 * 180) / Math.PI, lon: (λ2 * 180) / Math.PI });
-        const r = distanceUnitBoxRadius(meters);
-        expect(p.every((x, i) => Math.abs(x - c[i]) <= r)).toBe(true);
-      }),
+      fc.property(
+        lat,
+        lon,
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 2 * Math.PI, noNaN: true }),
+        fc.double({ min: 0.01, max: 2e7, noNaN: true }),
+        (la, lo, f, bearing, meters) => {
+          // A point at a fraction of the distance along a bearing (spherical destination formula).
+          const d = (f * meters) / EARTH_RADIUS_METERS;
+          const [φ, λ] = [(la * Math.PI) / 180, (lo * Math.PI) / 180];
+          const φ2 = Math.asin(Math.sin(φ) * Math.cos(d) + Math.cos(φ) * Math.sin(d) * Math.cos(bearing));
+          const λ2 = λ + Math.atan2(Math.sin(bearing) * Math.sin(d) * Math.cos(φ), Math.cos(d) - Math.sin(φ) * Math.sin(φ2));
+          const c = unitVector({ lat: la, lon: lo });
+          const p = unitVector({ lat: (φ2 * 180) / Math.PI, lon: (λ2 * 180) / Math.PI });
+          const r = distanceUnitBoxRadius(meters);
+          expect(p.every((x, i) => Math.abs(x - c[i]) <= r)).toBe(true);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -51,8 +74,20 @@ describe('distanceUnitBoxRadius', () => {
 
 describe('checkPolygon', () => {
   it('keeps a simple polygon, without repeated vertices, with its bounds', () => {
-    expect(checkPolygon([{ lat: 0, lon: 0 }, { lat: 0, lon: 2 }, { lat: 0, lon: 2 }, { lat: 2, lon: 1 }, { lat: 0, lon: 0 }])).toEqual({
-      vertices: [{ lat: 0, lon: 0 }, { lat: 0, lon: 2 }, { lat: 2, lon: 1 }],
+    expect(
+      checkPolygon([
+        { lat: 0, lon: 0 },
+        { lat: 0, lon: 2 },
+        { lat: 0, lon: 2 },
+        { lat: 2, lon: 1 },
+        { lat: 0, lon: 0 },
+      ]),
+    ).toEqual({
+      vertices: [
+        { lat: 0, lon: 0 },
+        { lat: 0, lon: 2 },
+        { lat: 2, lon: 1 },
+      ],
       south: 0,
       north: 2,
       west: 0,
@@ -62,10 +97,47 @@ describe('checkPolygon', () => {
   });
 
   it.each([
-    ['fewer than 3 distinct vertices', [{ lat: 0, lon: 0 }, { lat: 1, lon: 1 }, { lat: 0, lon: 0 }], /2 distinct vertices/],
-    ['zero area', [{ lat: 0, lon: 0 }, { lat: 1, lon: 1 }, { lat: 2, lon: 2 }, { lat: 3, lon: 3 }], /zero area/],
-    ['a bow tie', [{ lat: 0, lon: 0 }, { lat: 1, lon: 1 }, { lat: 1, lon: 0 }, { lat: 0, lon: 1 }], /cross or touch/],
-    ['a figure eight through one vertex', [{ lat: 0, lon: 0 }, { lat: 2, lon: 0 }, { lat: 1, lon: 1 }, { lat: 2, lon: 2 }, { lat: 0, lon: 2 }, { lat: 1, lon: 1 }], /cross or touch/],
+    [
+      'fewer than 3 distinct vertices',
+      [
+        { lat: 0, lon: 0 },
+        { lat: 1, lon: 1 },
+        { lat: 0, lon: 0 },
+      ],
+      /2 distinct vertices/,
+    ],
+    [
+      'zero area',
+      [
+        { lat: 0, lon: 0 },
+        { lat: 1, lon: 1 },
+        { lat: 2, lon: 2 },
+        { lat: 3, lon: 3 },
+      ],
+      /zero area/,
+    ],
+    [
+      'a bow tie',
+      [
+        { lat: 0, lon: 0 },
+        { lat: 1, lon: 1 },
+        { lat: 1, lon: 0 },
+        { lat: 0, lon: 1 },
+      ],
+      /cross or touch/,
+    ],
+    [
+      'a figure eight through one vertex',
+      [
+        { lat: 0, lon: 0 },
+        { lat: 2, lon: 0 },
+        { lat: 1, lon: 1 },
+        { lat: 2, lon: 2 },
+        { lat: 0, lon: 2 },
+        { lat: 1, lon: 1 },
+      ],
+      /cross or touch/,
+    ],
   ])('refuses %s', (_name, points, reason) => {
     const result = checkPolygon(points);
     expect('reason' in result && result.reason).toMatch(reason);
