@@ -279,29 +279,17 @@ export function refineApiDocument(document: OpenAPIObject, errors: OperationErro
  */
 function closeRequestSchemas(document: OpenAPIObject): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, Record<string, unknown>>;
-  const reached = (roots: unknown[]): Set<string> => {
-    const names = new Set<string>();
-    const visit = (node: unknown): void => {
-      if (Array.isArray(node)) return node.forEach(visit);
-      if (!node || typeof node !== 'object') return;
-      for (const [k, v] of Object.entries(node)) {
-        if (k === '$ref' && typeof v === 'string' && v.startsWith(SCHEMA_REF)) {
-          const name = v.slice(SCHEMA_REF.length);
-          if (!names.has(name)) {
-            names.add(name);
-            visit(schemas[name]);
-          }
-        } else visit(v);
-      }
-    };
-    roots.forEach(visit);
-    return names;
-  };
   const operations = Object.values(document.paths).flatMap((item) =>
     Object.values(item as Record<string, { requestBody?: unknown; responses?: unknown }>),
   );
-  const inRequests = reached(operations.map((o) => o.requestBody));
-  const inResponses = reached(operations.map((o) => o.responses));
+  const inRequests = schemasReached(
+    document,
+    operations.map((o) => o.requestBody),
+  );
+  const inResponses = schemasReached(
+    document,
+    operations.map((o) => o.responses),
+  );
   const close = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(close);
     if (!node || typeof node !== 'object') return;
@@ -316,20 +304,27 @@ function closeRequestSchemas(document: OpenAPIObject): void {
 /** Removes the schemas nothing in the paths references (directly or through other schemas). */
 function dropUnusedSchemas(document: OpenAPIObject): void {
   const schemas = document.components?.schemas ?? {};
-  const used = new Set<string>();
+  const used = schemasReached(document, [document.paths]);
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
+}
+
+/** The names of the component schemas `roots` reference, directly or through other schemas. */
+function schemasReached(document: OpenAPIObject, roots: unknown[]): Set<string> {
+  const schemas = document.components?.schemas ?? {};
+  const names = new Set<string>();
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(visit);
     if (!node || typeof node !== 'object') return;
     for (const [k, v] of Object.entries(node)) {
       if (k === '$ref' && typeof v === 'string' && v.startsWith(SCHEMA_REF)) {
         const name = v.slice(SCHEMA_REF.length);
-        if (!used.has(name)) {
-          used.add(name);
+        if (!names.has(name)) {
+          names.add(name);
           visit(schemas[name]);
         }
       } else visit(v);
     }
   };
-  visit(document.paths);
-  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
+  roots.forEach(visit);
+  return names;
 }
