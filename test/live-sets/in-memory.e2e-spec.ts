@@ -8,7 +8,7 @@ import {
   Neighbours,
   ObjectRows,
 } from '../../apps/objects/src/live-sets/filter-evaluator';
-import { OBJECT_ROWS_AT_SQL } from '../../apps/objects/src/live-sets/set-changes.sql';
+import { OBJECT_ROWS_AT_SQL, objectRows, ObjectRowsRow } from '../../apps/objects/src/live-sets/set-changes.sql';
 import { startObjectsApp, TestObjectsApp } from '../support/apps';
 import { testOntologyIndex, WRITE_ONTOLOGY } from '../support/ontologies';
 
@@ -182,7 +182,7 @@ describe('live sets: filters decided in memory agree with the compiled SQL', () 
     await t.http().post('/objects/ingest').send({ objects: body }).expect(200);
     const now = new Date(Date.now() + 1000).toISOString();
     const keys = body.map((o) => [o.environmentId, o.id]);
-    const res = await t.db.query(OBJECT_ROWS_AT_SQL, [
+    const res = await t.db.query<ObjectRowsRow>(OBJECT_ROWS_AT_SQL, [
       keys.map((_, n) => n),
       keys.map((k) => k[0]),
       keys.map((k) => k[1]),
@@ -190,25 +190,7 @@ describe('live sets: filters decided in memory agree with the compiled SQL', () 
     ]);
     for (const r of res.rows) {
       const [env, id] = keys[r.n];
-      rows.set(`${env}/${id}`, {
-        environmentId: env,
-        id,
-        type: r.type,
-        tags: r.tags,
-        firstSightingUs: Number(r.first_us),
-        lastSightingUs: Number(r.last_us),
-        values: (r.vals ?? []).map((x: unknown[]) => ({
-          propertyId: x[0],
-          origin: x[1],
-          string: x[2],
-          number: x[3],
-          boolean: x[4],
-          date: x[5],
-          timestampUs: x[6],
-          geo: x[7] === null ? null : [x[7], x[8]],
-        })),
-        links: (r.links ?? []).map(([linkId, targetId]: [string, string]) => ({ linkId, targetId })),
-      });
+      rows.set(`${env}/${id}`, objectRows(env, id, r));
     }
     expect(rows.size).toBe(body.length);
   });

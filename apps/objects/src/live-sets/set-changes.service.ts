@@ -21,6 +21,8 @@ import {
   linkReach,
   NEIGHBOURS_SQL,
   OBJECT_ROWS_AT_SQL,
+  objectRows,
+  ObjectRowsRow,
   OBJECTS_AT_SQL,
   TYPES_AROUND_SQL,
 } from './set-changes.sql';
@@ -362,16 +364,7 @@ export class SetChangesService {
     if (wanted.length > 2 * NEIGHBOURHOOD_FACTOR * candidateLimit)
       return { rows: new RoundRows(byInstant, candidates), linksKept, read: false };
     if (wanted.length) {
-      type Row = {
-        n: number;
-        type: string;
-        tags: string[];
-        first_us: string;
-        last_us: string;
-        vals: unknown[][] | null;
-        links: [string, string][] | null;
-      };
-      const rows = await this.sql.primaryRows<Row>(
+      const rows = await this.sql.primaryRows<ObjectRowsRow>(
         OBJECT_ROWS_AT_SQL,
         [wanted.map((_, n) => n), wanted.map((k) => k[0]), wanted.map((k) => k[1]), wanted.map((k) => new Date(k[2]).toISOString())],
         'liveSets.objectRows',
@@ -472,33 +465,6 @@ function inMemoryStep(
     else if (is) add(result.added, env, id);
   }
   return result;
-}
-
-/** An object's rows as OBJECT_ROWS_AT_SQL returns them. */
-function objectRows(
-  env: string,
-  id: string,
-  r: { type: string; tags: string[]; first_us: string; last_us: string; vals: unknown[][] | null; links: [string, string][] | null },
-): ObjectRows {
-  return {
-    environmentId: env,
-    id,
-    type: r.type,
-    tags: r.tags,
-    firstSightingUs: Number(r.first_us),
-    lastSightingUs: Number(r.last_us),
-    values: (r.vals ?? []).map((v) => ({
-      propertyId: v[0] as string,
-      origin: v[1] as string,
-      string: v[2] as string | null,
-      number: v[3] as number | null,
-      boolean: v[4] as boolean | null,
-      date: v[5] as string | null,
-      timestampUs: v[6] as number | null,
-      geo: v[7] === null ? null : [v[7] as number, v[8] as number],
-    })),
-    links: (r.links ?? []).map(([linkId, targetId]) => ({ linkId, targetId })),
-  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { ObjectSearchFilter, OntologyIndex } from '@app/domain';
 import { compileFilter, RowSource, rowsAt, SqlParams } from '../search/filter-compiler';
+import type { ObjectRows } from './filter-evaluator';
 
 /** The link ids a filter traverses (linkedFrom, linksTo) and how many hops deep, at most, along any path. */
 export function linkReach(filter: ObjectSearchFilter | undefined): { linkIds: Set<string>; hops: number } {
@@ -235,6 +236,40 @@ export const OBJECT_ROWS_AT_SQL = `SELECT k.n, v.type, v.tags,
   FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[]) AS k(n, environment_id, id, t)
   JOIN objects.object_version v ON v.environment_id = k.environment_id COLLATE "C" AND v.id = k.id COLLATE "C"
                                AND v.valid_from <= k.t AND (v.valid_to IS NULL OR v.valid_to > k.t)`;
+
+/** A row of OBJECT_ROWS_AT_SQL. */
+export interface ObjectRowsRow {
+  n: number;
+  type: string;
+  tags: string[];
+  first_us: string;
+  last_us: string;
+  vals: unknown[][] | null;
+  links: [string, string][] | null;
+}
+
+/** An object's rows as OBJECT_ROWS_AT_SQL returns them. */
+export function objectRows(env: string, id: string, r: ObjectRowsRow): ObjectRows {
+  return {
+    environmentId: env,
+    id,
+    type: r.type,
+    tags: r.tags,
+    firstSightingUs: Number(r.first_us),
+    lastSightingUs: Number(r.last_us),
+    values: (r.vals ?? []).map((v) => ({
+      propertyId: v[0] as string,
+      origin: v[1] as string,
+      string: v[2] as string | null,
+      number: v[3] as number | null,
+      boolean: v[4] as boolean | null,
+      date: v[5] as string | null,
+      timestampUs: v[6] as number | null,
+      geo: v[7] === null ? null : [v[7] as number, v[8] as number],
+    })),
+    links: (r.links ?? []).map(([linkId, targetId]) => ({ linkId, targetId })),
+  };
+}
 
 /**
  * The objects linked to or from each object ($2 environment, $3 id) by one of the link types $5,
