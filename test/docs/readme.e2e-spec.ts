@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase } from '../support/database';
 import { esmExports, ROOT, RunningNpmStart, startNpmStart } from '../support/npm-start';
-import { Call, runSession } from '../support/shell-session';
+import { Call, checkSteps, runSession } from '../support/shell-session';
 
 /**
  * The README as a newcomer follows it, on a fresh `npm start` with the demo data: every URL of
@@ -183,17 +183,7 @@ describe('the README, followed on a fresh npm start', () => {
         },
       ],
     ];
-    expect(calls.map((c) => c.args.slice(0, 100))).toHaveLength(expectations.length);
-    expectations.forEach(([what, check], i) => {
-      try {
-        check(calls[i]);
-      } catch (e) {
-        throw new Error(
-          `step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`,
-          { cause: e },
-        );
-      }
-    });
+    checkSteps(calls, expectations);
   });
 
   it("runs docs/api.md §6's examples as written: the breaking change only reported and refused, the addition published, every demo set still readable", async () => {
@@ -234,17 +224,7 @@ describe('the README, followed on a fresh npm start', () => {
       ['GET /ontology (to add nickname)', (c) => expect([c.status, c.json.version]).toEqual([200, before.version])],
       ['the addition: published', (c) => expect([c.status, c.json.version]).toEqual([200, before.version + 1])],
     ];
-    expect(calls).toHaveLength(expectations.length);
-    expectations.forEach(([what, check], i) => {
-      try {
-        check(calls[i]);
-      } catch (e) {
-        throw new Error(
-          `step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`,
-          { cause: e },
-        );
-      }
-    });
+    checkSteps(calls, expectations);
     const { DEMO_SET_IDS } = esmExports<{ DEMO_SET_IDS: Record<string, string> }>('scripts/lib/demo-data.mjs', ['DEMO_SET_IDS']);
     for (const [role, id] of Object.entries(DEMO_SET_IDS)) {
       const res = await fetch(local(`http://localhost:8080/object-sets/${encodeURIComponent(id)}/members`));
@@ -282,17 +262,7 @@ describe('the README, followed on a fresh npm start', () => {
         (c) => expect([c.status, ids(c), typeof c.json.asOf, typeof c.json.pagingToken]).toEqual([200, ['tt-1'], 'string', 'string']),
       ],
     ];
-    expect(calls).toHaveLength(expectations.length);
-    expectations.forEach(([what, check], i) => {
-      try {
-        check(calls[i]);
-      } catch (e) {
-        throw new Error(
-          `step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`,
-          { cause: e },
-        );
-      }
-    });
+    checkSteps(calls, expectations);
   });
   it('runs the geo search examples of docs/api.md §13 on the demo data through the gateway, each answering what its comment says', async () => {
     const geo = API_DOC.slice(API_DOC.indexOf('## 13. Geo search'));
@@ -347,16 +317,6 @@ describe('the README, followed on a fresh npm start', () => {
         },
       ],
     ];
-    expect(calls).toHaveLength(expectations.length);
-    expectations.forEach(([what, check], i) => {
-      try {
-        check(calls[i]);
-      } catch (e) {
-        throw new Error(
-          `step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`,
-          { cause: e },
-        );
-      }
-    });
+    checkSteps(calls, expectations);
   });
 });

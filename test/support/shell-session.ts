@@ -62,3 +62,21 @@ set -e -o pipefail
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * Checks the calls of a session step by step, as many as there are expectations (each a name and
+ * a check); a failing check says which step, its curl arguments and what it answered.
+ */
+export function checkSteps(calls: Call[], expectations: [string, (c: Call) => void][]): void {
+  expect(calls.map((c) => c.args.slice(0, 100))).toHaveLength(expectations.length);
+  expectations.forEach(([what, check], i) => {
+    try {
+      check(calls[i]);
+    } catch (e) {
+      throw new Error(
+        `step ${i + 1} (${what}): curl ${calls[i].args}\n→ ${calls[i].status} ${calls[i].body.slice(0, 500)}\n${(e as Error).message}`,
+        { cause: e },
+      );
+    }
+  });
+}
