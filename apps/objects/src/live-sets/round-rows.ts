@@ -1,4 +1,4 @@
-import { Neighbours, ObjectRows } from './filter-evaluator';
+import { compareCodePoints, Neighbours, ObjectRows } from './filter-evaluator';
 
 /** `env\0id` */
 export const objectKey = (env: string, id: string) => `${env}\u0000${id}`;
@@ -10,6 +10,7 @@ export const objectKey = (env: string, id: string) => `${env}\u0000${id}`;
  */
 export class RoundRows {
   private readonly neighbours = new Map<number, Neighbours>();
+  private readonly sorted = new Map<number, readonly [string, string][]>();
 
   constructor(
     /** instant (ms) → `env\0id` → rows; absent: no version then. */
@@ -22,9 +23,11 @@ export class RoundRows {
     return this.byInstant.get(at)?.get(objectKey(env, id));
   }
 
-  /** The candidates of a step at `at` of a set that follows links. */
-  candidates(at: number): [string, string][] {
-    return [...(this.candidatesAt.get(at)?.values() ?? [])];
+  /** The candidates of a step at `at` of a set that follows links, in code-point order (sorted once for every set). */
+  candidates(at: number): readonly [string, string][] {
+    let list = this.sorted.get(at);
+    if (!list) this.sorted.set(at, (list = byKey([...(this.candidatesAt.get(at)?.values() ?? [])])));
+    return list;
   }
 
   /** The objects around any object at instant `at`: their rows, and the links into each (from the rows of their sources). */
@@ -49,4 +52,9 @@ export class RoundRows {
     }
     return known;
   }
+}
+
+/** `[env, id]` pairs sorted in place by environment, then id, in code-point order (the C collation). */
+export function byKey(keys: [string, string][]): [string, string][] {
+  return keys.sort((a, b) => compareCodePoints(a[0], b[0]) || compareCodePoints(a[1], b[1]));
 }

@@ -26,8 +26,8 @@ import {
   OBJECTS_AT_SQL,
   TYPES_AROUND_SQL,
 } from './set-changes.sql';
-import { compareCodePoints, compileInMemory, evaluableWithNeighbours, InMemoryPredicate, ObjectRows } from './filter-evaluator';
-import { objectKey, RoundRows } from './round-rows';
+import { compileInMemory, evaluableWithNeighbours, InMemoryPredicate, ObjectRows } from './filter-evaluator';
+import { byKey, objectKey, RoundRows } from './round-rows';
 import { CheckedSetChangesItem, CheckedSetChangesRequest, CheckedStep, SET_CHANGES_LIMITS } from './set-changes.request';
 
 type Ids = Record<string, string[]>;
@@ -451,9 +451,8 @@ function inMemoryStep(
   const { round, linked } = memory;
   const at = step.at.getTime();
   const changed = new Map(step.changed.map(([env, id]) => [objectKey(env, id), [env, id] as [string, string]]));
-  const candidates = linked ? round.candidates(at) : [...changed.values()];
+  const candidates = linked ? round.candidates(at) : byKey([...changed.values()]);
   if (candidates.length > candidateLimit) return undefined;
-  candidates.sort((a, b) => compareCodePoints(a[0], b[0]) || compareCodePoints(a[1], b[1]));
   const result: StepResult = { added: {}, removed: {}, updated: {} };
   for (const [env, id] of candidates) {
     if (visible && !visible.includes(env)) continue;
