@@ -7,9 +7,10 @@ import { ROOT, RunningNpmStart, startNpmStart } from '../support/npm-start';
 
 /**
  * README "Typed SDK" as a newcomer follows it, on a fresh `npm start` with the demo data: its
- * command generates the SDK, its five lines run as pasted (only the port is the test's) and print
- * what the API says, its type-check command passes, and the misuses it names do not compile.
- * The newcomer works in a directory of the clone (here a fresh one, removed afterwards).
+ * command generates the SDK, its five lines and its geo example run as pasted (only the port is
+ * the test's) and print what the API says, its type-check command passes on both, and the misuses
+ * it names do not compile. The newcomer works in a directory of the clone (here a fresh one,
+ * removed afterwards).
  */
 const run = promisify(execFile);
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -49,7 +50,10 @@ describe('README "Typed SDK", followed on a fresh npm start', () => {
       body: JSON.stringify(body),
     });
     expect(res.status).toBe(200);
-    return (await res.json()) as { objects: { environmentId: string; id: string; properties: { id: string; value: unknown }[] }[] };
+    return (await res.json()) as {
+      objects: { environmentId: string; id: string; distanceMeters?: number; properties: { id: string; value: unknown }[] }[];
+      groups: { key: Record<string, string>; metrics: Record<string, number> }[];
+    };
   };
 
   it('generates the SDK and runs the five lines as pasted, printing what the API answers', async () => {
@@ -115,6 +119,43 @@ describe('README "Typed SDK", followed on a fresh npm start', () => {
     expect(lines.slice(3)).toEqual(employers.objects.map((o) => `${o.id} ${value(o.id, o.environmentId, 'name')[0] as string}`));
   });
 
+  it('runs the geo example as pasted: the sites near Paris nearest first with their distances, then the sites per geohash cell', async () => {
+    const [, code] = block('ts');
+    expect(code).toContain('$withinDistance');
+    writeFileSync(join(dir, 'geo.mts'), local(code));
+    expect(text).toContain('`node geo.mts`');
+    const { stdout } = await sh('node geo.mts');
+
+    // What the API says: the sites within 500 km of Paris, nearest first, and the sites per cell of one character.
+    const paris = { lat: 48.8566, lon: 2.3522 };
+    const near = await api('/objects/search', {
+      filter: {
+        type: 'and',
+        and: {
+          filters: [
+            { type: 'objectType', objectType: { types: ['site'] } },
+            { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'location', center: paris, meters: 500_000 } },
+          ],
+        },
+      },
+      orderBy: [{ distanceFrom: { propertyId: 'location', point: paris } }],
+    });
+    const cells = await api('/objects/aggregate', {
+      filter: { type: 'objectType', objectType: { types: ['site'] } },
+      groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision: 1 } }],
+      metrics: [{ type: 'count', count: {} }],
+    });
+    const names = await api('/objects/bulk', { objectIds: near.objects.map((o) => o.id) });
+    const name = (id: string) => names.objects.find((o) => o.id === id)!.properties.find((p) => p.id === 'name')!.value as string;
+    expect(near.objects.map((o) => o.id)).toEqual(['site-001', 'site-007', 'site-002', 'site-011']);
+    expect(stdout.trimEnd().split('\n')).toEqual([
+      ...near.objects.map((o) => `${o.id} ${name(o.id)} ${o.distanceMeters}`),
+      cells.groups.map((g) => `${g.key.location}: ${g.metrics.count}`).join(', '),
+    ]);
+    expect(stdout).toMatch(/^site-001 Paris 0\nsite-007 London 343\d{3}\.\d+\n/);
+    expect(stdout).toMatch(/\nu: 8, /);
+  });
+
   it("type-checks with the README's command, and the misuses it names do not compile", async () => {
     const check = /`(npx tsc [^`]+ query\.mts)`/.exec(text)![1];
     const misuses: Record<string, [string, string]> = {
@@ -126,13 +167,13 @@ describe('README "Typed SDK", followed on a fresh npm start', () => {
     expect(text).toContain("`pivotTo('ownedBy')`");
     const code = readFileSync(join(dir, 'query.mts'), 'utf8');
     for (const [name, [from, to]] of Object.entries(misuses)) writeFileSync(join(dir, `${name}.mts`), code.replace(from, to));
-    // One run of the command for the five lines as pasted and the three misuses (tsc checks each file on its own terms).
-    const files = ['query.mts', ...Object.keys(misuses).map((n) => `${n}.mts`)];
+    // One run of the command for the five lines and the geo example as pasted and the three misuses (tsc checks each file on its own terms).
+    const files = ['query.mts', 'geo.mts', ...Object.keys(misuses).map((n) => `${n}.mts`)];
     const errors = await sh(check.replace('query.mts', files.join(' '))).then(
       () => '',
       (e: { stdout: string }) => e.stdout,
     );
-    expect(errors).not.toMatch(/^query\.mts/m);
+    expect(errors).not.toMatch(/^(query|geo)\.mts/m);
     expect(errors).toMatch(/typo\.mts\(3,\d+\): error TS\d+: .*'agee' does not exist/);
     expect(errors).toMatch(/operator\.mts\(3,\d+\): error TS\d+: .*'\$startsWith' does not exist/);
     expect(errors).toMatch(/link\.mts\(5,\d+\): error TS\d+: Argument of type '"ownedBy"' is not assignable/);

@@ -14,7 +14,25 @@ import { esmExports, ROOT } from '../support/npm-start';
  * libs/client). Each script prints what it got as JSON.
  */
 const run = promisify(execFile);
-const { DEMO_ONTOLOGY } = esmExports<{ DEMO_ONTOLOGY: object }>('scripts/lib/demo-data.mjs', ['DEMO_ONTOLOGY']);
+interface Site {
+  id: string;
+  properties: { id: string; value: unknown }[];
+}
+const { DEMO_ONTOLOGY, DEMO_SITES } = esmExports<{ DEMO_ONTOLOGY: object; DEMO_SITES: Site[] }>('scripts/lib/demo-data.mjs', [
+  'DEMO_ONTOLOGY',
+  'DEMO_SITES',
+]);
+/** The demo's sites (in many countries, across the antimeridian, at the South Pole), without their links to the demo's companies. */
+const SITES = DEMO_SITES.map(({ links: _links, ...site }: Site & { links?: unknown }) => site);
+const siteValue = (site: Site, p: string) => site.properties.find((v) => v.id === p)!.value;
+
+/** The great-circle distance of docs/api.md §13 (haversine, on a sphere of radius 6,371,008.8 m). */
+function haversine(a: { lat: number; lon: number }, b: { lat: number; lon: number }): number {
+  const rad = Math.PI / 180;
+  const h =
+    Math.sin(((b.lat - a.lat) * rad) / 2) ** 2 + Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(((b.lon - a.lon) * rad) / 2) ** 2;
+  return 2 * 6_371_008.8 * Math.asin(Math.min(1, Math.sqrt(h)));
+}
 
 const person = (
   environmentId: string,
@@ -105,7 +123,11 @@ describe('the SDK generated for the demo ontology, against the product', () => {
       throw new Error('libs/client/dist is missing: run npm run build first');
     t = await startBothApps();
     await t.objectsHttp().put('/ontology').send(DEMO_ONTOLOGY).expect(200);
-    await t.objectsHttp().post('/objects/ingest').send({ objects: DATA }).expect(200);
+    await t
+      .objectsHttp()
+      .post('/objects/ingest')
+      .send({ objects: [...DATA, ...SITES] })
+      .expect(200);
     const saved = await t
       .setsHttp()
       .post('/object-sets')
@@ -272,6 +294,124 @@ describe('the SDK generated for the demo ontology, against the product', () => {
     ]);
   });
 
+  it("searches the demo's sites by geopoint (docs/api.md §13): within a distance, a box, a polygon; nearest and farthest first with $distanceMeters; geohash cells, bounds and centroids", async () => {
+    const paris = { lat: 48.8566, lon: 2.3522 };
+    const eiffel = { lat: 48.8584, lon: 2.2945 };
+    const out = await script(`
+      const paris = ${JSON.stringify(paris)};
+      const eiffel = ${JSON.stringify(eiffel)};
+      const ids = async (set) => { const out = []; for await (const o of set) out.push(o.$id); return out; };
+      const near = await sdk.site.where({ location: { $withinDistance: { center: paris, meters: 500_000 } } }).fetchPage({ orderBy: { location: { distanceFrom: paris } } });
+      const farthest = await sdk.site.fetchPage({ orderBy: { location: { distanceFrom: eiffel, direction: 'desc' } }, pageSize: 1 });
+      const walk = [];
+      for await (const s of sdk.site.asyncIter({ pageSize: 4, orderBy: [{ location: { distanceFrom: eiffel } }, { $id: 'asc' }] })) walk.push([s.$id, s.$distanceMeters]);
+      const byName = await sdk.site.fetchPage({ orderBy: { name: 'asc' }, pageSize: 1 });
+      console.log(JSON.stringify({
+        near: near.data.map((s) => [s.$id, s.name, s.$distanceMeters]),
+        farthest: farthest.data.map((s) => [s.$id, s.name, s.$distanceMeters]),
+        walk,
+        unordered: Object.keys(byName.data[0]).includes('$distanceMeters'),
+        pacific: await ids(sdk.site.where({ location: { $withinBox: { southWest: { lat: -40, lon: 170 }, northEast: { lat: -10, lon: -170 } } } })),
+        germany: await ids(sdk.site.where({ location: { $withinPolygon: { points: [
+          { lat: 54.9, lon: 8.6 }, { lat: 54.2, lon: 14.2 }, { lat: 50.9, lon: 15.0 }, { lat: 47.5, lon: 13.0 }, { lat: 47.6, lon: 7.6 }, { lat: 51.0, lon: 6.0 }] } } })),
+        farFromParis: await ids(sdk.site.where({ $not: { location: { $withinDistance: { center: paris, meters: 3_000_000 } } }, country: { $ne: 'AQ' } })),
+        cells: await sdk.site.aggregate({ groupBy: { location: { geoGrid: { precision: 1 } } }, metrics: { n: '$count' } }),
+        countries: await sdk.site.where({ country: { $in: ['FR', 'AQ'] } }).aggregate({ groupBy: { country: 'exact' }, metrics: { box: { geoBounds: 'location' }, middle: { geoCentroid: 'location' }, n: '$count' } }),
+        total: await sdk.site.count(),
+      }));`);
+    const location = (s: Site) => siteValue(s, 'location') as { lat: number; lon: number };
+    // What the contract's distance says, computed here from the demo data.
+    const byDistance = (from: typeof paris) =>
+      SITES.map((s) => ({ id: s.id, name: siteValue(s, 'name'), meters: haversine(from, location(s)) })).sort(
+        (a, b) => a.meters - b.meters || (a.id < b.id ? -1 : 1),
+      );
+    const near = byDistance(paris).filter((s) => s.meters <= 500_000);
+    expect(out.near.map(([id, name]: [string, string]) => [id, name])).toEqual([
+      ['site-001', 'Paris'],
+      ['site-007', 'London'],
+      ['site-002', 'Lyon'],
+      ['site-011', 'Amsterdam'],
+    ]);
+    expect(out.near.map(([id]: [string]) => id)).toEqual(near.map((s) => s.id));
+    out.near.forEach(([, , meters]: [string, string, number], i: number) => expect(meters).toBeCloseTo(near[i].meters, 3));
+    expect(out.near[0][2]).toBe(0);
+
+    expect(out.farthest).toEqual([['site-025', 'Auckland', expect.any(Number)]]);
+    expect(out.farthest[0][2]).toBeCloseTo(byDistance(eiffel).at(-1)!.meters, 3);
+    expect(out.farthest[0][2]).toBeGreaterThan(18_500_000);
+
+    // Every site, 4 a page, nearest first: distances never decrease, each the one computed here.
+    const all = byDistance(eiffel);
+    expect(out.walk.map(([id]: [string]) => id)).toEqual(all.map((s) => s.id));
+    out.walk.forEach(([, meters]: [string, number], i: number) => {
+      expect(meters).toBeCloseTo(all[i].meters, 3);
+      if (i > 0) expect(meters).toBeGreaterThanOrEqual(out.walk[i - 1][1]);
+    });
+    expect(out.walk[0][0]).toBe('site-001');
+    expect(out.walk[0][1]).toBeCloseTo(4226, 0);
+    expect(out.unordered).toBe(false);
+
+    expect(out.pacific).toEqual(['site-025', 'site-026', 'site-027']);
+    expect(out.germany).toEqual(['site-004', 'site-005', 'site-006']);
+    expect(out.farFromParis).toEqual(
+      SITES.filter((s) => siteValue(s, 'country') !== 'AQ' && haversine(paris, location(s)) > 3_000_000)
+        .map((s) => s.id)
+        .sort(),
+    );
+    expect(out.farFromParis.length).toBeGreaterThan(10);
+
+    // Geohash cells of one character: their counts add up to every site; the most populated first (u: Europe).
+    expect(out.total).toBe(SITES.length);
+    expect(out.cells.truncated).toBe(false);
+    expect(out.cells.groups.reduce((sum: number, g: { metrics: { n: number } }) => sum + g.metrics.n, 0)).toBe(SITES.length);
+    expect(out.cells.groups[0]).toEqual({ key: { location: 'u' }, metrics: { n: 8 } });
+    for (const g of out.cells.groups) expect(g.key.location).toMatch(/^[0-9b-hjkmnp-z]$/);
+    const counts = out.cells.groups.map((g: { metrics: { n: number } }) => g.metrics.n);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+
+    // Bounds and centroids per country; the first metric is geoBounds, so the groups come by key.
+    const lats = (country: string) => SITES.filter((s) => siteValue(s, 'country') === country).map((s) => location(s).lat);
+    const lons = (country: string) => SITES.filter((s) => siteValue(s, 'country') === country).map((s) => location(s).lon);
+    expect(out.countries).toEqual({
+      groups: [
+        {
+          key: { country: 'AQ' },
+          metrics: {
+            box: { southWest: { lat: -90, lon: 0 }, northEast: { lat: -77.8419, lon: 166.6863 } },
+            middle: { lat: expect.any(Number), lon: expect.any(Number) },
+            n: 2,
+          },
+        },
+        {
+          key: { country: 'FR' },
+          metrics: {
+            box: {
+              southWest: { lat: Math.min(...lats('FR')), lon: Math.min(...lons('FR')) },
+              northEast: { lat: Math.max(...lats('FR')), lon: Math.max(...lons('FR')) },
+            },
+            middle: { lat: expect.any(Number), lon: expect.any(Number) },
+            n: 3,
+          },
+        },
+      ],
+      truncated: false,
+    });
+    // The centroid: the mean of the values as unit vectors (the pole adds no longitude: AQ's is McMurdo's).
+    const centroid = (country: string) => {
+      const rad = Math.PI / 180;
+      const v = SITES.filter((s) => siteValue(s, 'country') === country)
+        .map(location)
+        .map((p) => [Math.cos(p.lat * rad) * Math.cos(p.lon * rad), Math.cos(p.lat * rad) * Math.sin(p.lon * rad), Math.sin(p.lat * rad)])
+        .reduce((a, b) => a.map((x, i) => x + b[i]));
+      return { lat: Math.atan2(v[2], Math.hypot(v[0], v[1])) / rad, lon: Math.atan2(v[1], v[0]) / rad };
+    };
+    out.countries.groups.forEach((g: { key: { country: string }; metrics: { middle: { lat: number; lon: number } } }) => {
+      expect(g.metrics.middle.lat).toBeCloseTo(centroid(g.key.country).lat, 6);
+      expect(g.metrics.middle.lon).toBeCloseTo(centroid(g.key.country).lon, 6);
+    });
+    expect(out.countries.groups[0].metrics.middle.lat).toBeCloseTo(-83.92, 2);
+  });
+
   it('reads a set as of an instant (asOf), objects and links as they were', async () => {
     const before = new Date().toISOString();
     await new Promise((r) => setTimeout(r, 20));
@@ -362,6 +502,13 @@ await sub.ended;
       await attempt(() => sdk.person.asOf('2999-01-01T00:00:00Z').fetchPage());
       // A read's bad option rejects its promise (it does not throw where the read is called).
       errors.push(await sdk.person.fetchPage({ orderBy: { home: 'asc' } }).then(() => 'none', (e) => 'rejects: ' + e.message));
+      await attempt(() => sdk.site.where({ name: { $withinDistance: { center: { lat: 0, lon: 0 }, meters: 1 } } }));
+      await attempt(() => sdk.site.where({ location: { $withinDistance: { center: { lat: 0, lon: 0 }, radius: 1 } } }));
+      errors.push(await sdk.site.fetchPage({ orderBy: { name: 'asc', location: { distanceFrom: { lat: 0, lon: 0 } } } }).then(() => 'none', (e) => 'rejects: ' + e.message));
+      // The service checks ranges and shapes: InvalidFilter, InvalidArgument.
+      await attempt(() => sdk.site.where({ location: { $withinDistance: { center: { lat: 100, lon: 0 }, meters: 1 } } }).fetchPage());
+      await attempt(() => sdk.site.where({ location: { $withinPolygon: { points: [{ lat: 0, lon: 0 }, { lat: 1, lon: 1 }] } } }).count());
+      await attempt(() => sdk.site.aggregate({ groupBy: { location: { geoGrid: { precision: 9 } } }, metrics: { n: '$count' } }));
       await attempt(() => sdk.$objectSet('person', 'ri.object-set.main.object-set.00000000-0000-4000-8000-00000000dead').fetchPage());
       console.log(JSON.stringify(errors));`);
     expect(out).toEqual([
@@ -369,7 +516,13 @@ await sub.ended;
       "TypeError: pivotTo: person has no link 'ownedBy'",
       'TypeError: union: a set of company with a set of person',
       'ConjureError: InvalidArgument',
-      'rejects: orderBy.home: geopoints have no order',
+      "rejects: orderBy.home: a geopoint orders by distance: { distanceFrom: {lat, lon}, direction?: 'asc' | 'desc' }, not \"asc\"",
+      'TypeError: where.name.$withinDistance: not an operator of a string property (those are $eq, $ne, $in, $isNull, $origin, $gt, $gte, $lt, $lte, $startsWith, $startsWithIgnoreCase, $containsAllTerms, $containsAnyTerm, $containsAllTermsInOrder)',
+      'TypeError: where.location.$withinDistance: { center: {lat, lon}, meters }, not {"center":{"lat":0,"lon":0},"radius":1}',
+      'rejects: orderBy.location: a distance may only be the first key of orderBy (other keys may follow it as tie-breakers)',
+      'ConjureError: InvalidFilter',
+      'ConjureError: InvalidFilter',
+      'ConjureError: InvalidArgument',
       'ConjureError: ObjectSetNotFound',
     ]);
   });

@@ -2,7 +2,7 @@
 // file beside a freshly generated ./demo-sdk and type-checks both with tsc): the line after each
 // expect-error directive must fail to compile (an unused directive is itself an error), everything
 // else must compile, and `same<A, B>()` holds only when A and B are the same type. Not run.
-import { createClient, type Company, type Person, type Project } from './demo-sdk/index.js';
+import { createClient, type Company, type GeoPoint, type Person, type Project, type Site } from './demo-sdk/index.js';
 import type { ObjectSet } from './demo-sdk/index.js';
 
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -61,6 +61,29 @@ export async function typed(): Promise<void> {
   same<(typeof ranges.groups)[number]['key']['budget'], { gte?: number; lt?: number }>();
   same<Awaited<ReturnType<typeof sdk.person.count>>, number>();
 
+  // Geo search (docs/api.md §13): geopoint operators, distance order with $distanceMeters, geo buckets and metrics
+  const paris = { lat: 48.8566, lon: 2.3522 };
+  sdk.site.where({ location: { $withinDistance: { center: paris, meters: 500_000 } }, country: 'FR' });
+  sdk.site.where({ location: { $withinBox: { southWest: { lat: -40, lon: 170 }, northEast: { lat: -10, lon: -170 } }, $isNull: false } });
+  sdk.person.where({ $not: { home: { $withinPolygon: { points: [paris, { lat: 0, lon: 0 }, { lat: 10, lon: 10 }] } } } });
+  const near = await sdk.site.where({ country: 'FR' }).fetchPage({ orderBy: { location: { distanceFrom: paris } }, pageSize: 3 });
+  same<(typeof near.data)[number], Site & { readonly $distanceMeters?: number }>();
+  same<(typeof near.data)[number]['$distanceMeters'], number | undefined>();
+  same<(typeof near.data)[number]['location'], GeoPoint | undefined>();
+  const far = await sdk.person.fetchPage({ orderBy: [{ home: { distanceFrom: paris, direction: 'desc' } }, { name: 'asc' }, { $id: 'asc' }] });
+  same<(typeof far.data)[number]['$distanceMeters'], number | undefined>();
+  for await (const s of sdk.site.asyncIter({ pageSize: 10, orderBy: { location: { distanceFrom: paris, direction: 'asc' }, name: 'asc' } }))
+    same<typeof s.$distanceMeters, number | undefined>();
+  const cells = await sdk.site.aggregate({
+    groupBy: { location: { geoGrid: { precision: 2, maxGroups: 10 } }, country: 'exact' },
+    metrics: { n: '$count', box: { geoBounds: 'location' }, middle: { geoCentroid: 'location' } },
+  });
+  same<(typeof cells.groups)[number]['key'], { location: string; country: string }>();
+  same<
+    (typeof cells.groups)[number]['metrics'],
+    { n: number; box: { southWest: GeoPoint; northEast: GeoPoint } | undefined; middle: { lat: number; lon: number } | undefined }
+  >();
+
   // Live sets: changes carry typed objects
   const sub = sdk.person.where({ $tags: 'vip' }).subscribe({ change: (e) => same<NonNullable<typeof e.objects>[number], Person>() }, { loadObjects: true });
   sub.close();
@@ -97,8 +120,38 @@ export function misuse(): void {
   sdk.person.union(sdk.company);
   // @ts-expect-error nor do they after a pivot
   sdk.person.subtract(sdk.person.pivotTo('worksFor'));
-  // @ts-expect-error geopoints have no order
+  // @ts-expect-error a geopoint orders by distance from a point, not 'asc'
   void sdk.person.fetchPage({ orderBy: { home: 'asc' } });
+  // @ts-expect-error $withinDistance is an operator of geopoints, not of strings
+  sdk.site.where({ name: { $withinDistance: { center: { lat: 0, lon: 0 }, meters: 1 } } });
+  // @ts-expect-error nor is $withinBox one of numbers
+  sdk.person.where({ age: { $withinBox: { southWest: { lat: 0, lon: 0 }, northEast: { lat: 1, lon: 1 } } } });
+  // @ts-expect-error nor $withinPolygon one of timestamps
+  sdk.project.where({ deadline: { $withinPolygon: { points: [] } } });
+  // @ts-expect-error a distance is { center, meters }, not a radius
+  sdk.site.where({ location: { $withinDistance: { center: { lat: 0, lon: 0 }, radius: 1 } } });
+  // @ts-expect-error a box is { southWest, northEast }, as the API has it
+  sdk.site.where({ location: { $withinBox: { topLeft: { lat: 1, lon: 0 }, bottomRight: { lat: 0, lon: 1 } } } });
+  // @ts-expect-error a polygon is { points }, not a bare list
+  sdk.site.where({ location: { $withinPolygon: [{ lat: 0, lon: 0 }, { lat: 0, lon: 1 }, { lat: 1, lon: 0 }] } });
+  // @ts-expect-error a point is {lat, lon}
+  sdk.site.where({ location: { $withinDistance: { center: [48.8, 2.3], meters: 1 } } });
+  // @ts-expect-error distanceFrom orders geopoints only
+  void sdk.site.fetchPage({ orderBy: { name: { distanceFrom: { lat: 0, lon: 0 } } } });
+  // @ts-expect-error a distance order needs its point
+  void sdk.site.fetchPage({ orderBy: { location: { direction: 'desc' } } });
+  // @ts-expect-error a project has no geopoint to order by distance
+  void sdk.project.fetchPage({ orderBy: { name: { distanceFrom: { lat: 0, lon: 0 } } } });
+  // @ts-expect-error geoGrid groups geopoints only
+  void sdk.site.aggregate({ groupBy: { country: { geoGrid: { precision: 2 } } }, metrics: { n: '$count' } });
+  // @ts-expect-error geoGrid takes { precision }
+  void sdk.site.aggregate({ groupBy: { location: { geoGrid: 2 } }, metrics: { n: '$count' } });
+  // @ts-expect-error geoBounds needs a geopoint
+  void sdk.site.aggregate({ metrics: { x: { geoBounds: 'name' } } });
+  // @ts-expect-error geoCentroid needs a geopoint
+  void sdk.person.aggregate({ metrics: { x: { geoCentroid: 'age' } } });
+  // @ts-expect-error min and max have no geopoints
+  void sdk.site.aggregate({ metrics: { x: { min: 'location' } } });
   // @ts-expect-error directions are 'asc' and 'desc'
   void sdk.person.fetchPage({ orderBy: { age: 'descending' } });
   // @ts-expect-error a typo in an orderBy key
@@ -139,4 +192,18 @@ export async function misreadAnswers(): Promise<void> {
   // @ts-expect-error age may be absent
   const n: number = data[0].age;
   void n;
+  const { data: sites } = await sdk.site.fetchPage({ orderBy: { name: 'asc' } });
+  // @ts-expect-error no distance without a distance order
+  void sites[0].$distanceMeters;
+  const near = await sdk.site.fetchPage({ orderBy: { location: { distanceFrom: { lat: 0, lon: 0 } } } });
+  // @ts-expect-error a site without a location has no distance
+  const d: number = near.data[0].$distanceMeters;
+  void d;
+  const cells = await sdk.site.aggregate({ groupBy: { location: { geoGrid: { precision: 1 } } }, metrics: { middle: { geoCentroid: 'location' } } });
+  // @ts-expect-error a geohash cell is a string
+  const cell: number = cells.groups[0].key.location;
+  void cell;
+  // @ts-expect-error a centroid may be left out (no values, or their mean at the sphere's center)
+  const middle: GeoPoint = cells.groups[0].metrics.middle;
+  void middle;
 }

@@ -197,7 +197,7 @@ describe('orderBy, groupBy and metrics of a generated SDK', () => {
       { propertyId: 'name', direction: 'ASC' },
       { propertyId: 'age', direction: 'DESC' },
     ]);
-    expect(() => c.orderBy('person', { home: 'asc' })).toThrow('orderBy.home: geopoints have no order');
+    expect(() => c.orderBy('person', { home: 'asc' })).toThrow('orderBy.home: a geopoint orders by distance: { distanceFrom: {lat, lon}');
     expect(() => c.orderBy('person', { age: 'up' })).toThrow("orderBy.age: 'asc' or 'desc'");
   });
 
@@ -227,5 +227,165 @@ describe('orderBy, groupBy and metrics of a generated SDK', () => {
     ]);
     expect(() => c.metrics('person', { x: { avg: 'age', sum: 'age' } })).toThrow("metrics.x: '$count' or one of");
     expect(() => c.groupBy('person', { agee: 'exact' })).toThrow("groupBy.agee: person has no property 'agee'");
+  });
+});
+
+describe('geo search of a generated SDK (docs/api.md §13)', () => {
+  const paris = { lat: 48.8566, lon: 2.3522 };
+
+  it('$withinDistance, $withinBox and $withinPolygon are the geo filters, with their payloads as written', () => {
+    expect(c.clause('person', { home: { $withinDistance: { center: paris, meters: 500_000 } } })).toEqual({
+      type: 'geoWithinDistance',
+      geoWithinDistance: { propertyId: 'home', center: paris, meters: 500_000 },
+    });
+    // A box across the antimeridian is a box like any other (southWest.lon > northEast.lon).
+    expect(c.clause('person', { home: { $withinBox: { southWest: { lat: -40, lon: 170 }, northEast: { lat: -10, lon: -170 } } } })).toEqual(
+      {
+        type: 'geoWithinBox',
+        geoWithinBox: { propertyId: 'home', southWest: { lat: -40, lon: 170 }, northEast: { lat: -10, lon: -170 } },
+      },
+    );
+    const triangle = [
+      { lat: 0, lon: 0 },
+      { lat: 0, lon: 10 },
+      { lat: 10, lon: 0 },
+    ];
+    expect(c.clause('person', { home: { $withinPolygon: { points: triangle } } })).toEqual({
+      type: 'geoWithinPolygon',
+      geoWithinPolygon: { propertyId: 'home', points: triangle },
+    });
+  });
+
+  it('geo operators combine with each other, with equality and through $not, each a filter of its own', () => {
+    expect(
+      c.clause('person', {
+        home: { $withinDistance: { center: paris, meters: 1000 }, $isNull: false },
+        $not: { home: { $withinBox: { southWest: { lat: 48, lon: 2 }, northEast: { lat: 49, lon: 3 } } } },
+      }),
+    ).toEqual({
+      type: 'and',
+      and: {
+        filters: [
+          { type: 'geoWithinDistance', geoWithinDistance: { propertyId: 'home', center: paris, meters: 1000 } },
+          { type: 'propertyExists', propertyExists: { propertyId: 'home' } },
+          {
+            type: 'not',
+            not: {
+              filter: {
+                type: 'geoWithinBox',
+                geoWithinBox: { propertyId: 'home', southWest: { lat: 48, lon: 2 }, northEast: { lat: 49, lon: 3 } },
+              },
+            },
+          },
+        ],
+      },
+    });
+    // A point read from an object is sent as {lat, lon}; undefined keys are left out as everywhere.
+    expect(c.clause('person', { home: { $withinDistance: { center: { ...paris }, meters: 1, extra: undefined } as never } })).toEqual({
+      type: 'geoWithinDistance',
+      geoWithinDistance: { propertyId: 'home', center: paris, meters: 1 },
+    });
+  });
+
+  it('refuses, by name, geo operators on other types and payloads that are not the shape (the service checks ranges and geometry)', () => {
+    expect(() => c.clause('person', { age: { $withinDistance: { center: paris, meters: 1 } } })).toThrow(
+      'where.age.$withinDistance: not an operator of a long property (those are $eq, $ne, $in, $isNull, $origin, $gt, $gte, $lt, $lte)',
+    );
+    expect(() => c.clause('person', { home: { $gte: paris } })).toThrow(
+      'where.home.$gte: not an operator of a geopoint property (those are $eq, $ne, $in, $isNull, $origin, $withinDistance, $withinBox, $withinPolygon)',
+    );
+    expect(() => c.clause('person', { home: paris })).toThrow(
+      'where.home: a geopoint compares with { $eq: {lat, lon} } or lies within ($withinDistance, $withinBox, $withinPolygon), not {"lat":48.8566,"lon":2.3522}',
+    );
+    expect(() => c.clause('person', { home: { $withinDistance: { center: paris, radius: 5 } } })).toThrow(
+      'where.home.$withinDistance: { center: {lat, lon}, meters }, not {"center":{"lat":48.8566,"lon":2.3522},"radius":5}',
+    );
+    expect(() => c.clause('person', { home: { $withinDistance: { center: [48.8, 2.3], meters: 5 } } })).toThrow(
+      'where.home.$withinDistance.center: a point {lat, lon}, not [48.8,2.3]',
+    );
+    expect(() => c.clause('person', { home: { $withinDistance: { center: { lat: '48.8', lon: 2.3 }, meters: 5 } } })).toThrow(
+      'where.home.$withinDistance.center.lat: a number, not "48.8"',
+    );
+    expect(() => c.clause('person', { home: { $withinDistance: { center: paris, meters: NaN } } })).toThrow(
+      'where.home.$withinDistance.meters: a number, not NaN',
+    );
+    expect(() => c.clause('person', { home: { $withinBox: { topLeft: paris, bottomRight: paris } } })).toThrow(
+      'where.home.$withinBox: { southWest: {lat, lon}, northEast: {lat, lon} }, not',
+    );
+    expect(() => c.clause('person', { home: { $withinPolygon: [paris, paris, paris] } })).toThrow(
+      'where.home.$withinPolygon: { points: [{lat, lon}, …] }, not [',
+    );
+    expect(() => c.clause('person', { home: { $withinPolygon: { points: paris } } })).toThrow(
+      'where.home.$withinPolygon.points: a list of points {lat, lon}, not {"lat":48.8566,"lon":2.3522}',
+    );
+    expect(() => c.clause('person', { home: { $withinPolygon: { points: [paris, { lat: 1 }, paris] } } })).toThrow(
+      'where.home.$withinPolygon.points[1]: a point {lat, lon}, not {"lat":1}',
+    );
+    // Out of range is the service's to say (InvalidFilter, with the path of the wire filter).
+    expect(c.clause('person', { home: { $withinDistance: { center: { lat: 100, lon: 0 }, meters: -1 } } })).toEqual({
+      type: 'geoWithinDistance',
+      geoWithinDistance: { propertyId: 'home', center: { lat: 100, lon: 0 }, meters: -1 },
+    });
+  });
+
+  it('orderBy: a geopoint by distance from a point, as the first key, nearest first by default', () => {
+    expect(c.orderBy('person', { home: { distanceFrom: paris } })).toEqual([
+      { distanceFrom: { propertyId: 'home', point: paris }, direction: 'ASC' },
+    ]);
+    expect(c.orderBy('person', [{ home: { distanceFrom: paris, direction: 'desc' } }, { name: 'asc' }, { $id: 'desc' }])).toEqual([
+      { distanceFrom: { propertyId: 'home', point: paris }, direction: 'DESC' },
+      { propertyId: 'name', direction: 'ASC' },
+      { attribute: 'id', direction: 'DESC' },
+    ]);
+    expect(() => c.orderBy('person', { name: 'asc', home: { distanceFrom: paris } })).toThrow(
+      'orderBy.home: a distance may only be the first key of orderBy (other keys may follow it as tie-breakers)',
+    );
+    expect(() => c.orderBy('person', { home: { distanceFrom: paris, direction: 'nearest' } })).toThrow(
+      "orderBy.home.direction: 'asc' or 'desc', not \"nearest\"",
+    );
+    expect(() => c.orderBy('person', { home: { nearest: paris } })).toThrow(
+      "orderBy.home: a geopoint orders by distance: { distanceFrom: {lat, lon}, direction?: 'asc' | 'desc' }, not {\"nearest\"",
+    );
+    expect(() => c.orderBy('person', { home: { distanceFrom: { lat: 1 } } })).toThrow('orderBy.home.distanceFrom: a point {lat, lon}');
+    expect(() => c.orderBy('person', { age: { distanceFrom: paris } })).toThrow("orderBy.age: 'asc' or 'desc', not {");
+  });
+
+  it('groupBy geoGrid and the metrics geoBounds and geoCentroid, on geopoint properties only', () => {
+    expect(
+      c
+        .groupBy('person', { home: { geoGrid: { precision: 3 } }, $environmentId: 'exact' })
+        .concat(c.groupBy('person', { home: { geoGrid: { precision: 1, maxGroups: 5 } } })),
+    ).toEqual([
+      { type: 'geoGrid', geoGrid: { propertyId: 'home', precision: 3 }, name: 'home' },
+      { type: 'exact', exact: { attribute: 'environmentId' }, name: '$environmentId' },
+      { type: 'geoGrid', geoGrid: { propertyId: 'home', precision: 1, maxGroups: 5 }, name: 'home' },
+    ]);
+    expect(c.metrics('person', { box: { geoBounds: 'home' }, middle: { geoCentroid: 'home' }, n: '$count' })).toEqual([
+      { type: 'geoBounds', geoBounds: { propertyId: 'home' }, name: 'box' },
+      { type: 'geoCentroid', geoCentroid: { propertyId: 'home' }, name: 'middle' },
+      { type: 'count', count: {}, name: 'n' },
+    ]);
+    expect(() => c.groupBy('person', { name: { geoGrid: { precision: 3 } } })).toThrow(
+      'groupBy.name: geoGrid takes a geopoint property, not a string one',
+    );
+    expect(() => c.groupBy('person', { $id: { geoGrid: { precision: 3 } } })).toThrow(
+      'groupBy.$id: geoGrid takes a geopoint property, not an attribute',
+    );
+    expect(() => c.groupBy('person', { home: { geoGrid: 3 } })).toThrow('groupBy.home.geoGrid: { precision, maxGroups? }, not 3');
+    expect(() => c.groupBy('person', { home: { geoGrid: { precision: '3' } } })).toThrow(
+      'groupBy.home.geoGrid.precision: a number, not "3"',
+    );
+    expect(() => c.groupBy('person', { home: { geohash: 3 } })).toThrow(
+      "groupBy.home: 'exact', { exact: { maxGroups } }, { fixedWidth }, { ranges }, { duration } or { geoGrid: { precision } }, not",
+    );
+    expect(() => c.metrics('person', { x: { geoCentroid: 'age' } })).toThrow(
+      'metrics.x.geoCentroid: geoCentroid takes a geopoint property, not a long one',
+    );
+    expect(() => c.metrics('person', { x: { geoBounds: '$id' } })).toThrow(
+      'metrics.x.geoBounds: geoBounds takes a geopoint property, not an attribute',
+    );
+    expect(() => c.metrics('person', { x: { geoBounds: 'home', geoCentroid: 'home' } })).toThrow(
+      "metrics.x: '$count' or one of { avg | sum | min | max | exactDistinct | approximateDistinct | geoBounds | geoCentroid: property }",
+    );
   });
 });

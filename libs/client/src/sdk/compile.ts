@@ -11,7 +11,8 @@ export type Filter = ObjectsSchemas['ObjectSearchFilter'];
 export type SortKey = NonNullable<ObjectsSchemas['ObjectSearchRequest']['orderBy']>[number];
 export type Bucket = NonNullable<ObjectsSchemas['AggregateObjectsRequest']['groupBy']>[number];
 export type MetricRequest = ObjectsSchemas['AggregateObjectsRequest']['metrics'][number];
-type Value = string | number | boolean | ObjectsSchemas['GeoPoint'];
+type GeoPoint = ObjectsSchemas['GeoPoint'];
+type Value = string | number | boolean | GeoPoint;
 
 /** The ontology as a generated SDK carries it at run time (its `ontology` export). */
 export interface OntologyMetadata {
@@ -55,12 +56,36 @@ const list = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 const value = (v: unknown): Value => (v instanceof Date ? v.toISOString() : (v as Value));
 
 function describe(v: unknown): string {
-  return JSON.stringify(v) ?? String(v);
+  return typeof v === 'number' && !Number.isFinite(v) ? String(v) : (JSON.stringify(v) ?? String(v));
+}
+
+/**
+ * `v`, an object with the `required` keys and maybe the `optional` ones, none other (keys whose
+ * value is undefined left out); else a TypeError saying `shape`.
+ */
+function fields(v: unknown, required: string[], optional: string[], shape: string, at: string): Record<string, unknown> {
+  if (isPlainObject(v)) {
+    const keys = Object.keys(v).filter((k) => v[k] !== undefined);
+    if (required.every((k) => keys.includes(k)) && keys.every((k) => required.includes(k) || optional.includes(k))) return v;
+  }
+  throw new TypeError(`${at}: ${shape}, not ${describe(v)}`);
+}
+
+function number(v: unknown, at: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${at}: a number, not ${describe(v)}`);
+  return v;
+}
+
+/** A geopoint `{lat, lon}`, as the API takes it (its ranges are the service's to check: InvalidFilter, InvalidArgument). */
+function point(v: unknown, at: string): GeoPoint {
+  const p = fields(v, ['lat', 'lon'], [], 'a point {lat, lon}', at);
+  return { lat: number(p.lat, `${at}.lat`), lon: number(p.lon, `${at}.lon`) };
 }
 
 const RANGE = { $gt: 'gt', $gte: 'gte', $lt: 'lt', $lte: 'lte' } as const;
 const TEXT = { $containsAllTerms: 'ALL_TERMS', $containsAnyTerm: 'ANY_TERM', $containsAllTermsInOrder: 'PHRASE' } as const;
 const EQUALITY = ['$eq', '$ne', '$in', '$isNull', '$origin'];
+const GEO = ['$withinDistance', '$withinBox', '$withinPolygon'];
 /** The operators each property type takes (types.ts says the same to the type checker). */
 const OPERATORS: Record<PropertyType, string[]> = {
   string: [...EQUALITY, ...Object.keys(RANGE), '$startsWith', '$startsWithIgnoreCase', ...Object.keys(TEXT)],
@@ -69,8 +94,11 @@ const OPERATORS: Record<PropertyType, string[]> = {
   boolean: EQUALITY,
   date: [...EQUALITY, ...Object.keys(RANGE)],
   timestamp: [...EQUALITY, ...Object.keys(RANGE)],
-  geopoint: EQUALITY,
+  geopoint: [...EQUALITY, ...GEO],
 };
+
+/** A key of orderBy, groupBy or a metric: a property (with its type) or an attribute. */
+type Field = { propertyId: string; type: PropertyType } | { attribute: 'id' | 'environmentId' | 'type' | 'firstSighting' | 'lastSighting' };
 
 /** Compiles where clauses of object type `type` against `ontology`. */
 export class ClauseCompiler {
@@ -203,7 +231,10 @@ export class ClauseCompiler {
   /** The filter of one property's entry in a where clause: a value (equality) or its operators. */
   private property(propertyId: string, type: PropertyType, spec: unknown, at: string): Filter {
     if (!isPlainObject(spec) || (type === 'geopoint' && !Object.keys(spec).some((k) => k.startsWith('$')))) {
-      if (type === 'geopoint') throw new TypeError(`${at}: a geopoint compares with { $eq: {lat, lon} }, not ${describe(spec)}`);
+      if (type === 'geopoint')
+        throw new TypeError(
+          `${at}: a geopoint compares with { $eq: {lat, lon} } or lies within ($withinDistance, $withinBox, $withinPolygon), not ${describe(spec)}`,
+        );
       return { type: 'propertyEquals', propertyEquals: { propertyId, value: value(spec) } };
     }
     const allowed = OPERATORS[type];
@@ -220,6 +251,7 @@ export class ClauseCompiler {
       if (op in RANGE) range[RANGE[op as keyof typeof RANGE]] = value(v);
       else if (op in TEXT)
         parts.push({ type: 'propertyText', propertyText: { propertyId, query: text(), match: TEXT[op as keyof typeof TEXT] } });
+      else if (GEO.includes(op)) parts.push(geo(propertyId, op, v, `${at}.${op}`));
       else if (op === '$eq') parts.push({ type: 'propertyEquals', propertyEquals: { propertyId, value: value(v) } });
       else if (op === '$ne') parts.push(not({ type: 'propertyEquals', propertyEquals: { propertyId, value: value(v) } }));
       else if (op === '$in') {
@@ -240,11 +272,7 @@ export class ClauseCompiler {
     return and(...parts);
   }
 
-  private field(
-    type: string,
-    key: string,
-    at: string,
-  ): { propertyId: string; type: PropertyType } | { attribute: 'id' | 'environmentId' | 'type' | 'firstSighting' | 'lastSighting' } {
+  private field(type: string, key: string, at: string): Field {
     if (key.startsWith('$')) {
       const attribute = key.slice(1);
       if (!['id', 'environmentId', 'type', 'firstSighting', 'lastSighting'].includes(attribute)) {
@@ -259,20 +287,44 @@ export class ClauseCompiler {
     return { propertyId: key, type: property.type };
   }
 
-  /** `orderBy`: property ids and attributes to 'asc' | 'desc', in the order written. */
+  /**
+   * `orderBy`: property ids and attributes to 'asc' | 'desc', in the order written; a geopoint
+   * property, as the first key, to `{ distanceFrom: {lat, lon}, direction? }` (docs/api.md §13).
+   */
   orderBy(type: string, orderBy: unknown): SortKey[] {
     const entries = list(orderBy).flatMap((o, i) => {
       if (!isPlainObject(o)) throw new TypeError(`orderBy[${i}]: an object of keys to 'asc' or 'desc', not ${describe(o)}`);
       return Object.entries(o).filter(([, d]) => d !== undefined);
     });
-    return entries.map(([key, direction]) => {
-      if (direction !== 'asc' && direction !== 'desc') throw new TypeError(`orderBy.${key}: 'asc' or 'desc', not ${describe(direction)}`);
-      const field = this.field(type, key, `orderBy.${key}`);
-      const dir = direction === 'desc' ? 'DESC' : 'ASC';
-      if ('attribute' in field) return { attribute: field.attribute, direction: dir };
-      if (field.type === 'geopoint') throw new TypeError(`orderBy.${key}: geopoints have no order`);
-      return { propertyId: field.propertyId, direction: dir };
+    const direction = (d: unknown, at: string) => {
+      if (d !== 'asc' && d !== 'desc') throw new TypeError(`${at}: 'asc' or 'desc', not ${describe(d)}`);
+      return d === 'desc' ? 'DESC' : 'ASC';
+    };
+    return entries.map(([key, spec], i): SortKey => {
+      const at = `orderBy.${key}`;
+      const field = this.field(type, key, at);
+      if ('attribute' in field) return { attribute: field.attribute, direction: direction(spec, at) };
+      if (field.type !== 'geopoint') return { propertyId: field.propertyId, direction: direction(spec, at) };
+      const order = fields(
+        spec,
+        ['distanceFrom'],
+        ['direction'],
+        "a geopoint orders by distance: { distanceFrom: {lat, lon}, direction?: 'asc' | 'desc' }",
+        at,
+      );
+      if (i > 0) throw new TypeError(`${at}: a distance may only be the first key of orderBy (other keys may follow it as tie-breakers)`);
+      return {
+        distanceFrom: { propertyId: field.propertyId, point: point(order.distanceFrom, `${at}.distanceFrom`) },
+        direction: order.direction === undefined ? 'ASC' : direction(order.direction, `${at}.direction`),
+      };
     });
+  }
+
+  /** `field` of a geo bucket or metric (`what`): a geopoint property. */
+  private geopoint(field: Field, what: string, at: string): string {
+    if ('attribute' in field) throw new TypeError(`${at}: ${what} takes a geopoint property, not an attribute`);
+    if (field.type !== 'geopoint') throw new TypeError(`${at}: ${what} takes a geopoint property, not a ${field.type} one`);
+    return field.propertyId;
   }
 
   /** `groupBy`: property id or attribute → its bucket; each bucket is named by its key. */
@@ -299,8 +351,17 @@ export class ClauseCompiler {
             return { type: 'fixedWidth', fixedWidth: { propertyId: field.propertyId, width: b.fixedWidth as number }, name };
           if ('propertyId' in field && Array.isArray(b.ranges))
             return { type: 'ranges', ranges: { propertyId: field.propertyId, ranges: b.ranges as { gte?: number }[] }, name };
+          if (b.geoGrid !== undefined) {
+            const propertyId = this.geopoint(field, 'geoGrid', at);
+            const grid = fields(b.geoGrid, ['precision'], ['maxGroups'], '{ precision, maxGroups? }', `${at}.geoGrid`);
+            const precision = number(grid.precision, `${at}.geoGrid.precision`);
+            const maxGroups = grid.maxGroups === undefined ? {} : { maxGroups: number(grid.maxGroups, `${at}.geoGrid.maxGroups`) };
+            return { type: 'geoGrid', geoGrid: { propertyId, precision, ...maxGroups }, name };
+          }
         }
-        throw new TypeError(`${at}: 'exact', { exact: { maxGroups } }, { fixedWidth }, { ranges } or { duration }, not ${describe(b)}`);
+        throw new TypeError(
+          `${at}: 'exact', { exact: { maxGroups } }, { fixedWidth }, { ranges }, { duration } or { geoGrid: { precision } }, not ${describe(b)}`,
+        );
       });
   }
 
@@ -313,7 +374,7 @@ export class ClauseCompiler {
       const entries = isPlainObject(m) ? Object.entries(m) : [];
       if (entries.length !== 1)
         throw new TypeError(
-          `${at}: '$count' or one of { avg | sum | min | max | exactDistinct | approximateDistinct: property }, not ${describe(m)}`,
+          `${at}: '$count' or one of { avg | sum | min | max | exactDistinct | approximateDistinct | geoBounds | geoCentroid: property }, not ${describe(m)}`,
         );
       const [op, key] = entries[0];
       if (typeof key !== 'string') throw new TypeError(`${at}.${op}: a property id, not ${describe(key)}`);
@@ -332,9 +393,39 @@ export class ClauseCompiler {
           const payload = { propertyId: field.propertyId };
           return { type: op, [op]: payload, name } as MetricRequest;
         }
+        case 'geoBounds':
+        case 'geoCentroid': {
+          const payload = { propertyId: this.geopoint(field, op, `${at}.${op}`) };
+          return op === 'geoBounds' ? { type: op, geoBounds: payload, name } : { type: op, geoCentroid: payload, name };
+        }
         default:
           throw new TypeError(`${at}: unknown metric '${op}'`);
       }
     });
+  }
+}
+
+/** The wire filter of a geo operator of a where clause (docs/api.md §13): its payload with the property id. */
+function geo(propertyId: string, op: string, v: unknown, at: string): Filter {
+  switch (op) {
+    case '$withinDistance': {
+      const d = fields(v, ['center', 'meters'], [], '{ center: {lat, lon}, meters }', at);
+      return {
+        type: 'geoWithinDistance',
+        geoWithinDistance: { propertyId, center: point(d.center, `${at}.center`), meters: number(d.meters, `${at}.meters`) },
+      };
+    }
+    case '$withinBox': {
+      const b = fields(v, ['southWest', 'northEast'], [], '{ southWest: {lat, lon}, northEast: {lat, lon} }', at);
+      return {
+        type: 'geoWithinBox',
+        geoWithinBox: { propertyId, southWest: point(b.southWest, `${at}.southWest`), northEast: point(b.northEast, `${at}.northEast`) },
+      };
+    }
+    default: {
+      const p = fields(v, ['points'], [], '{ points: [{lat, lon}, …] }', at);
+      if (!Array.isArray(p.points)) throw new TypeError(`${at}.points: a list of points {lat, lon}, not ${describe(p.points)}`);
+      return { type: 'geoWithinPolygon', geoWithinPolygon: { propertyId, points: p.points.map((q, i) => point(q, `${at}.points[${i}]`)) } };
+    }
   }
 }

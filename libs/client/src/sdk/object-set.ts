@@ -29,6 +29,7 @@ import { and, ClauseCompiler, Filter, not, objectType, OntologyMetadata, or } fr
 import type {
   AggregateResult,
   AggregateSpec,
+  FetchPageByDistanceOptions,
   FetchPageOptions,
   GroupBy,
   LinkTarget,
@@ -38,6 +39,7 @@ import type {
   Page,
   TypeOf,
   WhereClause,
+  WithDistance,
 } from './types.js';
 
 type RawObject = ObjectsSchemas['OntologyObject'];
@@ -246,8 +248,14 @@ export class ObjectSet<O extends OntologyShape, K extends TypeOf<O>> {
     return new ObjectSet<O, K>(this.ctx, this.node, instantOf(instant));
   }
 
-  /** One page of members, in (environmentId, id) order or by `orderBy`; pass its `nextPageToken` on for the next. A bad `orderBy` rejects. */
-  async fetchPage(options: FetchPageOptions<O, K> = {}): Promise<Page<O[K]['object']>> {
+  /**
+   * One page of members, in (environmentId, id) order or by `orderBy`; pass its `nextPageToken` on
+   * for the next. A bad `orderBy` rejects. Ordered by a distance first (`{ location: { distanceFrom } }`),
+   * each object with a value carries `$distanceMeters`.
+   */
+  fetchPage(options: FetchPageByDistanceOptions<O, K>): Promise<Page<WithDistance<O[K]['object']>>>;
+  fetchPage(options?: FetchPageOptions<O, K>): Promise<Page<O[K]['object']>>;
+  async fetchPage(options: FetchPageOptions<O, K> = {}): Promise<Page<WithDistance<O[K]['object']>>> {
     const orderBy = options.orderBy === undefined ? [] : this.ctx.compiler.orderBy(this.node.type, options.orderBy);
     return this.ctx.retrying(async () => {
       const q = await this.query();
@@ -273,7 +281,13 @@ export class ObjectSet<O extends OntologyShape, K extends TypeOf<O>> {
   }
 
   /** Every member, page by page (`for await (const o of set.asyncIter({ orderBy }))`). */
-  async *asyncIter(options: Omit<FetchPageOptions<O, K>, 'nextPageToken'> = {}): AsyncGenerator<O[K]['object'], void, undefined> {
+  asyncIter(
+    options: Omit<FetchPageByDistanceOptions<O, K>, 'nextPageToken'>,
+  ): AsyncGenerator<WithDistance<O[K]['object']>, void, undefined>;
+  asyncIter(options?: Omit<FetchPageOptions<O, K>, 'nextPageToken'>): AsyncGenerator<O[K]['object'], void, undefined>;
+  async *asyncIter(
+    options: Omit<FetchPageOptions<O, K>, 'nextPageToken'> = {},
+  ): AsyncGenerator<WithDistance<O[K]['object']>, void, undefined> {
     let nextPageToken: string | undefined;
     do {
       const page = await this.fetchPage({ ...options, nextPageToken });
@@ -409,8 +423,8 @@ export class ObjectSet<O extends OntologyShape, K extends TypeOf<O>> {
 
   // --- reading -----------------------------------------------------------------------------
 
-  /** The objects of a search page, loaded in one bulk read (as of the set's instant), in the page's order. */
-  private async load(refs: { environmentId: string; id: string }[]): Promise<O[K]['object'][]> {
+  /** The objects of a search page, loaded in one bulk read (as of the set's instant), in the page's order, with their distances. */
+  private async load(refs: { environmentId: string; id: string; distanceMeters?: number }[]): Promise<WithDistance<O[K]['object']>[]> {
     if (!refs.length) return [];
     const objectIds = [...new Set(refs.map((r) => r.id))];
     const found = new Map<string, RawObject>();
@@ -428,12 +442,15 @@ export class ObjectSet<O extends OntologyShape, K extends TypeOf<O>> {
     // An object deleted between the search and the bulk read is left out.
     return refs.flatMap((r) => {
       const o = found.get(keyOf(r));
-      return o ? [this.toObject(o)] : [];
+      return o ? [this.toObject(o, r.distanceMeters)] : [];
     });
   }
 
-  /** An API object as the SDK's typed object: properties by id (multi-valued ones as arrays), `$` attributes. */
-  private toObject(raw: RawObject): O[K]['object'] {
+  /**
+   * An API object as the SDK's typed object: properties by id (multi-valued ones as arrays), `$`
+   * attributes, and `$distanceMeters` when a search ordered by distance gave one.
+   */
+  private toObject(raw: RawObject, distanceMeters?: number): WithDistance<O[K]['object']> {
     const shape = this.ctx.ontology.objectTypes[raw.type];
     const links: Record<string, string[]> = {};
     for (const linkId of Object.keys(shape?.links ?? {})) links[linkId] = [];
@@ -446,6 +463,7 @@ export class ObjectSet<O extends OntologyShape, K extends TypeOf<O>> {
       $links: links,
       $firstSighting: raw.metadata.firstSighting,
       $lastSighting: raw.metadata.lastSighting,
+      ...(distanceMeters !== undefined ? { $distanceMeters: distanceMeters } : {}),
     };
     for (const [id, p] of Object.entries(shape?.properties ?? {})) if (p.multi) o[id] = [];
     for (const p of raw.properties) {
@@ -473,7 +491,7 @@ export class ObjectSet<O extends OntologyShape, K extends TypeOf<O>> {
         return linkSets;
       },
     });
-    return o as unknown as O[K]['object'];
+    return o as unknown as WithDistance<O[K]['object']>;
   }
 
   // --- what is sent --------------------------------------------------------------------------

@@ -14,6 +14,12 @@ export interface GeoPoint {
   lon: number;
 }
 
+/** The least and greatest latitude and longitude of some geopoints (never a box across the antimeridian). */
+export interface GeoBounds {
+  southWest: GeoPoint;
+  northEast: GeoPoint;
+}
+
 /**
  * The JSON value of a property of type T: numbers for `long` and `double`, `YYYY-MM-DD` for
  * `date`, RFC 3339 for `timestamp` (answers: UTC with milliseconds), `{lat, lon}` for `geopoint`.
@@ -121,9 +127,29 @@ export interface BooleanFilter extends EqualityOperators<boolean> {}
 export interface DateFilter extends EqualityOperators<string>, RangeOperators<string> {}
 /** Timestamps compare as instants, whatever their offset. */
 export interface TimestampFilter extends EqualityOperators<Instant>, RangeOperators<Instant> {}
-/** Geopoints compare for exact equality only (`$eq`, `$ne`, `$in`). */
-export interface GeoPointFilter extends EqualityOperators<GeoPoint> {}
 /* eslint-enable @typescript-eslint/no-empty-object-type */
+
+// The geo operators (docs/api.md §13) take the payload of their filter, less its propertyId.
+/** The points at most `meters` from `center` (great-circle distance; 0 < meters ≤ 20,037,509). */
+export interface GeoWithinDistance {
+  center: GeoPoint;
+  meters: number;
+}
+/** The points inside the box, edges included; `southWest.lon > northEast.lon` is a box across the antimeridian. */
+export interface GeoWithinBox {
+  southWest: GeoPoint;
+  northEast: GeoPoint;
+}
+/** The points inside the simple polygon or on its edges: 3 to 1,000 vertices, in either order, closed implicitly. */
+export interface GeoWithinPolygon {
+  points: readonly GeoPoint[];
+}
+/** Geopoints compare for exact equality (`$eq`, `$ne`, `$in`) and lie within a distance, a box or a polygon. */
+export interface GeoPointFilter extends EqualityOperators<GeoPoint> {
+  $withinDistance?: GeoWithinDistance;
+  $withinBox?: GeoWithinBox;
+  $withinPolygon?: GeoWithinPolygon;
+}
 
 /** What a where clause accepts for a property of type T: a value (equality) or its operators. */
 export type PropertyFilter<T extends PropertyType> = T extends 'string'
@@ -176,19 +202,43 @@ export type WhereClause<O extends OntologyShape, K extends TypeOf<O>> = {
 
 // ---------------------------------------------------------------------------------------------
 // Ordering (docs/api.md §9): keys in the order written (an array of one-key objects when a
-// property id looks like a number, which JavaScript would put first); geopoints have no order.
+// property id looks like a number, which JavaScript would put first); a geopoint orders by its
+// distance from a point (docs/api.md §13), as the first key only.
 
 export type Direction = 'asc' | 'desc';
 /** The attributes every object has, as `$` keys. */
 export type AttributeKey = '$id' | '$environmentId' | '$type' | '$firstSighting' | '$lastSighting';
 type OrderableProperty<O extends OntologyShape, K extends TypeOf<O>> = PropertiesOfType<O, K, Exclude<PropertyType, 'geopoint'>>;
-export type OrderBy<O extends OntologyShape, K extends TypeOf<O>> = { [P in OrderableProperty<O, K> | AttributeKey]?: Direction };
+type GeoProperty<O extends OntologyShape, K extends TypeOf<O>> = PropertiesOfType<O, K, 'geopoint'>;
+/** By great-circle distance from a point: nearest first (`'asc'`, the default) or farthest first (`'desc'`). */
+export interface DistanceOrder {
+  distanceFrom: GeoPoint;
+  direction?: Direction;
+}
+export type OrderBy<O extends OntologyShape, K extends TypeOf<O>> = { [P in OrderableProperty<O, K> | AttributeKey]?: Direction } & {
+  [P in GeoProperty<O, K>]?: DistanceOrder;
+};
+/** An orderBy whose first key is a distance (one of its keys, as the type checker sees an object). */
+type DistanceFirst<O extends OntologyShape, K extends TypeOf<O>> = {
+  [P in GeoProperty<O, K>]: OrderBy<O, K> & { [Q in P]-?: DistanceOrder };
+}[GeoProperty<O, K>];
+export type DistanceOrderBy<O extends OntologyShape, K extends TypeOf<O>> = DistanceFirst<O, K> | [DistanceFirst<O, K>, ...OrderBy<O, K>[]];
+/** An object read in distance order: the distance it sorted by, when it has a value. */
+export type WithDistance<T> = T & {
+  /** The great-circle distance in meters of the value the page was ordered by (absent: the object has no value). */
+  readonly $distanceMeters?: number;
+};
 
 // ---------------------------------------------------------------------------------------------
 // Aggregations (docs/api.md §9): `groupBy` maps a property id (or attribute) to its bucket, and
 // `metrics` maps a name of the caller's choosing to a metric; the answer uses the same keys.
 
 export type DurationUnit = 'HOUR' | 'DAY' | 'WEEK' | 'MONTH' | 'YEAR';
+/** A group per geohash cell of `precision` characters (1 to 8; the `maxGroups` cells with the most objects; default 100). */
+export interface GeoGrid {
+  precision: number;
+  maxGroups?: number;
+}
 /** A group per distinct value (the `maxGroups` most frequent; default 100). */
 export type ExactBucket = 'exact' | { exact: { maxGroups?: number } };
 export interface Range<V> {
@@ -202,7 +252,7 @@ export type BucketFor<T extends PropertyType> = T extends 'long' | 'double'
     : T extends 'timestamp'
       ? ExactBucket | { duration: DurationUnit } | { ranges: readonly Range<string>[] }
       : T extends 'geopoint'
-        ? never
+        ? { geoGrid: GeoGrid }
         : ExactBucket;
 export type GroupBy<O extends OntologyShape, K extends TypeOf<O>> = { [P in keyof Props<O, K>]?: BucketFor<Props<O, K>[P]['type']> } & {
   $id?: ExactBucket;
@@ -226,7 +276,9 @@ export type Metric<O extends OntologyShape, K extends TypeOf<O>> =
   | { min: ComparableProperty<O, K> }
   | { max: ComparableProperty<O, K> }
   | { exactDistinct: (keyof Props<O, K> & string) | AttributeKey }
-  | { approximateDistinct: (keyof Props<O, K> & string) | AttributeKey };
+  | { approximateDistinct: (keyof Props<O, K> & string) | AttributeKey }
+  | { geoBounds: GeoProperty<O, K> }
+  | { geoCentroid: GeoProperty<O, K> };
 
 export interface AggregateSpec<O extends OntologyShape, K extends TypeOf<O>> {
   groupBy?: GroupBy<O, K>;
@@ -236,7 +288,7 @@ export interface AggregateSpec<O extends OntologyShape, K extends TypeOf<O>> {
 
 type GroupKey<O extends OntologyShape, K extends TypeOf<O>, P, B> = B extends { fixedWidth: unknown }
   ? number
-  : B extends { duration: unknown }
+  : B extends { duration: unknown } | { geoGrid: unknown }
     ? string
     : B extends { ranges: unknown }
       ? Range<PropertyValue<PropType<O, K, P>>>
@@ -251,7 +303,11 @@ type MetricValue<O extends OntologyShape, K extends TypeOf<O>, M> = M extends
     ? number | undefined
     : M extends { min: infer P } | { max: infer P }
       ? PropertyValue<PropType<O, K, P>> | undefined
-      : never;
+      : M extends { geoBounds: string }
+        ? GeoBounds | undefined
+        : M extends { geoCentroid: string }
+          ? GeoPoint | undefined
+          : never;
 
 export interface AggregateGroup<O extends OntologyShape, K extends TypeOf<O>, A extends AggregateSpec<O, K>> {
   key: { -readonly [P in keyof A['groupBy']]-?: GroupKey<O, K, P, A['groupBy'][P]> };
@@ -259,7 +315,7 @@ export interface AggregateGroup<O extends OntologyShape, K extends TypeOf<O>, A 
 }
 
 export interface AggregateResult<O extends OntologyShape, K extends TypeOf<O>, A extends AggregateSpec<O, K>> {
-  /** Ordered by the first metric descending, then by key. */
+  /** Ordered by the first metric descending, then by key (by key only when the first metric is geoBounds or geoCentroid). */
   groups: AggregateGroup<O, K, A>[];
   /** An exact bucket kept only its most frequent values, or more than 10,000 groups matched. */
   truncated: boolean;
@@ -274,6 +330,10 @@ export interface FetchPageOptions<O extends OntologyShape, K extends TypeOf<O>> 
   /** The `nextPageToken` of the page before, from the same set object and options. */
   nextPageToken?: string;
   orderBy?: OrderBy<O, K> | OrderBy<O, K>[];
+}
+/** Options whose orderBy starts with a distance: the objects carry `$distanceMeters`. */
+export interface FetchPageByDistanceOptions<O extends OntologyShape, K extends TypeOf<O>> extends FetchPageOptions<O, K> {
+  orderBy: DistanceOrderBy<O, K>;
 }
 
 export interface Page<T> {
