@@ -8,6 +8,8 @@
 //                the response writer, docs/architecture.md "The request path")
 //   returned     the handler returns JsonText; the adapter's reply hands it to the response writer
 //   query-dto    returned, and the query is a query DTO through @ValidatedQuery() (LoadObjectQuery's values)
+//   query-pipe   returned, and the same query DTO through @Query() with the query pipe (how
+//                ValidatedQuery took it before it was a parameter decorator of its own)
 //   interceptor  returned, with one global interceptor that only calls next.handle()
 //
 // each without a query string and with `?environmentId=prod`. Needs `npm run build`.
@@ -23,12 +25,12 @@ const dist = (path) => require(`${ROOT}/dist/apps/objects/libs/${path}`);
 const { NEST_APPLICATION_OPTIONS, PrebuiltPrototypesExpressAdapter } = dist('platform/src/http/express-adapter.js');
 const { JsonText } = dist('platform/src/http/response-body.js');
 const { writeResponse } = dist('platform/src/http/response-writer.js');
-const { QueryValue, ValidatedQuery } = dist('platform/src/validation/validated-query.js');
+const { QUERY_VALIDATION_PIPE, QueryValue, ValidatedQuery } = dist('platform/src/validation/validated-query.js');
 const { asOfQueryParam, environmentIdQueryParam, queryString } = dist('domain/src/index.js');
 const { Controller, Get, Module, Param, Query, Res } = require('@nestjs/common');
 const { APP_INTERCEPTOR, NestFactory } = require('@nestjs/core');
 
-const MODES = ['res', 'returned', 'query-dto', 'interceptor'];
+const MODES = ['res', 'returned', 'query-dto', 'query-pipe', 'interceptor'];
 const BODY = JSON.stringify({
   environmentId: 'prod',
   id: 'person-001',
@@ -46,16 +48,16 @@ async function appOf(mode) {
   class ObjectsController {
     async load(id, query, res) {
       // The query value as each way reads it (the DTO's is parsed already).
-      void (mode === 'query-dto' ? query.environmentId : queryString('environmentId', query.environmentId));
+      void (mode.startsWith('query') ? query.environmentId : queryString('environmentId', query.environmentId));
       const text = new JsonText(BODY);
       if (mode === 'res') return void writeResponse(res, text);
       return text;
     }
   }
   const load = Object.getOwnPropertyDescriptor(ObjectsController.prototype, 'load');
-  Reflect.defineMetadata('design:paramtypes', [String, mode === 'query-dto' ? LoadObjectQuery : Object, Object], ObjectsController.prototype, 'load');
+  Reflect.defineMetadata('design:paramtypes', [String, mode.startsWith('query') ? LoadObjectQuery : Object, Object], ObjectsController.prototype, 'load');
   if (mode === 'res') Res()(ObjectsController.prototype, 'load', 2);
-  (mode === 'query-dto' ? ValidatedQuery() : Query())(ObjectsController.prototype, 'load', 1);
+  (mode === 'query-dto' ? ValidatedQuery() : mode === 'query-pipe' ? Query(QUERY_VALIDATION_PIPE) : Query())(ObjectsController.prototype, 'load', 1);
   Param('id')(ObjectsController.prototype, 'load', 0);
   Get(':id')(ObjectsController.prototype, 'load', load);
   Controller('objects')(ObjectsController);

@@ -1,4 +1,4 @@
-import { QUERY_VALIDATION_PIPE, queryValuesOf, VALIDATION_PIPE } from '@app/platform';
+import { queryValuesOf, validatedQueryOf, VALIDATION_PIPE } from '@app/platform';
 import { PARAM_TYPES, RouteHandler, routeHandlersOfBothApps } from '../support/controllers';
 
 /**
@@ -67,7 +67,9 @@ function undocumented(handler: RouteHandler): boolean {
  */
 describe('request queries', () => {
   const handlers = routeHandlersOfBothApps();
-  const queries = handlers.flatMap((h) => h.parameters.filter((p) => p.type === PARAM_TYPES.QUERY).map((p) => ({ handler: h, ...p })));
+  const queries = handlers.flatMap((h) =>
+    h.parameters.filter((p) => p.factory === validatedQueryOf || p.type === PARAM_TYPES.QUERY).map((p) => ({ handler: h, ...p })),
+  );
 
   it('are found on the routes of both apps', () => {
     expect(queries.map((q) => q.handler.name)).toEqual(
@@ -82,18 +84,18 @@ describe('request queries', () => {
     );
   });
 
-  it('are each a query DTO, whole, through the query pipe', () => {
+  it('are each a query DTO, whole, through ValidatedQuery (never a bare @Query())', () => {
     const faults = queries
       .filter(
         (q) =>
-          q.data !== undefined ||
-          !q.pipes.includes(QUERY_VALIDATION_PIPE) ||
+          q.factory !== validatedQueryOf ||
+          q.data !== q.metatype ||
           typeof q.metatype !== 'function' ||
           queryValuesOf(q.metatype as never).length === 0,
       )
       .map(
         (q) =>
-          `${q.handler.name}: ${q.data !== undefined ? `@Query(${JSON.stringify(q.data)})` : `${(q.metatype as { name?: string })?.name} through ${q.pipes.length} pipes`}`,
+          `${q.handler.name}: ${q.factory !== validatedQueryOf ? `@Query(${q.data === undefined ? '' : JSON.stringify(q.data)})` : `${(q.metatype as { name?: string })?.name} declares no query values`}`,
       );
     expect(faults).toEqual([]);
   });

@@ -45,6 +45,8 @@ export interface RouteParameter {
   /** the name given to the decorator (`@Query('asOf')`: 'asOf'), if any */
   data?: unknown;
   pipes: unknown[];
+  /** a custom decorator's factory (createParamDecorator) */
+  factory?: unknown;
   /** the parameter's declared type (design:paramtypes) */
   metatype?: unknown;
 }
@@ -74,13 +76,14 @@ export function routeHandlers(controller: Type): RouteHandler[] {
     const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, method) ?? []) as unknown[];
     const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<
       string,
-      { index: number; data?: unknown; pipes?: unknown[] }
+      { index: number; data?: unknown; pipes?: unknown[]; factory?: unknown }
     >;
     const parameters = Object.entries(args).map(([key, arg]) => ({
       type: key.slice(0, key.lastIndexOf(':')),
       index: arg.index,
       data: arg.data,
       pipes: arg.pipes ?? [],
+      factory: arg.factory,
       metatype: types[arg.index],
     }));
     const full = `/${[base, path]

@@ -29,6 +29,17 @@ export class JsonText<T = unknown> extends RenderedBody {
   }
 }
 
+/*
+ * Nest asks of every value a handler returns whether it is a plain object (isPlainObject, looking
+ * for a stream wrapped in one), and answers for an instance of a class by comparing the source
+ * text of the prototype's own `constructor` with Object's (Function.prototype.toString: about
+ * 0.8 µs of each response of GET one, docs/architecture.md "The request path"). Without a
+ * `constructor` of its own, JsonText's prototype fails that test at its first step; `instanceof`
+ * follows the prototype chain, not `constructor`, which JsonText instances now inherit from
+ * RenderedBody's prototype.
+ */
+delete (JsonText.prototype as { constructor?: unknown }).constructor;
+
 /**
  * A body with a status or headers of its own, where they depend on the outcome (a PUT that
  * created answers 201, one that replaced 200); a fixed status is `@HttpCode()` on the route.
