@@ -5,14 +5,15 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * objects.link_history.
  *
  * SearchRowHistory kept 10 % of their pages free, as ValuesOntologyVersion did on object_version so
- * that closing a row (setting valid_to) could stay on its page as a HOT update. But valid_to is a column of their indexes (each typed value index
- * of property_value_history and link_history_target_idx end with it), so closing a row is never
- * a HOT update, and the reserve only spread the rows over more pages: on the 100,000-object data
- * of `npm run bench:storage` their heaps took 8.4 MiB less with fill factor 100 (property_value_history
- * 104.9 against 111.4 MiB in two runs with 90, link_history 16.4 against 18.3 MiB;
- * bench/results/2026-11-27-100000-storage-fillfactor.md). object_version keeps its fill factor 90
- * (ValuesOntologyVersion): closing a version is not HOT either, but its heap measured larger with
- * 100 (300 MiB against 280 and 289 MiB with 90), and a row of it (about 1.7 KB) never fit in the reserve.
+ * that closing a row (setting valid_to) could stay on its page as a HOT update. But valid_to is a
+ * column of their indexes (each typed value index of property_value_history and
+ * link_history_target_idx end with it), so closing a row is never a HOT update, and the reserve only spread the rows over more pages: on the 100,000-object data
+ * of `npm run bench:storage`, property_value_history's heap took 104.9 and 105.9 MiB with fill
+ * factor 100 against 111.4 MiB in two runs with 90, link_history's 16.4 against 18.3 MiB
+ * (bench/results/2026-11-27-100000-storage*.md), about 75 bytes per object in all.
+ * object_version keeps its fill factor 90 (ValuesOntologyVersion): closing a version is not HOT
+ * either, but its heap moved between 280 and 307 MiB from run to run whatever its fill factor, so
+ * no effect of it could be measured.
  *
  * Only a storage parameter changes: no rewrite, so it runs on a loaded database at once. Pages
  * filled from now on are filled whole; pages written before keep their free space until their rows
