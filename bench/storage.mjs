@@ -305,7 +305,7 @@ function markdown(r) {
   const sumArea = (side, area) => r[side].relations.filter((x) => areaOf(x.name, side) === area).reduce((a, x) => a + x.total, 0);
   const ratio = (p, f) => (f ? `${(p / f).toFixed(2)}×` : '');
   out.push(
-    '| Area | Product B/object | Floor B/object | Product / floor | Product MB | Floor MB | Product after REINDEX B/object | / floor |',
+    '| Area | Product B/object | Floor B/object | Product / floor | Product MiB | Floor MiB | Product after REINDEX B/object | / floor |',
   );
   out.push('|---|--:|--:|--:|--:|--:|--:|--:|');
   for (const area of [...AREAS.map((a) => a[0]), 'other']) {
@@ -351,7 +351,7 @@ function markdown(r) {
     out.push(`## ${side === 'product' ? 'Product' : 'Floor'}: bytes per object by relation`);
     out.push('');
     const reads = side === 'product' && r.reads;
-    out.push(`| Relation | Rows | Heap | Maps | TOAST | Indexes | Total B/object | MB |${reads ? ' Scans: load / reads |' : ''}`);
+    out.push(`| Relation | Rows | Heap | Maps | TOAST | Indexes | Total B/object | MiB |${reads ? ' Scans: load / reads |' : ''}`);
     out.push(`|---|--:|--:|--:|--:|--:|--:|--:|${reads ? '--:|' : ''}`);
     for (const rel of r[side].relations) {
       if (rel.total < 65536 && rel.rows < 1000) continue;
@@ -381,7 +381,7 @@ function markdown(r) {
         'full-text, geo, origin, tag, sighting and as-of filters, links by type and the write path have statements of their own (test/sql-snapshots).',
     );
     out.push('');
-    out.push('| Index | MB | B/object | Scans during load | Snapshot operations (generic plans) | Definition |');
+    out.push('| Index | MiB | B/object | Scans during load | Snapshot operations (generic plans) | Definition |');
     out.push('|---|--:|--:|--:|--:|---|');
     const unused = r.product.relations
       .flatMap((x) => x.indexes)
@@ -398,7 +398,7 @@ function markdown(r) {
     out.push('');
     const noStatement = unused.filter((i) => !i.snapshotOperations.length);
     out.push(
-      `Of these, ${noStatement.length} (${mb(noStatement.reduce((a, i) => a + i.bytes, 0))} MB) appear in the generic plan of none of the ${r.snapshotStatements.statements} statements of ` +
+      `Of these, ${noStatement.length} (${mb(noStatement.reduce((a, i) => a + i.bytes, 0))} MiB) appear in the generic plan of none of the ${r.snapshotStatements.statements} statements of ` +
         'test/sql-snapshots (EXPLAIN (GENERIC_PLAN), bench/lib/snapshot-indexes.mjs): ' +
         noStatement.map((i) => i.name.replace(/^objects\./, '')).join(', ') +
         '. A generic plan is not the plan of every call (statements sent unnamed are planned for their values), and the snapshots do not cover every filter ' +
