@@ -22,9 +22,13 @@ const esc = (v) => (v === null || v === undefined ? '\\N' : String(v).replace(/\
 const pgArray = (a) => `{${a.map((s) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 // Every type of the data set has the same properties.
 const TYPES = Object.fromEntries(ONTOLOGY.objectTypes[0].properties.map((p) => [p.id, p.type]));
+const typeOfDataset = (_objectType, propertyId) => TYPES[propertyId];
 
-/** The rows the product stores for a new object (version 1), in COPY text, per table. */
-function copyRows(objects, now) {
+/**
+ * The rows the product stores for a new object (version 1), in COPY text, per table.
+ * `typeOf(objectType, propertyId)`: the property's type in the ontology.
+ */
+function copyRows(objects, now, typeOf = typeOfDataset) {
   const object = [];
   const version = [];
   const values = [];
@@ -37,7 +41,7 @@ function copyRows(objects, now) {
     object.push([esc(o.environmentId), esc(o.id), common[0], '1', esc(now), ...common.slice(1)].join('\t'));
     version.push([esc(o.environmentId), esc(o.id), '1', esc(now), '\\N', ...common].join('\t'));
     props.forEach((p, ordinal) => {
-      const t = TYPES[p.id];
+      const t = typeOf(o.type, p.id);
       const col = (type) => (t === type ? esc(p.value) : '\\N');
       values.push([esc(o.environmentId), esc(o.id), esc(p.id), ordinal, esc(p.origin), col('string'), t === 'long' || t === 'double' ? esc(p.value) : '\\N', col('boolean'), col('date'), col('timestamp'), '\\N'].join('\t'));
     });
@@ -75,8 +79,12 @@ async function inBatches(objects, fn) {
   };
 }
 
-/** Ingests `count` new objects through the product and COPYs the same rows; removes both afterwards. */
-export async function ingestScenario({ objectsUrl, databaseUrl, n, count }) {
+/**
+ * Ingests `count` new objects through the product and COPYs the same rows; removes both afterwards.
+ * The objects are the data set's (lib/dataset.mjs) unless `objectsFor(env, count)` and
+ * `typeOf(objectType, propertyId)` give another data set's (bench/storage.mjs).
+ */
+export async function ingestScenario({ objectsUrl, databaseUrl, n, count, objectsFor: makeObjects = (env, c) => objectsFor(env, c, n), typeOf = typeOfDataset }) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: CONCURRENCY + 1 });
   const envs = ['bench-ingest', 'bench-copy'];
   const cleanup = async () => {
@@ -94,9 +102,9 @@ export async function ingestScenario({ objectsUrl, databaseUrl, n, count }) {
   };
   try {
     await cleanup();
-    const product = await inBatches(objectsFor(envs[0], count, n), (objects) => post(`${objectsUrl}/objects/ingest`, { objects }));
-    const floor = await inBatches(objectsFor(envs[1], count, n), async (objects) => {
-      const rows = copyRows(objects, new Date().toISOString());
+    const product = await inBatches(makeObjects(envs[0], count), (objects) => post(`${objectsUrl}/objects/ingest`, { objects }));
+    const floor = await inBatches(makeObjects(envs[1], count), async (objects) => {
+      const rows = copyRows(objects, new Date().toISOString(), typeOf);
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
