@@ -69,7 +69,10 @@ export class SearchRepository {
     // Nearest first (docs/api.md §13): the nearest values first, prepared (its plan does not depend
     // on the values); the general statement only when those cannot tell (see buildDistanceOrderedSql).
     const rows = await this.run<OrderedSearchRow & { conclusive: boolean }>(sql, params, 'search.orderedPage');
-    if (rows[0]?.conclusive === false) return this.sql.rows<OrderedSearchRow>(fallback.sql, fallback.params, 'search.orderedPage');
+    if (rows[0]?.conclusive === false) {
+      const second = fallback();
+      return this.sql.rows<OrderedSearchRow>(second.sql, second.params, 'search.orderedPage');
+    }
     return rows.filter((r) => r.id !== null);
   }
 
