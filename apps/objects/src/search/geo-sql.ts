@@ -7,7 +7,7 @@
  * ranges, the polygon. Values are parameters; only the shape of the statement comes from the
  * filter (which of the pole and antimeridian cases can apply).
  */
-import { checkPolygon, distanceUnitBoxRadius, FilterPayloads, GEOHASH_ALPHABET, latLonRectUnitBox, unitBoxText } from '@app/domain';
+import { checkPolygon, distanceUnitBoxRadius, FilterPayloads, GEOHASH_ALPHABET, latLonRectUnitBox, ObjectSearchFilter, unitBoxText } from '@app/domain';
 
 /** Where a predicate's values go: SqlParams of filter-compiler.ts (a parameter's placeholder per value). */
 interface SqlParams {
@@ -148,6 +148,24 @@ export function withinPolygonSql(pv: string, f: FilterPayloads['geoWithinPolygon
   if (south === -90) tests.push(`${LAT(pv)} = -90`);
   return `(${pv}.value_geo IS NOT NULL AND objects.geo_in(${geoUnit(pv)}, ${box})
       AND ${tests.length === 1 ? tests[0] : `(${tests.join('\n       OR ')})`})`;
+}
+
+/**
+ * A filter that is one geo predicate: its property, and the predicate over a value row `pv`
+ * (what filter-compiler.ts puts in its EXISTS over the object's value rows). A search or a
+ * geoGrid of such a filter reads the value rows alone (docs/architecture.md "Geo search").
+ */
+export function geoFilterOnly(filter: ObjectSearchFilter): { propertyId: string; predicate: (pv: string, params: SqlParams) => string } | undefined {
+  switch (filter.type) {
+    case 'geoWithinDistance':
+      return { propertyId: filter.geoWithinDistance.propertyId, predicate: (pv, p) => withinDistanceSql(pv, filter.geoWithinDistance, p) };
+    case 'geoWithinBox':
+      return { propertyId: filter.geoWithinBox.propertyId, predicate: (pv, p) => withinBoxSql(pv, filter.geoWithinBox, p) };
+    case 'geoWithinPolygon':
+      return { propertyId: filter.geoWithinPolygon.propertyId, predicate: (pv, p) => withinPolygonSql(pv, filter.geoWithinPolygon, p, `${pv}e`) };
+    default:
+      return undefined;
+  }
 }
 
 /**
