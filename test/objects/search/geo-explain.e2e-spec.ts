@@ -83,7 +83,8 @@ describe('geo search uses the geo index (EXPLAIN, 100,000 objects)', () => {
        SELECT environment_id, id, 1, valid_from, type, first_sighting, last_sighting, tags, json FROM objects.object`,
     );
     // VACUUM too: index-only scans (the covering geo indexes) need the visibility map, as on a database autovacuum keeps.
-    for (const table of ['object', 'property_value', 'property_value_history', 'object_version']) await t.db.query(`VACUUM ANALYZE objects.${table}`);
+    for (const table of ['object', 'property_value', 'property_value_history', 'object_version'])
+      await t.db.query(`VACUUM ANALYZE objects.${table}`);
   }, 180_000);
   afterAll(() => t?.close());
 
@@ -124,7 +125,9 @@ describe('geo search uses the geo index (EXPLAIN, 100,000 objects)', () => {
       const summary = all.map(describeNode);
       const seqScans = all.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']);
       expect({ name, asOf: !!asOf, seqScans, plan: summary }).toEqual({ name, asOf: !!asOf, seqScans: [], plan: summary });
-      expect(summary.join('\n')).toContain(asOf ? 'using property_value_history_geo_unit_cover_idx' : 'using property_value_geo_unit_cover_idx');
+      expect(summary.join('\n')).toContain(
+        asOf ? 'using property_value_history_geo_unit_cover_idx' : 'using property_value_geo_unit_cover_idx',
+      );
       const rows = (await t.db.query(sql, params)).rows;
       expect(rows.length).toBeGreaterThan(0);
       expect(rows.length).toBeLessThan(1001);

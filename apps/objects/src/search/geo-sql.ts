@@ -7,7 +7,15 @@
  * ranges, the polygon. Values are parameters; only the shape of the statement comes from the
  * filter (which of the pole and antimeridian cases can apply).
  */
-import { checkPolygon, distanceUnitBoxRadius, FilterPayloads, GEOHASH_ALPHABET, latLonRectUnitBox, ObjectSearchFilter, unitBoxText } from '@app/domain';
+import {
+  checkPolygon,
+  distanceUnitBoxRadius,
+  FilterPayloads,
+  GEOHASH_ALPHABET,
+  latLonRectUnitBox,
+  ObjectSearchFilter,
+  unitBoxText,
+} from '@app/domain';
 
 /** Where a predicate's values go: SqlParams of filter-compiler.ts (a parameter's placeholder per value). */
 interface SqlParams {
@@ -123,7 +131,12 @@ export function withinPolygonSql(pv: string, f: FilterPayloads['geoWithinPolygon
   const m = toleranceMargin(polygon.shortestEdge);
   const nearEdges = v.map((a, i) => {
     const b = next(i);
-    const [x0, x1, y0, y1] = [Math.min(a.lon, b.lon) - m, Math.max(a.lon, b.lon) + m, Math.min(a.lat, b.lat) - m, Math.max(a.lat, b.lat) + m];
+    const [x0, x1, y0, y1] = [
+      Math.min(a.lon, b.lon) - m,
+      Math.max(a.lon, b.lon) + m,
+      Math.min(a.lat, b.lat) - m,
+      Math.max(a.lat, b.lat) + m,
+    ];
     return `(${x0 * POLYGON_SCALE},${y0 * POLYGON_SCALE}),(${x1 * POLYGON_SCALE},${y1 * POLYGON_SCALE})`;
   });
   // Box arrays are written with ';' between elements (a box's text has commas).
@@ -142,8 +155,10 @@ export function withinPolygonSql(pv: string, f: FilterPayloads['geoWithinPolygon
   const scale = (c: string) => `${c} * ${POLYGON_SCALE}`;
   const tests = [inside(LON(pv), LAT(pv), `point(${scale(LON(pv))}, ${scale(LAT(pv))})`)];
   // The other end of the antimeridian, where the polygon reaches it.
-  if (west === -180) tests.push(`(${LON(pv)} = 180 AND ${inside('-180::float8', LAT(pv), `point(${-180 * POLYGON_SCALE}, ${scale(LAT(pv))})`)})`);
-  if (east === 180) tests.push(`(${LON(pv)} = -180 AND ${inside('180::float8', LAT(pv), `point(${180 * POLYGON_SCALE}, ${scale(LAT(pv))})`)})`);
+  if (west === -180)
+    tests.push(`(${LON(pv)} = 180 AND ${inside('-180::float8', LAT(pv), `point(${-180 * POLYGON_SCALE}, ${scale(LAT(pv))})`)})`);
+  if (east === 180)
+    tests.push(`(${LON(pv)} = -180 AND ${inside('180::float8', LAT(pv), `point(${180 * POLYGON_SCALE}, ${scale(LAT(pv))})`)})`);
   if (north === 90) tests.push(`${LAT(pv)} = 90`);
   if (south === -90) tests.push(`${LAT(pv)} = -90`);
   return `(${pv}.value_geo IS NOT NULL AND objects.geo_in(${geoUnit(pv)}, ${box})
@@ -155,14 +170,19 @@ export function withinPolygonSql(pv: string, f: FilterPayloads['geoWithinPolygon
  * (what filter-compiler.ts puts in its EXISTS over the object's value rows). A search or a
  * geoGrid of such a filter reads the value rows alone (docs/architecture.md "Geo search").
  */
-export function geoFilterOnly(filter: ObjectSearchFilter): { propertyId: string; predicate: (pv: string, params: SqlParams) => string } | undefined {
+export function geoFilterOnly(
+  filter: ObjectSearchFilter,
+): { propertyId: string; predicate: (pv: string, params: SqlParams) => string } | undefined {
   switch (filter.type) {
     case 'geoWithinDistance':
       return { propertyId: filter.geoWithinDistance.propertyId, predicate: (pv, p) => withinDistanceSql(pv, filter.geoWithinDistance, p) };
     case 'geoWithinBox':
       return { propertyId: filter.geoWithinBox.propertyId, predicate: (pv, p) => withinBoxSql(pv, filter.geoWithinBox, p) };
     case 'geoWithinPolygon':
-      return { propertyId: filter.geoWithinPolygon.propertyId, predicate: (pv, p) => withinPolygonSql(pv, filter.geoWithinPolygon, p, `${pv}e`) };
+      return {
+        propertyId: filter.geoWithinPolygon.propertyId,
+        predicate: (pv, p) => withinPolygonSql(pv, filter.geoWithinPolygon, p, `${pv}e`),
+      };
     default:
       return undefined;
   }
