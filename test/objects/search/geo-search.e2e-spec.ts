@@ -195,6 +195,8 @@ describe('geo search (docs/api.md §13)', () => {
       expect(await ids(f.distance(SITES.paris, 20_037_509))).toEqual([...located.keys()].sort());
       expect(await ids(f.distance(SITES.london, 5_000, 'entrances'))).toEqual(['prod/campus']);
       expect(await ids(f.distance(SITES.paris, 5_000, 'entrances'))).toEqual(['prod/campus']);
+      // Both entrances within the distance: the object once.
+      expect(await ids(f.distance(SITES.paris, 500_000, 'entrances'))).toEqual(['prod/campus']);
       // not: no value within the distance (objects without a value hold it).
       const far = expected((x) => haversineMeters(SITES.paris, x) > 7_000_000).filter((k) => k.startsWith('prod/'));
       expect(far).toEqual([
@@ -210,6 +212,22 @@ describe('geo search (docs/api.md §13)', () => {
       expect(await ids(f.and(f.env('prod'), f.sites, f.not(f.distance(SITES.paris, 7_000_000))))).toEqual(
         [...far, 'prod/campus', 'prod/near-inside', 'prod/near-outside', 'prod/nowhere'].sort(),
       );
+    });
+
+    it('pages by keyset through pages of any size, every object once, in (environmentId, id) order', async () => {
+      const filter = f.distance(SITES.paris, 20_037_509);
+      const whole = (await search({ filter })).objects.map(key);
+      expect(whole).toEqual([...located.keys()].sort());
+      for (const pageSize of [1, 2, 7]) {
+        const out: string[] = [];
+        let token: string | undefined;
+        do {
+          const page = await search({ filter }, { pageSize, ...(token ? { pagingToken: token } : {}) });
+          out.push(...page.objects.map(key));
+          token = page.pagingToken;
+        } while (token);
+        expect({ pageSize, out }).toEqual({ pageSize, out: whole });
+      }
     });
   });
 
@@ -389,9 +407,9 @@ describe('geo search (docs/api.md §13)', () => {
 
   describe('aggregations', () => {
     it('geoGrid: a group per geohash cell of the values, the most frequent kept', async () => {
-      const cells = (precision: number) => {
+      const cells = (precision: number, of: P[] = [...located.values()]) => {
         const counts = new Map<string, number>();
-        for (const loc of located.values()) counts.set(geohash(loc, precision), (counts.get(geohash(loc, precision)) ?? 0) + 1);
+        for (const loc of of) counts.set(geohash(loc, precision), (counts.get(geohash(loc, precision)) ?? 0) + 1);
         return [...counts]
           .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
           .map(([cell, count]) => ({ key: { location: cell }, metrics: { count } }));
@@ -424,6 +442,23 @@ describe('geo search (docs/api.md §13)', () => {
         { key: { entrances: 'gc' }, metrics: { count: 1 } },
         { key: { entrances: 'u0' }, metrics: { count: 1 } },
       ]);
+      // Over a geo filter on the same property: its values within the distance (single-valued), or
+      // every value of the objects that have one within it (multi-valued: London's filter, both cells).
+      for (const precision of [2, 5]) {
+        const near = await aggregate({
+          filter: f.distance(SITES.paris, 50_000),
+          groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'location', precision, maxGroups: 10000 } }],
+          metrics: [{ type: 'count', count: {} }],
+        });
+        const within = [...located.values()].filter((x) => haversineMeters(SITES.paris, x) <= 50_000);
+        expect({ precision, ...near }).toEqual({ precision, groups: cells(precision, within), truncated: false });
+      }
+      const london = await aggregate({
+        filter: f.distance(SITES.london, 5_000, 'entrances'),
+        groupBy: [{ type: 'geoGrid', geoGrid: { propertyId: 'entrances', precision: 2 } }],
+        metrics: [{ type: 'count', count: {} }],
+      });
+      expect(london.groups).toEqual(multi.groups);
     });
 
     it('geoBounds and geoCentroid; groups by key when the first metric is one of them', async () => {

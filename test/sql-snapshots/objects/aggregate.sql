@@ -182,27 +182,27 @@ SELECT json_build_object('key', json_build_object($7::text, to_char(c.k0 AT TIME
 
 -- geoGrid over a geo filter, geoBounds first (groups by key)
 -- body: {"groupBy":[{"type":"geoGrid","geoGrid":{"propertyId":"home","precision":4}}],"metrics":[{"type":"geoBounds","geoBounds":{"propertyId":"home"}},{"type":"count","count":{}}]}
--- params: ["home","home",["prod"],"home",2.3522,48.8566,0.007848031555795363,50000,100,["home"],"home","geoBounds.home","count",10001]
+-- params: ["home","home",2.3522,48.8566,0.007848031555795363,50000,["prod"],100,["home"],"home","geoBounds.home","count",10001]
 WITH g AS (
-  SELECT o.environment_id AS env, o.id AS oid, (((gh0.x & 1) << 1) | ((gh0.x & 2) << 2) | ((gh0.x & 4) << 3) | ((gh0.x & 8) << 4) | ((gh0.x & 16) << 5) | ((gh0.x & 32) << 6) | ((gh0.x & 64) << 7) | ((gh0.x & 128) << 8) | ((gh0.x & 256) << 9) | ((gh0.x & 512) << 10) | ((gh0.y & 1) << 0) | ((gh0.y & 2) << 1) | ((gh0.y & 4) << 2) | ((gh0.y & 8) << 3) | ((gh0.y & 16) << 4) | ((gh0.y & 32) << 5) | ((gh0.y & 64) << 6) | ((gh0.y & 128) << 7) | ((gh0.y & 256) << 8) | ((gh0.y & 512) << 9)) AS k0
-    FROM objects.object o
-    JOIN objects.property_value b0 ON b0.environment_id = o.environment_id AND b0.object_id = o.id AND b0.property_id = $1::text AND b0.value_geo IS NOT NULL
-    CROSS JOIN LATERAL (SELECT (least(floor((b0.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) - (b0.value_geo[0] < -180 + 360 * least(floor((b0.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023)::float8 / 1024)::int + (least(floor((b0.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) < 1023 AND b0.value_geo[0] >= -180 + 360 * (least(floor((b0.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) + 1)::float8 / 1024)::int) AS x, (least(floor((b0.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) - (b0.value_geo[1] < -90 + 180 * least(floor((b0.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023)::float8 / 1024)::int + (least(floor((b0.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) < 1023 AND b0.value_geo[1] >= -90 + 180 * (least(floor((b0.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) + 1)::float8 / 1024)::int) AS y OFFSET 0) gh0
-   WHERE o.environment_id = ANY($3::text[])
-     AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND (pv0.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(pv0.value_geo), objects.geo_near(point($5::float8, $6::float8), $7::float8))
-      AND objects.geo_meters(objects.geo_chord(objects.geo_unit(pv0.value_geo), objects.geo_unit(point($5::float8, $6::float8)))) <= $8::float8))),
+  SELECT v.environment_id AS env, v.object_id AS oid, (((gh0.x & 1) << 1) | ((gh0.x & 2) << 2) | ((gh0.x & 4) << 3) | ((gh0.x & 8) << 4) | ((gh0.x & 16) << 5) | ((gh0.x & 32) << 6) | ((gh0.x & 64) << 7) | ((gh0.x & 128) << 8) | ((gh0.x & 256) << 9) | ((gh0.x & 512) << 10) | ((gh0.y & 1) << 0) | ((gh0.y & 2) << 1) | ((gh0.y & 4) << 2) | ((gh0.y & 8) << 3) | ((gh0.y & 16) << 4) | ((gh0.y & 32) << 5) | ((gh0.y & 64) << 6) | ((gh0.y & 128) << 7) | ((gh0.y & 256) << 8) | ((gh0.y & 512) << 9)) AS k0
+    FROM objects.property_value v
+    CROSS JOIN LATERAL (SELECT (least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) - (v.value_geo[0] < -180 + 360 * least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023)::float8 / 1024)::int + (least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) < 1023 AND v.value_geo[0] >= -180 + 360 * (least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) + 1)::float8 / 1024)::int) AS x, (least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) - (v.value_geo[1] < -90 + 180 * least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023)::float8 / 1024)::int + (least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) < 1023 AND v.value_geo[1] >= -90 + 180 * (least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) + 1)::float8 / 1024)::int) AS y OFFSET 0) gh0
+   WHERE v.property_id = $2::text
+     AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), objects.geo_near(point($3::float8, $4::float8), $5::float8))
+      AND objects.geo_meters(objects.geo_chord(objects.geo_unit(v.value_geo), objects.geo_unit(point($3::float8, $4::float8)))) <= $6::float8)
+     AND v.environment_id = ANY($7::text[])),
 c AS (SELECT g.k0, count(*) AS count, count(*) AS m1, row_number() OVER (ORDER BY count(*) DESC, g.k0) AS rank
-    FROM g GROUP BY g.k0 ORDER BY count(*) DESC, g.k0 LIMIT $9::bigint + 1),
-v AS (SELECT g.k0, CASE WHEN count(x.value_geo) FILTER (WHERE x.property_id = $2::text) > 0 THEN json_build_object('southWest', json_build_object('lat', min(x.value_geo[1]) FILTER (WHERE x.property_id = $2::text), 'lon', min(x.value_geo[0]) FILTER (WHERE x.property_id = $2::text)), 'northEast', json_build_object('lat', max(x.value_geo[1]) FILTER (WHERE x.property_id = $2::text), 'lon', max(x.value_geo[0]) FILTER (WHERE x.property_id = $2::text))) END AS m0
-    FROM g JOIN objects.property_value x ON x.environment_id = g.env AND x.object_id = g.oid AND x.property_id = ANY($10::text[])
-   WHERE g.k0 IN (SELECT k0 FROM c WHERE rank <= $9) GROUP BY g.k0)
-SELECT json_build_object('key', json_build_object($11::text, substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 15) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 10) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 5) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 0) & 31)::int + 1, 1)), 'metrics', json_strip_nulls(json_build_object($12::text, v.m0, $13::text, c.m1)))::text AS json,
-       (SELECT count(*) FROM c) > $9 AS truncated,
+    FROM g GROUP BY g.k0 ORDER BY count(*) DESC, g.k0 LIMIT $8::bigint + 1),
+v AS (SELECT g.k0, CASE WHEN count(x.value_geo) FILTER (WHERE x.property_id = $1::text) > 0 THEN json_build_object('southWest', json_build_object('lat', min(x.value_geo[1]) FILTER (WHERE x.property_id = $1::text), 'lon', min(x.value_geo[0]) FILTER (WHERE x.property_id = $1::text)), 'northEast', json_build_object('lat', max(x.value_geo[1]) FILTER (WHERE x.property_id = $1::text), 'lon', max(x.value_geo[0]) FILTER (WHERE x.property_id = $1::text))) END AS m0
+    FROM g JOIN objects.property_value x ON x.environment_id = g.env AND x.object_id = g.oid AND x.property_id = ANY($9::text[])
+   WHERE g.k0 IN (SELECT k0 FROM c WHERE rank <= $8) GROUP BY g.k0)
+SELECT json_build_object('key', json_build_object($10::text, substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 15) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 10) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 5) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 0) & 31)::int + 1, 1)), 'metrics', json_strip_nulls(json_build_object($11::text, v.m0, $12::text, c.m1)))::text AS json,
+       (SELECT count(*) FROM c) > $8 AS truncated,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM c LEFT JOIN v ON v.k0 = c.k0
- WHERE c.rank <= $9
+ WHERE c.rank <= $8
  ORDER BY c.k0
- LIMIT $14;
+ LIMIT $13;
 
 -- geoGrid at precision 5 and an attribute, geoCentroid
 -- body: {"groupBy":[{"type":"geoGrid","geoGrid":{"propertyId":"home","precision":5,"maxGroups":1000}},{"type":"exact","exact":{"attribute":"environmentId"}}],"metrics":[{"type":"count","count":{}},{"type":"geoCentroid","geoCentroid":{"propertyId":"home"}}]}

@@ -245,38 +245,38 @@ SELECT p.env, p.id, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US
 
 -- distanceFrom a point (nearest first), first page
 -- orderBy: [{"distanceFrom":{"propertyId":"home","point":{"lat":48.8566,"lon":2.3522}}}]
--- params: [1001,["prod"],"home",2.3522,48.8566,["person"],["person"]]
+-- params: [["prod"],"home",2.3522,48.8566,["person"],["person"]]
 WITH kn AS MATERIALIZED (
-  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8))) AS key
+  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8))) AS key
     FROM objects.property_value x
-   WHERE x.property_id = $3::text AND x.value_geo IS NOT NULL
-   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8)))
-   FETCH FIRST (2 * $1::bigint + 10) ROWS WITH TIES),
-a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8)))) AS dm
+   WHERE x.property_id = $2::text AND x.value_geo IS NOT NULL
+   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8)))
+   FETCH FIRST 2012 ROWS WITH TIES),
+a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($3::float8, $4::float8)))) AS dm
    FROM kn k
    CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
                         WHERE o.environment_id = k.environment_id AND o.id = k.object_id
-                          AND o.environment_id = ANY($2::text[])
-                          AND (o.type = ANY($6::text[])) IS TRUE
+                          AND o.environment_id = ANY($1::text[])
+                          AND (o.type = ANY($5::text[])) IS TRUE
                        OFFSET 0) o
   WHERE TRUE
   ORDER BY k.key ASC, o.environment_id, o.id
-  LIMIT $1)
+  LIMIT 1001)
 SELECT f.conclusive, p.env, p.id, p.t0::text AS k0, p.dm,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM (SELECT (SELECT count(*) FROM a) >= $1 OR (SELECT count(*) FROM kn) < (2 * $1::bigint + 10) AS conclusive) f
+  FROM (SELECT (SELECT count(*) FROM a) >= 1001 OR (SELECT count(*) FROM kn) < 2012 AS conclusive) f
   LEFT JOIN LATERAL (SELECT * FROM ((SELECT * FROM a)
   UNION ALL
   (SELECT o.environment_id AS env, o.id, NULL::float8 AS t0, NULL::float8 AS dm
    FROM objects.object o
-  WHERE NOT ((SELECT count(*) FROM a) >= $1)
-    AND o.environment_id = ANY($2::text[])
-    AND o.type = ANY($7::text[])
-    AND NOT EXISTS (SELECT 1 FROM objects.property_value x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $3::text AND x.value_geo IS NOT NULL)
+  WHERE NOT ((SELECT count(*) FROM a) >= 1001)
+    AND o.environment_id = ANY($1::text[])
+    AND o.type = ANY($6::text[])
+    AND NOT EXISTS (SELECT 1 FROM objects.property_value x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $2::text AND x.value_geo IS NOT NULL)
   ORDER BY o.environment_id, o.id
-  LIMIT $1)) q WHERE f.conclusive) p ON TRUE
+  LIMIT 1001)) q WHERE f.conclusive) p ON TRUE
  ORDER BY p.t0 ASC NULLS LAST, p.env COLLATE "C", p.id COLLATE "C"
- LIMIT $1;
+ LIMIT 1001;
 
 -- then, when the first answers conclusive = false:
 -- params: [1001,["prod"],"home",2.3522,48.8566,["person"],["person"],["person"]]
@@ -325,42 +325,42 @@ SELECT p.env, p.id, p.t0::text AS k0, p.dm,
 
 -- distanceFrom a point DESC (farthest first), then a property, next page
 -- orderBy: [{"distanceFrom":{"propertyId":"home","point":{"lat":48.8566,"lon":2.3522}},"direction":"DESC"},{"propertyId":"name"}]
--- params: [1001,["prod"],"home",-177.6478,-48.8566,2.3522,48.8566,["person"],"name","prod","p-0999","Ada","0.5","name",["person"]]
+-- params: [["prod"],"home",-177.6478,-48.8566,2.3522,48.8566,["person"],"name","prod","p-0999","Ada","0.5","name",["person"]]
 WITH kn AS MATERIALIZED (
-  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8))) AS key
+  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8))) AS key
     FROM objects.property_value x
-   WHERE x.property_id = $3::text AND x.value_geo IS NOT NULL
-   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8)))
-   FETCH FIRST (2 * $1::bigint + 10) ROWS WITH TIES),
-a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, s1.v AS t1, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($6::float8, $7::float8)))) AS dm
+   WHERE x.property_id = $2::text AND x.value_geo IS NOT NULL
+   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8)))
+   FETCH FIRST 2012 ROWS WITH TIES),
+a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, s1.v AS t1, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($5::float8, $6::float8)))) AS dm
    FROM kn k
    CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
                         WHERE o.environment_id = k.environment_id AND o.id = k.object_id
-                          AND o.environment_id = ANY($2::text[])
-                          AND (o.type = ANY($8::text[])) IS TRUE
+                          AND o.environment_id = ANY($1::text[])
+                          AND (o.type = ANY($7::text[])) IS TRUE
                        OFFSET 0) o
    LEFT JOIN LATERAL (SELECT min(x.value_string) AS v FROM objects.property_value x
-                     WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $9::text) s1 ON TRUE
-  WHERE (k.key > $13::float8 OR (k.key = $13::float8 AND ((s1.v IS NULL OR s1.v > $12::text COLLATE "C") OR (s1.v = $12::text COLLATE "C" AND (o.environment_id, o.id) > ($10::text COLLATE "C", $11::text COLLATE "C")))))
+                     WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $8::text) s1 ON TRUE
+  WHERE (k.key > $12::float8 OR (k.key = $12::float8 AND ((s1.v IS NULL OR s1.v > $11::text COLLATE "C") OR (s1.v = $11::text COLLATE "C" AND (o.environment_id, o.id) > ($9::text COLLATE "C", $10::text COLLATE "C")))))
   ORDER BY k.key ASC, s1.v COLLATE "C" ASC NULLS LAST, o.environment_id, o.id
-  LIMIT $1)
+  LIMIT 1001)
 SELECT f.conclusive, p.env, p.id, p.t0::text AS k0, p.t1 AS k1, p.dm,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM (SELECT (SELECT count(*) FROM a) >= $1 OR (SELECT count(*) FROM kn) < (2 * $1::bigint + 10) AS conclusive) f
+  FROM (SELECT (SELECT count(*) FROM a) >= 1001 OR (SELECT count(*) FROM kn) < 2012 AS conclusive) f
   LEFT JOIN LATERAL (SELECT * FROM ((SELECT * FROM a)
   UNION ALL
   (SELECT o.environment_id AS env, o.id, NULL::float8 AS t0, s1.v AS t1, NULL::float8 AS dm
    FROM objects.object o
    LEFT JOIN LATERAL (SELECT min(x.value_string) AS v FROM objects.property_value x
-                     WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $14::text) s1 ON TRUE
-  WHERE NOT ((SELECT count(*) FROM a) >= $1)
-    AND o.environment_id = ANY($2::text[])
-    AND o.type = ANY($15::text[])
-    AND NOT EXISTS (SELECT 1 FROM objects.property_value x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $3::text AND x.value_geo IS NOT NULL)
+                     WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $13::text) s1 ON TRUE
+  WHERE NOT ((SELECT count(*) FROM a) >= 1001)
+    AND o.environment_id = ANY($1::text[])
+    AND o.type = ANY($14::text[])
+    AND NOT EXISTS (SELECT 1 FROM objects.property_value x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $2::text AND x.value_geo IS NOT NULL)
   ORDER BY s1.v COLLATE "C" ASC NULLS LAST, o.environment_id, o.id
-  LIMIT $1)) q WHERE f.conclusive) p ON TRUE
+  LIMIT 1001)) q WHERE f.conclusive) p ON TRUE
  ORDER BY p.t0 ASC NULLS LAST, p.t1 COLLATE "C" ASC NULLS LAST, p.env COLLATE "C", p.id COLLATE "C"
- LIMIT $1;
+ LIMIT 1001;
 
 -- then, when the first answers conclusive = false:
 -- params: [1001,["prod"],"home",-177.6478,-48.8566,2.3522,48.8566,["person"],["person"],"name","prod","p-0999","Ada","0.5","name","prod","p-0999","Ada","0.5","name",["person"]]

@@ -352,79 +352,89 @@ SELECT o.environment_id AS env, o.id,
 
 -- geoWithinDistance
 -- filter: {"type":"geoWithinDistance","geoWithinDistance":{"propertyId":"home","center":{"lat":48.8566,"lon":2.3522},"meters":1000}}
--- params: [["prod"],"prod","p-0999","home",2.3522,48.8566,0.0001569620137680972,1000,1001]
-SELECT o.environment_id AS env, o.id,
+-- params: ["home",2.3522,48.8566,0.0001569620137680972,1000,["prod"],"prod","p-0999",1001]
+SELECT v.environment_id AS env, v.object_id AS id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM objects.object o
- WHERE o.environment_id = ANY($1::text[])
-   AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
-   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND (pv0.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(pv0.value_geo), objects.geo_near(point($5::float8, $6::float8), $7::float8))
-      AND objects.geo_meters(objects.geo_chord(objects.geo_unit(pv0.value_geo), objects.geo_unit(point($5::float8, $6::float8)))) <= $8::float8))
- ORDER BY o.environment_id, o.id
+  FROM objects.property_value v
+ WHERE v.property_id = $1::text
+   AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), objects.geo_near(point($2::float8, $3::float8), $4::float8))
+      AND objects.geo_meters(objects.geo_chord(objects.geo_unit(v.value_geo), objects.geo_unit(point($2::float8, $3::float8)))) <= $5::float8)
+   AND v.environment_id = ANY($6::text[])
+   AND (v.environment_id, v.object_id) > ($7::text COLLATE "C", $8::text COLLATE "C")
+ GROUP BY v.environment_id, v.object_id
+ ORDER BY v.environment_id, v.object_id
  LIMIT $9;
 
 -- geoWithinBox across the antimeridian
 -- filter: {"type":"geoWithinBox","geoWithinBox":{"propertyId":"home","southWest":{"lat":-20,"lon":170},"northEast":{"lat":-10,"lon":-170}}}
--- params: [["prod"],"prod","p-0999","home","(-0.984807754012208, -0.17101007266283447, -0.34202014432566874),(-0.9254165773983234, 0.1710100726628343, -0.17364817666693033)",-20,-10,170,-170,1001]
-SELECT o.environment_id AS env, o.id,
+-- params: ["home","(-0.984807754012208, -0.17101007266283447, -0.34202014432566874),(-0.9254165773983234, 0.1710100726628343, -0.17364817666693033)",-20,-10,170,-170,["prod"],"prod","p-0999",1001]
+SELECT v.environment_id AS env, v.object_id AS id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM objects.object o
- WHERE o.environment_id = ANY($1::text[])
-   AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
-   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND (pv0.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(pv0.value_geo), $5::cube)
-      AND pv0.value_geo[1] BETWEEN $6::float8 AND $7::float8 AND ((pv0.value_geo[0] + 0) >= $8::float8 OR (pv0.value_geo[0] + 0) <= $9::float8)))
- ORDER BY o.environment_id, o.id
+  FROM objects.property_value v
+ WHERE v.property_id = $1::text
+   AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), $2::cube)
+      AND (v.value_geo[1] + 0) BETWEEN $3::float8 AND $4::float8 AND ((v.value_geo[0] + 0) >= $5::float8 OR (v.value_geo[0] + 0) <= $6::float8))
+   AND v.environment_id = ANY($7::text[])
+   AND (v.environment_id, v.object_id) > ($8::text COLLATE "C", $9::text COLLATE "C")
+ GROUP BY v.environment_id, v.object_id
+ ORDER BY v.environment_id, v.object_id
  LIMIT $10;
 
 -- geoWithinBox reaching 180 and the north pole
 -- filter: {"type":"geoWithinBox","geoWithinBox":{"propertyId":"home","southWest":{"lat":80,"lon":170},"northEast":{"lat":90,"lon":180}}}
--- params: [["prod"],"prod","p-0999","home","(-0.17364817866693041, -1e-9, 0.984807752012208),(9.99999939697917e-10, 0.030153690607045806, 1.000000001)",80,90,170,180,1001]
-SELECT o.environment_id AS env, o.id,
+-- params: ["home","(-0.17364817866693041, -1e-9, 0.984807752012208),(9.99999939697917e-10, 0.030153690607045806, 1.000000001)",80,90,170,180,["prod"],"prod","p-0999",1001]
+SELECT v.environment_id AS env, v.object_id AS id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM objects.object o
- WHERE o.environment_id = ANY($1::text[])
-   AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
-   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND (pv0.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(pv0.value_geo), $5::cube)
-      AND pv0.value_geo[1] BETWEEN $6::float8 AND $7::float8 AND (((pv0.value_geo[0] + 0) BETWEEN $8::float8 AND $9::float8 OR (pv0.value_geo[0] + 0) = -180) OR pv0.value_geo[1] = 90)))
- ORDER BY o.environment_id, o.id
+  FROM objects.property_value v
+ WHERE v.property_id = $1::text
+   AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), $2::cube)
+      AND (v.value_geo[1] + 0) BETWEEN $3::float8 AND $4::float8 AND (((v.value_geo[0] + 0) BETWEEN $5::float8 AND $6::float8 OR (v.value_geo[0] + 0) = -180) OR (v.value_geo[1] + 0) = 90))
+   AND v.environment_id = ANY($7::text[])
+   AND (v.environment_id, v.object_id) > ($8::text COLLATE "C", $9::text COLLATE "C")
+ GROUP BY v.environment_id, v.object_id
+ ORDER BY v.environment_id, v.object_id
  LIMIT $10;
 
 -- geoWithinPolygon (concave)
 -- filter: {"type":"geoWithinPolygon","geoWithinPolygon":{"propertyId":"home","points":[{"lat":48.5,"lon":1.5},{"lat":48.5,"lon":3},{"lat":49.2,"lon":3},{"lat":49.2,"lon":2.3},{"lat":48.7,"lon":2.3},{"lat":48.7,"lon":1.9},{"lat":49.2,"lon":1.9},{"lat":49.2,"lon":1.5}]}}
--- params: [["prod"],"prod","p-0999","home","(0.6525251127616916, 0.01710455637394824, 0.7489557197890021),(0.6623929858745189, 0.03467885484911617, 0.7569950566517565)","((1.5,48.5),(3,48.5),(3,49.2),(2.3,49.2),(2.3,48.7),(1.9,48.7),(1.9,49.2),(1.5,49.2))",0.00003500000000000001,[1.5,3,3,2.3,2.3,1.9,1.9,1.5],[48.5,48.5,49.2,49.2,48.7,48.7,49.2,49.2],[3,3,2.3,2.3,1.9,1.9,1.5,1.5],[48.5,49.2,49.2,48.7,48.7,49.2,49.2,48.5],48.5,49.2,1.5,3,1001]
-SELECT o.environment_id AS env, o.id,
+-- params: ["home","(0.6525251127616916, 0.01710455637394824, 0.7489557197890021),(0.6623929858745189, 0.03467885484911617, 0.7569950566517565)","((1572864,50855936),(3145728,50855936),(3145728,51589939.2),(2411724.8,51589939.2),(2411724.8,51065651.2),(1992294.4,51065651.2),(1992294.4,51589939.2),(1572864,51589939.2))","{(1572863.96329984,50855935.96329984),(3145728.03670016,50855936.03670016);(3145727.96329984,50855935.96329984),(3145728.03670016,51589939.23670016);(2411724.76329984,51589939.16329984),(3145728.03670016,51589939.23670016);(2411724.76329984,51065651.16329984),(2411724.8367001596,51589939.23670016);(1992294.36329984,51065651.16329984),(2411724.8367001596,51065651.23670016);(1992294.36329984,51065651.16329984),(1992294.43670016,51589939.23670016);(1572863.96329984,51589939.16329984),(1992294.43670016,51589939.23670016);(1572863.96329984,50855935.96329984),(1572864.03670016,51589939.23670016)}",[1.5,3,3,2.3,2.3,1.9,1.9,1.5],[48.5,48.5,49.2,49.2,48.7,48.7,49.2,49.2],[3,3,2.3,2.3,1.9,1.9,1.5,1.5],[48.5,49.2,49.2,48.7,48.7,49.2,49.2,48.5],48.5,49.2,1.5,3,["prod"],"prod","p-0999",1001]
+SELECT v.environment_id AS env, v.object_id AS id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM objects.object o
- WHERE o.environment_id = ANY($1::text[])
-   AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
-   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND (pv0.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(pv0.value_geo), $5::cube)
-      AND (pv0.value_geo[1] BETWEEN $12::float8 AND $13::float8 AND (pv0.value_geo[0] + 0) BETWEEN $14::float8 AND $15::float8 AND CASE WHEN pv0.value_geo <-> path($6::polygon) > $7::float8 THEN pv0.value_geo <@ $6::polygon
-        ELSE (SELECT bool_or((g1.bx - g1.ax) * (pv0.value_geo[1] - g1.ay) = (g1.by - g1.ay) * ((pv0.value_geo[0] + 0) - g1.ax)
-                             AND (pv0.value_geo[0] + 0) BETWEEN least(g1.ax, g1.bx) AND greatest(g1.ax, g1.bx) AND pv0.value_geo[1] BETWEEN least(g1.ay, g1.by) AND greatest(g1.ay, g1.by))
-                   OR count(*) FILTER (WHERE (g1.ay > pv0.value_geo[1]) <> (g1.by > pv0.value_geo[1]) AND (pv0.value_geo[0] + 0) < (g1.bx - g1.ax) * (pv0.value_geo[1] - g1.ay) / (g1.by - g1.ay) + g1.ax) % 2 = 1
-                FROM unnest($8::float8[], $9::float8[], $10::float8[], $11::float8[]) AS g1(ax, ay, bx, by)) END)))
- ORDER BY o.environment_id, o.id
+  FROM objects.property_value v
+ WHERE v.property_id = $1::text
+   AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), $2::cube)
+      AND ((v.value_geo[1] + 0) BETWEEN $9::float8 AND $10::float8 AND (v.value_geo[0] + 0) BETWEEN $11::float8 AND $12::float8 AND CASE WHEN NOT (point((v.value_geo[0] + 0) * 1048576, (v.value_geo[1] + 0) * 1048576) <@ ANY($4::box[])) THEN point((v.value_geo[0] + 0) * 1048576, (v.value_geo[1] + 0) * 1048576) <@ $3::polygon
+        ELSE (SELECT bool_or((ve.bx - ve.ax) * ((v.value_geo[1] + 0) - ve.ay) = (ve.by - ve.ay) * ((v.value_geo[0] + 0) - ve.ax)
+                             AND (v.value_geo[0] + 0) BETWEEN least(ve.ax, ve.bx) AND greatest(ve.ax, ve.bx) AND (v.value_geo[1] + 0) BETWEEN least(ve.ay, ve.by) AND greatest(ve.ay, ve.by))
+                   OR count(*) FILTER (WHERE (ve.ay > (v.value_geo[1] + 0)) <> (ve.by > (v.value_geo[1] + 0)) AND (v.value_geo[0] + 0) < (ve.bx - ve.ax) * ((v.value_geo[1] + 0) - ve.ay) / (ve.by - ve.ay) + ve.ax) % 2 = 1
+                FROM unnest($5::float8[], $6::float8[], $7::float8[], $8::float8[]) AS ve(ax, ay, bx, by)) END))
+   AND v.environment_id = ANY($13::text[])
+   AND (v.environment_id, v.object_id) > ($14::text COLLATE "C", $15::text COLLATE "C")
+ GROUP BY v.environment_id, v.object_id
+ ORDER BY v.environment_id, v.object_id
  LIMIT $16;
 
 -- geoWithinPolygon reaching -180 and the south pole
 -- filter: {"type":"geoWithinPolygon","geoWithinPolygon":{"propertyId":"home","points":[{"lat":-90,"lon":-180},{"lat":-80,"lon":-180},{"lat":-80,"lon":-170}]}}
--- params: [["prod"],"prod","p-0999","home","(-0.17364817866693041, -0.030153690607045806, -1.000000001),(9.99999939697917e-10, 1e-9, -0.984807752012208)","((-180,-90),(-180,-80),(-170,-80))",0.000011000000000000001,[-180,-180,-170],[-90,-80,-80],[-180,-170,-180],[-80,-80,-90],-90,-80,-180,-170,1001]
-SELECT o.environment_id AS env, o.id,
+-- params: ["home","(-0.17364817866693041, -0.030153690607045806, -1.000000001),(9.99999939697917e-10, 1e-9, -0.984807752012208)","((-188743680,-94371840),(-188743680,-83886080),(-178257920,-83886080))","{(-188743680.01153433,-94371840.01153433),(-188743679.98846567,-83886079.98846567);(-188743680.01153433,-83886080.01153433),(-178257919.98846567,-83886079.98846567);(-188743680.01153433,-94371840.01153433),(-178257919.98846567,-83886079.98846567)}",[-180,-180,-170],[-90,-80,-80],[-180,-170,-180],[-80,-80,-90],-90,-80,-180,-170,["prod"],"prod","p-0999",1001]
+SELECT v.environment_id AS env, v.object_id AS id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM objects.object o
- WHERE o.environment_id = ANY($1::text[])
-   AND (o.environment_id, o.id) > ($2::text COLLATE "C", $3::text COLLATE "C")
-   AND EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $4::text AND (pv0.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(pv0.value_geo), $5::cube)
-      AND ((pv0.value_geo[1] BETWEEN $12::float8 AND $13::float8 AND (pv0.value_geo[0] + 0) BETWEEN $14::float8 AND $15::float8 AND CASE WHEN pv0.value_geo <-> path($6::polygon) > $7::float8 THEN pv0.value_geo <@ $6::polygon
-        ELSE (SELECT bool_or((g1.bx - g1.ax) * (pv0.value_geo[1] - g1.ay) = (g1.by - g1.ay) * ((pv0.value_geo[0] + 0) - g1.ax)
-                             AND (pv0.value_geo[0] + 0) BETWEEN least(g1.ax, g1.bx) AND greatest(g1.ax, g1.bx) AND pv0.value_geo[1] BETWEEN least(g1.ay, g1.by) AND greatest(g1.ay, g1.by))
-                   OR count(*) FILTER (WHERE (g1.ay > pv0.value_geo[1]) <> (g1.by > pv0.value_geo[1]) AND (pv0.value_geo[0] + 0) < (g1.bx - g1.ax) * (pv0.value_geo[1] - g1.ay) / (g1.by - g1.ay) + g1.ax) % 2 = 1
-                FROM unnest($8::float8[], $9::float8[], $10::float8[], $11::float8[]) AS g1(ax, ay, bx, by)) END)
-       OR ((pv0.value_geo[0] + 0) = 180 AND (pv0.value_geo[1] BETWEEN $12::float8 AND $13::float8 AND -180::float8 BETWEEN $14::float8 AND $15::float8 AND CASE WHEN point(-180, pv0.value_geo[1]) <-> path($6::polygon) > $7::float8 THEN point(-180, pv0.value_geo[1]) <@ $6::polygon
-        ELSE (SELECT bool_or((g1.bx - g1.ax) * (pv0.value_geo[1] - g1.ay) = (g1.by - g1.ay) * (-180::float8 - g1.ax)
-                             AND -180::float8 BETWEEN least(g1.ax, g1.bx) AND greatest(g1.ax, g1.bx) AND pv0.value_geo[1] BETWEEN least(g1.ay, g1.by) AND greatest(g1.ay, g1.by))
-                   OR count(*) FILTER (WHERE (g1.ay > pv0.value_geo[1]) <> (g1.by > pv0.value_geo[1]) AND -180::float8 < (g1.bx - g1.ax) * (pv0.value_geo[1] - g1.ay) / (g1.by - g1.ay) + g1.ax) % 2 = 1
-                FROM unnest($8::float8[], $9::float8[], $10::float8[], $11::float8[]) AS g1(ax, ay, bx, by)) END))
-       OR pv0.value_geo[1] = -90)))
- ORDER BY o.environment_id, o.id
+  FROM objects.property_value v
+ WHERE v.property_id = $1::text
+   AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), $2::cube)
+      AND (((v.value_geo[1] + 0) BETWEEN $9::float8 AND $10::float8 AND (v.value_geo[0] + 0) BETWEEN $11::float8 AND $12::float8 AND CASE WHEN NOT (point((v.value_geo[0] + 0) * 1048576, (v.value_geo[1] + 0) * 1048576) <@ ANY($4::box[])) THEN point((v.value_geo[0] + 0) * 1048576, (v.value_geo[1] + 0) * 1048576) <@ $3::polygon
+        ELSE (SELECT bool_or((ve.bx - ve.ax) * ((v.value_geo[1] + 0) - ve.ay) = (ve.by - ve.ay) * ((v.value_geo[0] + 0) - ve.ax)
+                             AND (v.value_geo[0] + 0) BETWEEN least(ve.ax, ve.bx) AND greatest(ve.ax, ve.bx) AND (v.value_geo[1] + 0) BETWEEN least(ve.ay, ve.by) AND greatest(ve.ay, ve.by))
+                   OR count(*) FILTER (WHERE (ve.ay > (v.value_geo[1] + 0)) <> (ve.by > (v.value_geo[1] + 0)) AND (v.value_geo[0] + 0) < (ve.bx - ve.ax) * ((v.value_geo[1] + 0) - ve.ay) / (ve.by - ve.ay) + ve.ax) % 2 = 1
+                FROM unnest($5::float8[], $6::float8[], $7::float8[], $8::float8[]) AS ve(ax, ay, bx, by)) END)
+       OR ((v.value_geo[0] + 0) = 180 AND ((v.value_geo[1] + 0) BETWEEN $9::float8 AND $10::float8 AND -180::float8 BETWEEN $11::float8 AND $12::float8 AND CASE WHEN NOT (point(-188743680, (v.value_geo[1] + 0) * 1048576) <@ ANY($4::box[])) THEN point(-188743680, (v.value_geo[1] + 0) * 1048576) <@ $3::polygon
+        ELSE (SELECT bool_or((ve.bx - ve.ax) * ((v.value_geo[1] + 0) - ve.ay) = (ve.by - ve.ay) * (-180::float8 - ve.ax)
+                             AND -180::float8 BETWEEN least(ve.ax, ve.bx) AND greatest(ve.ax, ve.bx) AND (v.value_geo[1] + 0) BETWEEN least(ve.ay, ve.by) AND greatest(ve.ay, ve.by))
+                   OR count(*) FILTER (WHERE (ve.ay > (v.value_geo[1] + 0)) <> (ve.by > (v.value_geo[1] + 0)) AND -180::float8 < (ve.bx - ve.ax) * ((v.value_geo[1] + 0) - ve.ay) / (ve.by - ve.ay) + ve.ax) % 2 = 1
+                FROM unnest($5::float8[], $6::float8[], $7::float8[], $8::float8[]) AS ve(ax, ay, bx, by)) END))
+       OR (v.value_geo[1] + 0) = -90))
+   AND v.environment_id = ANY($13::text[])
+   AND (v.environment_id, v.object_id) > ($14::text COLLATE "C", $15::text COLLATE "C")
+ GROUP BY v.environment_id, v.object_id
+ ORDER BY v.environment_id, v.object_id
  LIMIT $16;

@@ -34,7 +34,7 @@ import {
 } from '@app/domain';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, CURRENT_ROWS, RowSource, rowSource, SqlParams } from '../search/filter-compiler';
-import { geoBoundsSql, geoCentroidSql, geohashCellsJoin, geohashCodeSql, geohashTextSql } from '../search/geo-sql';
+import { geoBoundsSql, geoCentroidSql, geoFilterOnly, geohashCellsJoin, geohashCodeSql, geohashTextSql } from '../search/geo-sql';
 
 export { CURRENT_ROWS, RowSource };
 
@@ -241,14 +241,44 @@ export function buildAggregateSql(
   const params = new SqlParams();
   const rows = opts.rows ?? rowSource(params, opts.asOf);
   const { groupBy, metrics } = aggregation;
-  const buckets = groupBy.map((b, i) => bucketSql(b, i, rows, params));
+  // A geoGrid of the one single-valued property a lone geo filter is on, over the present rows,
+  // without attribute metrics: the filter's matching value rows are the objects' only values of
+  // it, so they carry the cells themselves, read from the geo index alone (CoveringGeoIndexes
+  // migration); no probe of the objects or of their value rows per match (a value row exists only
+  // with its object: DerivedRowsWithoutForeignKeys migration). docs/architecture.md "Geo search".
+  const only = groupBy.length === 1 ? groupBy[0] : undefined;
+  const geo = !opts.rows && !opts.asOf ? geoFilterOnly(filter) : undefined;
+  const ownRows =
+    geo &&
+    only?.type === 'geoGrid' &&
+    only.field.kind === 'property' &&
+    !only.field.multi &&
+    only.field.propertyId === geo.propertyId &&
+    metrics.every((m) => m.type === 'count' || m.field.kind !== 'attribute')
+      ? { ...geo, precision: only.precision }
+      : undefined;
+  const buckets = ownRows
+    ? [
+        {
+          joins: [geohashCellsJoin('v.value_geo', ownRows.precision, 'gh0')],
+          key: geohashCodeSql('gh0', ownRows.precision),
+          render: (k: string) => geohashTextSql(k, ownRows.precision),
+          multi: false,
+        },
+      ]
+    : groupBy.map((b, i) => bucketSql(b, i, rows, params));
   const attributes = new Set<string>();
   const metricSqls = metrics.map((m, j) => metricSql(m, j, params, attributes));
   const keys = buckets.map((_, i) => `k${i}`);
 
   const where: string[] = [];
-  if (opts.visible) where.push(`o.environment_id = ANY(${params.add(opts.visible)}::text[])`);
-  where.push(compileFilter(filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*', rows }));
+  if (ownRows) {
+    where.push(`v.property_id = ${params.add(ownRows.propertyId)}::text`, ownRows.predicate('v', params));
+    if (opts.visible) where.push(`v.environment_id = ANY(${params.add(opts.visible)}::text[])`);
+  } else {
+    if (opts.visible) where.push(`o.environment_id = ANY(${params.add(opts.visible)}::text[])`);
+    where.push(compileFilter(filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*', rows }));
+  }
   const attributeColumns = [...attributes].map(
     (a) => `o.${ATTRIBUTE_COLUMN[a as keyof typeof ATTRIBUTE_COLUMN]} AS a_${ATTRIBUTE_COLUMN[a as keyof typeof ATTRIBUTE_COLUMN]}`,
   );
@@ -270,6 +300,14 @@ export function buildAggregateSql(
       `g AS (SELECT DISTINCT * FROM g0)`,
     );
     tooManyGroups = `(SELECT json_build_array(env, oid)::text FROM g0 GROUP BY env, oid HAVING count(*) > ${max}::bigint ORDER BY env, oid LIMIT 1) AS too_many_groups`;
+  } else if (ownRows) {
+    ctes.push(
+      `g AS (
+  SELECT v.environment_id AS env, v.object_id AS oid, ${buckets[0].key} AS k0
+    FROM objects.property_value v
+    ${buckets[0].joins[0]}
+   WHERE ${where.join('\n     AND ')})`,
+    );
   } else {
     const gColumns = ['o.environment_id AS env', 'o.id AS oid', ...buckets.map((b, i) => `${b.key} AS k${i}`), ...attributeColumns];
     ctes.push(

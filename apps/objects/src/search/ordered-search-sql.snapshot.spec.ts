@@ -52,13 +52,15 @@ function render(): string {
   ];
   return renderSqlExamples(header, EXAMPLES, ({ orderBy, after }) => {
     const order = validateOrderBy(orderBy, ontology)!;
-    const { sql, params, fallback } = buildOrderedSearchSql(validateFilter(filter, ontology), ontology, {
+    const built = buildOrderedSearchSql(validateFilter(filter, ontology), ontology, {
       visible: ['prod'],
       order,
       after,
       limit: 1001,
       loadLinks: false,
     });
+    const { sql, params } = built;
+    const fallback = built.fallback?.();
     // Nearest first: the statement of the nearest values, then the one that runs when it cannot tell.
     return {
       label: 'orderBy',
@@ -85,7 +87,7 @@ describe('ordered searchObjects SQL snapshot', () => {
         limit: 11,
         loadLinks: true,
       });
-      for (const { sql, params } of [built, ...(built.fallback ? [built.fallback] : [])]) {
+      for (const { sql, params } of [built, ...(built.fallback ? [built.fallback()] : [])]) {
         const placeholders = new Set([...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
         expect([...placeholders].sort((a, b) => a - b)).toEqual(params.map((_, i) => i + 1));
       }

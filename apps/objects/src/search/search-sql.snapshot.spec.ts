@@ -6,6 +6,7 @@ import { CoveringValueIndexes1764700000000 } from '../database/migrations/176470
 import { buildSearchSql } from './search.repository';
 import { SearchIndexes1764100000000 } from '../database/migrations/1764100000000-SearchIndexes';
 import { GeoSearch1765300000000 } from '../database/migrations/1765300000000-GeoSearch';
+import { CoveringGeoIndexes1765400000000 } from '../database/migrations/1765400000000-CoveringGeoIndexes';
 import { testOntologyIndex } from '../../../../test/support/ontologies';
 import { expectSqlSnapshot, renderSqlExamples, sqlSnapshotPath } from '../../../../test/support/sql-snapshot';
 
@@ -161,6 +162,7 @@ describe('searchObjects SQL snapshot', () => {
     await new ObjectTypeKeyIndex1764500000000().up(runner);
     await new CoveringValueIndexes1764700000000().up(runner);
     await new GeoSearch1765300000000().up(runner);
+    await new CoveringGeoIndexes1765400000000().up(runner);
     // The net effect, in creation order: an index a later migration drops does not count.
     const dropped = statements.map((s) => /^DROP (?:INDEX|STATISTICS) IF EXISTS objects\.(\w+)/.exec(s)?.[1]).filter(Boolean);
     const created = statements

@@ -3,6 +3,7 @@ import { ObjectSearchFilter, OntologyIndex, SNAPSHOT_INSTANT_SQL } from '@app/do
 import { SqlExecutor } from '@app/platform';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, rowSource, SqlParams } from './filter-compiler';
+import { geoFilterOnly } from './geo-sql';
 import { buildOrderedSearchSql, OrderedSearchOptions, OrderedSearchRow } from './ordered-search';
 import { SearchPosition, SearchRow } from './search-row';
 
@@ -13,6 +14,29 @@ export function buildSearchSql(
   opts: { visible: string[] | null; after?: SearchPosition; limit: number; loadLinks: boolean; asOf?: Date },
 ): { sql: string; params: unknown[] } {
   const params = new SqlParams();
+  // A filter that is one geo predicate, on the present rows and without links: the matching value
+  // rows alone, each standing for its object (the write path keeps an object's value rows with it,
+  // DerivedRowsWithoutForeignKeys migration), grouped (an object may have several in the shape). The
+  // geo index then holds all the statement reads (CoveringGeoIndexes migration): no probe of
+  // objects.object per match (docs/architecture.md "Geo search").
+  const geo = !opts.asOf && !opts.loadLinks ? geoFilterOnly(filter) : undefined;
+  if (geo) {
+    const where = [`v.property_id = ${params.add(geo.propertyId)}::text`, geo.predicate('v', params)];
+    if (opts.visible) where.push(`v.environment_id = ANY(${params.add(opts.visible)}::text[])`);
+    if (opts.after) {
+      where.push(
+        `(v.environment_id, v.object_id) > (${params.add(opts.after.env)}::text COLLATE "C", ${params.add(opts.after.id)}::text COLLATE "C")`,
+      );
+    }
+    const sql = `SELECT v.environment_id AS env, v.object_id AS id,
+       ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
+  FROM objects.property_value v
+ WHERE ${where.join('\n   AND ')}
+ GROUP BY v.environment_id, v.object_id
+ ORDER BY v.environment_id, v.object_id
+ LIMIT ${params.add(opts.limit)}`;
+    return { sql, params: params.values };
+  }
   const rows = rowSource(params, opts.asOf);
   const clauses: string[] = [];
   if (opts.visible) clauses.push(`o.environment_id = ANY(${params.add(opts.visible)}::text[])`);
@@ -69,7 +93,10 @@ export class SearchRepository {
     // Nearest first (docs/api.md §13): the nearest values first, prepared (its plan does not depend
     // on the values); the general statement only when those cannot tell (see buildDistanceOrderedSql).
     const rows = await this.run<OrderedSearchRow & { conclusive: boolean }>(sql, params, 'search.orderedPage');
-    if (rows[0]?.conclusive === false) return this.sql.rows<OrderedSearchRow>(fallback.sql, fallback.params, 'search.orderedPage');
+    if (rows[0]?.conclusive === false) {
+      const second = fallback();
+      return this.sql.rows<OrderedSearchRow>(second.sql, second.params, 'search.orderedPage');
+    }
     return rows.filter((r) => r.id !== null);
   }
 

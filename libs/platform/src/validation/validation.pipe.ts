@@ -95,6 +95,22 @@ function bodyError(errors: ValidationError[]): DomainError {
  * that takes a `@Body()` needs one. (A body sent with another media type never gets here: the
  * body guard refuses it.) A CheckedBodyClass is checked by its own function.
  */
+/**
+ * A body class whose valid bodies can be recognised by hand (its static `quickBody`): the body as
+ * it is when every rule of its decorators surely holds, else undefined, and the body then goes
+ * through class-validator as before, which reports its faults. For bodies whose fields are
+ * mostly checked elsewhere (a search's filter and orderBy): class-transformer copies them whole
+ * and class-validator walks them, 0.1 to 0.2 ms of CPU per search (bench/README.md "Geo search").
+ */
+export interface QuickBodyClass<T = unknown> {
+  quickBody(body: unknown): T | undefined;
+}
+
+function quickBodyOf(metatype: unknown): QuickBodyClass['quickBody'] | undefined {
+  const quick = (metatype as Partial<QuickBodyClass> | undefined)?.quickBody;
+  return typeof quick === 'function' ? quick.bind(metatype) : undefined;
+}
+
 class BodyRequiredValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && metadata.data === undefined && value === undefined) {
@@ -102,8 +118,41 @@ class BodyRequiredValidationPipe extends ValidationPipe {
     }
     const checkBody = metadata.type === 'body' ? checkedBodyOf(metadata.metatype) : undefined;
     if (checkBody) return checkBody(value);
+    const quick = metadata.type === 'body' ? quickBodyOf(metadata.metatype)?.(value) : undefined;
+    if (quick !== undefined) return quick;
     return super.transform(value, metadata);
   }
+}
+
+/**
+ * The quickBody of a body whose fields are `free` (any value: checked elsewhere) or optional:
+ * `strings` (at most `maxLength` UTF-16 units where given) and `booleans`, null meaning absent
+ * (IsOptional). Any other field, or a value of another type, is left to class-validator.
+ */
+export function fieldsQuickBody(spec: {
+  free: readonly string[];
+  strings?: Readonly<Record<string, number | undefined>>;
+  booleans?: readonly string[];
+}): (body: unknown) => Record<string, unknown> | undefined {
+  const free = new Set(spec.free);
+  const strings = new Map(Object.entries(spec.strings ?? {}));
+  const booleans = new Set(spec.booleans ?? []);
+  return (body) => {
+    if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.getPrototypeOf(body) !== Object.prototype)
+      return undefined;
+    for (const [key, value] of Object.entries(body)) {
+      if (free.has(key)) continue;
+      if (value === null || value === undefined) {
+        if (strings.has(key) || booleans.has(key)) continue;
+        return undefined;
+      }
+      if (strings.has(key)) {
+        const max = strings.get(key);
+        if (typeof value !== 'string' || (max !== undefined && value.length > max)) return undefined;
+      } else if (!booleans.has(key) || typeof value !== 'boolean') return undefined;
+    }
+    return body as Record<string, unknown>;
+  };
 }
 
 /** Whitelist validation (unknown fields are 400) that throws InvalidArgument with the field path. */

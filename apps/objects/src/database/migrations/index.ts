@@ -10,6 +10,7 @@ import { SearchRowHistory1764917000000 } from './1764917000000-SearchRowHistory'
 import { OmitNullTrigger1765000000000 } from './1765000000000-OmitNullTrigger';
 import { ChangeFeed1765100000000 } from './1765100000000-ChangeFeed';
 import { GeoSearch1765300000000 } from './1765300000000-GeoSearch';
+import { CoveringGeoIndexes1765400000000 } from './1765400000000-CoveringGeoIndexes';
 import { FullPagesForHistoryRows1765420000000 } from './1765420000000-FullPagesForHistoryRows';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
@@ -26,5 +27,6 @@ export const OBJECTS_MIGRATIONS = [
   OmitNullTrigger1765000000000,
   ChangeFeed1765100000000,
   GeoSearch1765300000000,
+  CoveringGeoIndexes1765400000000,
   FullPagesForHistoryRows1765420000000,
 ];

@@ -1,9 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
-import { apiSchemaRef, ORDER_BY_SCHEMA } from '@app/platform';
+import { apiSchemaRef, fieldsQuickBody, ORDER_BY_SCHEMA } from '@app/platform';
 import { AS_OF_RESPONSE_SCHEMA } from '@app/domain';
 import { PagedReadInstantDto } from '../../object-reads/dto/object-reads.dto';
 import { CheckedAgainstOntology } from '../../validation/checked-against-ontology';
+
+/** The fields of ObjectSearchRequestDto as its quickBody checks them. */
+const QUICK_SEARCH_BODY = fieldsQuickBody({
+  free: ['filter', 'orderBy'],
+  strings: { asOf: undefined, startingSet: 256 },
+  booleans: ['snapshot', 'loadLinks'],
+});
 
 /** ObjectSearchRequest (docs/api.md §4). `filter` is checked by the filter validator (400 InvalidFilter). */
 export class ObjectSearchRequestDto extends PagedReadInstantDto {
@@ -41,6 +48,11 @@ export class ObjectSearchRequestDto extends PagedReadInstantDto {
   @ApiPropertyOptional(ORDER_BY_SCHEMA)
   @CheckedAgainstOntology()
   orderBy?: unknown;
+
+  /** A body that surely passes the rules above, taken as it is (QuickBodyClass); any other goes through class-validator. */
+  static quickBody(body: unknown): ObjectSearchRequestDto | undefined {
+    return QUICK_SEARCH_BODY(body) as ObjectSearchRequestDto | undefined;
+  }
 }
 
 export class OntologyObjectIdsAndLinksDto {
