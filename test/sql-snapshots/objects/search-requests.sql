@@ -84,13 +84,15 @@ SELECT json_build_object('key', json_build_object($4::text, c.k0), 'metrics', js
 
 -- ===== searchObjects, geoWithinDistance: 2 statements
 
--- objects (prepared as search.eiFK47h1M9Xy2nAQMH9BnR)
-SELECT o.environment_id AS env, o.id,
+-- objects (prepared as search.WOWjgIAUmOD-J6pw2ShBu0)
+SELECT v.environment_id AS env, v.object_id AS id,
       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
- FROM objects.object o
-WHERE EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $1::text AND (pv0.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(pv0.value_geo), objects.geo_near(point($2::float8, $3::float8), $4::float8))
-     AND objects.geo_meters(objects.geo_chord(objects.geo_unit(pv0.value_geo), objects.geo_unit(point($2::float8, $3::float8)))) <= $5::float8))
-ORDER BY o.environment_id, o.id
+ FROM objects.property_value v
+WHERE v.property_id = $1::text
+  AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), objects.geo_near(point($2::float8, $3::float8), $4::float8))
+     AND objects.geo_meters(objects.geo_chord(objects.geo_unit(v.value_geo), objects.geo_unit(point($2::float8, $3::float8)))) <= $5::float8)
+GROUP BY v.environment_id, v.object_id
+ORDER BY v.environment_id, v.object_id
 LIMIT $6;
 
 -- objects
@@ -98,60 +100,60 @@ SELECT (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS versi
 
 -- ===== searchObjects, orderBy distanceFrom (nearest first): 1 statement
 
--- objects (prepared as search.6La7KgYi06Lw9TqDK8UN5b)
+-- objects (prepared as search.2_UmFgDD2B24VS7PMSy7Qm)
 WITH kn AS MATERIALIZED (
-  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8))) AS key
+  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($2::float8, $3::float8))) AS key
     FROM objects.property_value x
-   WHERE x.property_id = $2::text AND x.value_geo IS NOT NULL
-   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8)))
-   FETCH FIRST (2 * $1::bigint + 10) ROWS WITH TIES),
-a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($3::float8, $4::float8)))) AS dm
+   WHERE x.property_id = $1::text AND x.value_geo IS NOT NULL
+   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($2::float8, $3::float8)))
+   FETCH FIRST 2012 ROWS WITH TIES),
+a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($2::float8, $3::float8)))) AS dm
    FROM kn k
    CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
                         WHERE o.environment_id = k.environment_id AND o.id = k.object_id
-                          AND ((o.type = ANY($5::text[]) AND o.tags && $6::text[])) IS TRUE
+                          AND ((o.type = ANY($4::text[]) AND o.tags && $5::text[])) IS TRUE
                        OFFSET 0) o
   WHERE TRUE
   ORDER BY k.key ASC, o.environment_id, o.id
-  LIMIT $1)
+  LIMIT 1001)
 SELECT f.conclusive, p.env, p.id, p.t0::text AS k0, p.dm,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
-  FROM (SELECT (SELECT count(*) FROM a) >= $1 OR (SELECT count(*) FROM kn) < (2 * $1::bigint + 10) AS conclusive) f
+  FROM (SELECT (SELECT count(*) FROM a) >= 1001 OR (SELECT count(*) FROM kn) < 2012 AS conclusive) f
   LEFT JOIN LATERAL (SELECT * FROM ((SELECT * FROM a)
   UNION ALL
   (SELECT o.environment_id AS env, o.id, NULL::float8 AS t0, NULL::float8 AS dm
    FROM objects.object o
-  WHERE NOT ((SELECT count(*) FROM a) >= $1)
-    AND (o.type = ANY($7::text[]) AND o.tags && $8::text[])
-    AND NOT EXISTS (SELECT 1 FROM objects.property_value x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $2::text AND x.value_geo IS NOT NULL)
+  WHERE NOT ((SELECT count(*) FROM a) >= 1001)
+    AND (o.type = ANY($6::text[]) AND o.tags && $7::text[])
+    AND NOT EXISTS (SELECT 1 FROM objects.property_value x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $1::text AND x.value_geo IS NOT NULL)
   ORDER BY o.environment_id, o.id
-  LIMIT $1)) q WHERE f.conclusive) p ON TRUE
+  LIMIT 1001)) q WHERE f.conclusive) p ON TRUE
  ORDER BY p.t0 ASC NULLS LAST, p.env COLLATE "C", p.id COLLATE "C"
- LIMIT $1;
+ LIMIT 1001;
 
 -- ===== aggregateObjects, geoGrid with geoCentroid: 2 statements
 
--- objects (prepared as search.0JwifAr2kY07qptkJBwDrV)
+-- objects (prepared as search.Wkyd9QY8wjA386rYx6Ryr9)
 WITH g AS (
-  SELECT o.environment_id AS env, o.id AS oid, (((gh0.x & 1) << 1) | ((gh0.x & 2) << 2) | ((gh0.x & 4) << 3) | ((gh0.x & 8) << 4) | ((gh0.x & 16) << 5) | ((gh0.x & 32) << 6) | ((gh0.x & 64) << 7) | ((gh0.x & 128) << 8) | ((gh0.x & 256) << 9) | ((gh0.x & 512) << 10) | ((gh0.y & 1) << 0) | ((gh0.y & 2) << 1) | ((gh0.y & 4) << 2) | ((gh0.y & 8) << 3) | ((gh0.y & 16) << 4) | ((gh0.y & 32) << 5) | ((gh0.y & 64) << 6) | ((gh0.y & 128) << 7) | ((gh0.y & 256) << 8) | ((gh0.y & 512) << 9)) AS k0
-    FROM objects.object o
-    JOIN objects.property_value b0 ON b0.environment_id = o.environment_id AND b0.object_id = o.id AND b0.property_id = $1::text AND b0.value_geo IS NOT NULL
-    CROSS JOIN LATERAL (SELECT (least(floor((b0.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) - (b0.value_geo[0] < -180 + 360 * least(floor((b0.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023)::float8 / 1024)::int + (least(floor((b0.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) < 1023 AND b0.value_geo[0] >= -180 + 360 * (least(floor((b0.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) + 1)::float8 / 1024)::int) AS x, (least(floor((b0.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) - (b0.value_geo[1] < -90 + 180 * least(floor((b0.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023)::float8 / 1024)::int + (least(floor((b0.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) < 1023 AND b0.value_geo[1] >= -90 + 180 * (least(floor((b0.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) + 1)::float8 / 1024)::int) AS y OFFSET 0) gh0
-   WHERE EXISTS (SELECT 1 FROM objects.property_value pv0 WHERE pv0.environment_id = o.environment_id AND pv0.object_id = o.id AND pv0.property_id = $3::text AND (pv0.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(pv0.value_geo), objects.geo_near(point($4::float8, $5::float8), $6::float8))
-      AND objects.geo_meters(objects.geo_chord(objects.geo_unit(pv0.value_geo), objects.geo_unit(point($4::float8, $5::float8)))) <= $7::float8))),
+  SELECT v.environment_id AS env, v.object_id AS oid, (((gh0.x & 1) << 1) | ((gh0.x & 2) << 2) | ((gh0.x & 4) << 3) | ((gh0.x & 8) << 4) | ((gh0.x & 16) << 5) | ((gh0.x & 32) << 6) | ((gh0.x & 64) << 7) | ((gh0.x & 128) << 8) | ((gh0.x & 256) << 9) | ((gh0.x & 512) << 10) | ((gh0.y & 1) << 0) | ((gh0.y & 2) << 1) | ((gh0.y & 4) << 2) | ((gh0.y & 8) << 3) | ((gh0.y & 16) << 4) | ((gh0.y & 32) << 5) | ((gh0.y & 64) << 6) | ((gh0.y & 128) << 7) | ((gh0.y & 256) << 8) | ((gh0.y & 512) << 9)) AS k0
+    FROM objects.property_value v
+    CROSS JOIN LATERAL (SELECT (least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) - (v.value_geo[0] < -180 + 360 * least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023)::float8 / 1024)::int + (least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) < 1023 AND v.value_geo[0] >= -180 + 360 * (least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) + 1)::float8 / 1024)::int) AS x, (least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) - (v.value_geo[1] < -90 + 180 * least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023)::float8 / 1024)::int + (least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) < 1023 AND v.value_geo[1] >= -90 + 180 * (least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) + 1)::float8 / 1024)::int) AS y OFFSET 0) gh0
+   WHERE v.property_id = $2::text
+     AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), objects.geo_near(point($3::float8, $4::float8), $5::float8))
+      AND objects.geo_meters(objects.geo_chord(objects.geo_unit(v.value_geo), objects.geo_unit(point($3::float8, $4::float8)))) <= $6::float8)),
 c AS (SELECT g.k0, count(*) AS count, count(*) AS m0, row_number() OVER (ORDER BY count(*) DESC, g.k0) AS rank
-    FROM g GROUP BY g.k0 ORDER BY count(*) DESC, g.k0 LIMIT $8::bigint + 1),
-v AS (SELECT g.k0, CASE WHEN count(x.value_geo) FILTER (WHERE x.property_id = $2::text) > 0 AND sqrt(sum(cosd(x.value_geo[1]) * cosd(x.value_geo[0])) FILTER (WHERE x.property_id = $2::text) ^ 2 + sum(cosd(x.value_geo[1]) * sind(x.value_geo[0])) FILTER (WHERE x.property_id = $2::text) ^ 2 + sum(sind(x.value_geo[1])) FILTER (WHERE x.property_id = $2::text) ^ 2) / count(x.value_geo) FILTER (WHERE x.property_id = $2::text) > 1e-9
-          THEN json_build_object('lat', atan2d(sum(sind(x.value_geo[1])) FILTER (WHERE x.property_id = $2::text), sqrt(sum(cosd(x.value_geo[1]) * cosd(x.value_geo[0])) FILTER (WHERE x.property_id = $2::text) ^ 2 + sum(cosd(x.value_geo[1]) * sind(x.value_geo[0])) FILTER (WHERE x.property_id = $2::text) ^ 2)), 'lon', atan2d(sum(cosd(x.value_geo[1]) * sind(x.value_geo[0])) FILTER (WHERE x.property_id = $2::text), sum(cosd(x.value_geo[1]) * cosd(x.value_geo[0])) FILTER (WHERE x.property_id = $2::text))) END AS m1
-    FROM g JOIN objects.property_value x ON x.environment_id = g.env AND x.object_id = g.oid AND x.property_id = ANY($9::text[])
-   WHERE g.k0 IN (SELECT k0 FROM c WHERE rank <= $8) GROUP BY g.k0)
-SELECT json_build_object('key', json_build_object($10::text, substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 15) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 10) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 5) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 0) & 31)::int + 1, 1)), 'metrics', json_strip_nulls(json_build_object($11::text, c.m0, $12::text, v.m1)))::text AS json,
-       (SELECT count(*) FROM c) > $8 AS truncated,
+    FROM g GROUP BY g.k0 ORDER BY count(*) DESC, g.k0 LIMIT $7::bigint + 1),
+v AS (SELECT g.k0, CASE WHEN count(x.value_geo) FILTER (WHERE x.property_id = $1::text) > 0 AND sqrt(sum(cosd(x.value_geo[1]) * cosd(x.value_geo[0])) FILTER (WHERE x.property_id = $1::text) ^ 2 + sum(cosd(x.value_geo[1]) * sind(x.value_geo[0])) FILTER (WHERE x.property_id = $1::text) ^ 2 + sum(sind(x.value_geo[1])) FILTER (WHERE x.property_id = $1::text) ^ 2) / count(x.value_geo) FILTER (WHERE x.property_id = $1::text) > 1e-9
+          THEN json_build_object('lat', atan2d(sum(sind(x.value_geo[1])) FILTER (WHERE x.property_id = $1::text), sqrt(sum(cosd(x.value_geo[1]) * cosd(x.value_geo[0])) FILTER (WHERE x.property_id = $1::text) ^ 2 + sum(cosd(x.value_geo[1]) * sind(x.value_geo[0])) FILTER (WHERE x.property_id = $1::text) ^ 2)), 'lon', atan2d(sum(cosd(x.value_geo[1]) * sind(x.value_geo[0])) FILTER (WHERE x.property_id = $1::text), sum(cosd(x.value_geo[1]) * cosd(x.value_geo[0])) FILTER (WHERE x.property_id = $1::text))) END AS m1
+    FROM g JOIN objects.property_value x ON x.environment_id = g.env AND x.object_id = g.oid AND x.property_id = ANY($8::text[])
+   WHERE g.k0 IN (SELECT k0 FROM c WHERE rank <= $7) GROUP BY g.k0)
+SELECT json_build_object('key', json_build_object($9::text, substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 15) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 10) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 5) & 31)::int + 1, 1) || substr('0123456789bcdefghjkmnpqrstuvwxyz', ((c.k0 >> 0) & 31)::int + 1, 1)), 'metrics', json_strip_nulls(json_build_object($10::text, c.m0, $11::text, v.m1)))::text AS json,
+       (SELECT count(*) FROM c) > $7 AS truncated,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM c LEFT JOIN v ON v.k0 = c.k0
- WHERE c.rank <= $8
+ WHERE c.rank <= $7
  ORDER BY c.m0 DESC NULLS LAST, c.k0
- LIMIT $13;
+ LIMIT $12;
 
 -- objects
 SELECT (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS version;
