@@ -34,7 +34,15 @@ import {
 } from '@app/domain';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, CURRENT_ROWS, RowSource, rowSource, SqlParams } from '../search/filter-compiler';
-import { geoBoundsSql, geoCentroidSql, geoFilterOnly, geohashCellsJoin, geohashCodeSql, geohashTextSql } from '../search/geo-sql';
+import {
+  geoBoundsSql,
+  geoCentroidSql,
+  geoFilterOnly,
+  geohashCellsJoin,
+  geohashCodeSql,
+  geohashTextSql,
+  geoValueRowClauses,
+} from '../search/geo-sql';
 
 export { CURRENT_ROWS, RowSource };
 
@@ -273,8 +281,7 @@ export function buildAggregateSql(
 
   const where: string[] = [];
   if (ownRows) {
-    where.push(`v.property_id = ${params.add(ownRows.propertyId)}::text`, ownRows.predicate('v', params));
-    if (opts.visible) where.push(`v.environment_id = ANY(${params.add(opts.visible)}::text[])`);
+    where.push(...geoValueRowClauses(ownRows, 'v', params, opts.visible));
   } else {
     if (opts.visible) where.push(`o.environment_id = ANY(${params.add(opts.visible)}::text[])`);
     where.push(compileFilter(filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*', rows }));

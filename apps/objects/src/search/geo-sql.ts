@@ -165,14 +165,28 @@ export function withinPolygonSql(pv: string, f: FilterPayloads['geoWithinPolygon
       AND ${tests.length === 1 ? tests[0] : `(${tests.join('\n       OR ')})`})`;
 }
 
+/** A filter that is one geo predicate (geoFilterOnly). */
+export interface GeoFilterOnly {
+  propertyId: string;
+  predicate: (pv: string, params: SqlParams) => string;
+}
+
+/**
+ * The conditions on a value row `pv` of objects.property_value that stands for a match of a lone
+ * geo filter: of its property, in its shape, in a visible environment (`visible`; null: all).
+ */
+export function geoValueRowClauses(geo: GeoFilterOnly, pv: string, params: SqlParams, visible: string[] | null | undefined): string[] {
+  const clauses = [`${pv}.property_id = ${params.add(geo.propertyId)}::text`, geo.predicate(pv, params)];
+  if (visible) clauses.push(`${pv}.environment_id = ANY(${params.add(visible)}::text[])`);
+  return clauses;
+}
+
 /**
  * A filter that is one geo predicate: its property, and the predicate over a value row `pv`
  * (what filter-compiler.ts puts in its EXISTS over the object's value rows). A search or a
  * geoGrid of such a filter reads the value rows alone (docs/architecture.md "Geo search").
  */
-export function geoFilterOnly(
-  filter: ObjectSearchFilter,
-): { propertyId: string; predicate: (pv: string, params: SqlParams) => string } | undefined {
+export function geoFilterOnly(filter: ObjectSearchFilter): GeoFilterOnly | undefined {
   switch (filter.type) {
     case 'geoWithinDistance':
       return { propertyId: filter.geoWithinDistance.propertyId, predicate: (pv, p) => withinDistanceSql(pv, filter.geoWithinDistance, p) };

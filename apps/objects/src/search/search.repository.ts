@@ -3,7 +3,7 @@ import { ObjectSearchFilter, OntologyIndex, SNAPSHOT_INSTANT_SQL } from '@app/do
 import { SqlExecutor } from '@app/platform';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, rowSource, SqlParams } from './filter-compiler';
-import { geoFilterOnly } from './geo-sql';
+import { geoFilterOnly, geoValueRowClauses } from './geo-sql';
 import { buildOrderedSearchSql, OrderedSearchOptions, OrderedSearchRow } from './ordered-search';
 import { SearchPosition, SearchRow } from './search-row';
 
@@ -21,8 +21,7 @@ export function buildSearchSql(
   // objects.object per match (docs/architecture.md "Geo search").
   const geo = !opts.asOf && !opts.loadLinks ? geoFilterOnly(filter) : undefined;
   if (geo) {
-    const where = [`v.property_id = ${params.add(geo.propertyId)}::text`, geo.predicate('v', params)];
-    if (opts.visible) where.push(`v.environment_id = ANY(${params.add(opts.visible)}::text[])`);
+    const where = geoValueRowClauses(geo, 'v', params, opts.visible);
     if (opts.after) {
       where.push(
         `(v.environment_id, v.object_id) > (${params.add(opts.after.env)}::text COLLATE "C", ${params.add(opts.after.id)}::text COLLATE "C")`,
