@@ -48,6 +48,15 @@ export function queryValuesOf(dto: Type): (string | symbol)[] {
   return declaredValues(dto).map((v) => v.key);
 }
 
+/** `dto` when it is a class a query can be declared as (not a bare `Object` or none), else an Error naming `key` where given. */
+function queryDto(dto: Type | undefined, key?: string | symbol): Type {
+  if (typeof dto !== 'function' || dto === Object)
+    throw new Error(
+      `${key === undefined ? '' : `${String(key)}: `}a query must be declared as a query DTO class (QueryValue), not ${String(dto?.name)}`,
+    );
+  return dto;
+}
+
 /**
  * The validation pipe of every query (ValidatedQuery). Synchronous: a query's checks are
  * QueryValue's parsers. An empty query
@@ -59,9 +68,7 @@ export class QueryValidationPipe implements PipeTransform {
   private readonly empty = new Map<unknown, object>();
 
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
-    const dto = metadata.metatype;
-    if (typeof dto !== 'function' || dto === Object)
-      throw new Error(`a query must be declared as a query DTO class (QueryValue), not ${String(dto?.name)}`);
+    const dto = queryDto(metadata.metatype);
     const query = (value ?? {}) as Record<string, unknown>;
     for (const _ in query) return this.parse(dto, query);
     const cached = this.empty.get(dto);
@@ -100,9 +107,10 @@ const validatedQuery = createParamDecorator(validatedQueryOf);
 export function ValidatedQuery(): ParameterDecorator {
   return (target, key, index) => {
     // design:paramtypes is set before any parameter decorator of the method runs.
-    const dto = (Reflect.getMetadata('design:paramtypes', target, key!) as Type[] | undefined)?.[index];
-    if (typeof dto !== 'function' || dto === Object)
-      throw new Error(`${String(key)}: a query must be declared as a query DTO class (QueryValue), not ${String(dto?.name)}`);
-    validatedQuery(dto)(target, key, index);
+    validatedQuery(queryDto((Reflect.getMetadata('design:paramtypes', target, key!) as Type[] | undefined)?.[index], key))(
+      target,
+      key,
+      index,
+    );
   };
 }

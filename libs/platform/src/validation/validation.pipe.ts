@@ -34,9 +34,10 @@ export interface CheckedBodyClass<T = unknown> {
   checkBody(body: unknown): T;
 }
 
-function checkedBodyOf(metatype: unknown): CheckedBodyClass['checkBody'] | undefined {
-  const check = (metatype as Partial<CheckedBodyClass> | undefined)?.checkBody;
-  return typeof check === 'function' ? check.bind(metatype) : undefined;
+/** A body class's own check of its bodies (CheckedBodyClass `checkBody`, QuickBodyClass `quickBody`), bound to the class. */
+function bodyMethodOf<K extends 'checkBody' | 'quickBody'>(metatype: unknown, name: K): ((body: unknown) => unknown) | undefined {
+  const method = (metatype as Partial<Record<K, unknown>> | undefined)?.[name];
+  return typeof method === 'function' ? (method.bind(metatype) as (body: unknown) => unknown) : undefined;
 }
 
 /** The error a CheckedBy rule threw, by the object and property it checked. */
@@ -90,12 +91,6 @@ function bodyError(errors: ValidationError[]): DomainError {
 }
 
 /**
- * Nest's pipe, except that a request without a body is refused: the pipe would validate it as
- * `{}`, so a PUT whose body went missing would answer 200 having changed nothing. Every route
- * that takes a `@Body()` needs one. (A body sent with another media type never gets here: the
- * body guard refuses it.) A CheckedBodyClass is checked by its own function.
- */
-/**
  * A body class whose valid bodies can be recognised by hand (its static `quickBody`): the body as
  * it is when every rule of its decorators surely holds, else undefined, and the body then goes
  * through class-validator as before, which reports its faults. For bodies whose fields are
@@ -106,19 +101,21 @@ export interface QuickBodyClass<T = unknown> {
   quickBody(body: unknown): T | undefined;
 }
 
-function quickBodyOf(metatype: unknown): QuickBodyClass['quickBody'] | undefined {
-  const quick = (metatype as Partial<QuickBodyClass> | undefined)?.quickBody;
-  return typeof quick === 'function' ? quick.bind(metatype) : undefined;
-}
-
+/**
+ * Nest's pipe, except that a request without a body is refused: the pipe would validate it as
+ * `{}`, so a PUT whose body went missing would answer 200 having changed nothing. Every route
+ * that takes a `@Body()` needs one. (A body sent with another media type never gets here: the
+ * body guard refuses it.) A CheckedBodyClass is checked by its own function; a QuickBodyClass's
+ * body that surely passes is taken as it is.
+ */
 class BodyRequiredValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && metadata.data === undefined && value === undefined) {
       throw new InvalidArgument('body', 'is required: a JSON object sent with Content-Type: application/json');
     }
-    const checkBody = metadata.type === 'body' ? checkedBodyOf(metadata.metatype) : undefined;
+    const checkBody = metadata.type === 'body' ? bodyMethodOf(metadata.metatype, 'checkBody') : undefined;
     if (checkBody) return checkBody(value);
-    const quick = metadata.type === 'body' ? quickBodyOf(metadata.metatype)?.(value) : undefined;
+    const quick = metadata.type === 'body' ? bodyMethodOf(metadata.metatype, 'quickBody')?.(value) : undefined;
     if (quick !== undefined) return quick;
     return super.transform(value, metadata);
   }
