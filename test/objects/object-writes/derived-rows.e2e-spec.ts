@@ -2,10 +2,10 @@ import { startObjectsApp, TestObjectsApp } from '../../support/apps';
 import { WRITE_ONTOLOGY } from '../../support/ontologies';
 
 /**
- * property_value and link are the search indexes of objects.object, rewritten by difference on
- * every new version. These tests check after each write that they hold exactly the object's
- * current values and links (so search sees what reads see), and that unchanged values are not
- * rewritten.
+ * property_value and link (the open rows of their history tables) are the search indexes of
+ * objects.object, rewritten by difference on every new version. These tests check after each write
+ * that they hold exactly the object's current values and links (so search sees what reads see),
+ * and that unchanged values are not rewritten.
  */
 describe('derived search rows follow every write', () => {
   let t: TestObjectsApp;
@@ -58,7 +58,7 @@ describe('derived search rows follow every write', () => {
   const xminOf = async (propertyId: string) =>
     (
       await t.db.query(
-        `SELECT xmin::text AS x FROM objects.property_value WHERE environment_id = 'prod' AND object_id = 'd-1' AND property_id = $1`,
+        `SELECT xmin::text AS x FROM objects.property_value_history WHERE environment_id = 'prod' AND object_id = 'd-1' AND property_id = $1 AND valid_to = 'infinity'`,
         [propertyId],
       )
     ).rows.map((r: { x: string }) => r.x);
@@ -205,7 +205,7 @@ describe('derived search rows follow every write', () => {
 
   it('has no foreign keys on the derived tables (the write path keeps them consistent)', async () => {
     const { rows } = await t.db.query(
-      `SELECT conrelid::regclass::text AS t FROM pg_constraint WHERE contype = 'f' AND conrelid IN ('objects.property_value'::regclass, 'objects.link'::regclass)`,
+      `SELECT conrelid::regclass::text AS t FROM pg_constraint WHERE contype = 'f' AND conrelid IN ('objects.property_value_history'::regclass, 'objects.link_history'::regclass)`,
     );
     expect(rows).toEqual([]);
   });

@@ -57,23 +57,24 @@ describe('searchObjects uses indexes for selective filters (EXPLAIN)', () => {
       [N],
     );
     await t.db.query(
-      `INSERT INTO objects.property_value (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_date, value_timestamp)
+      `INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_date, value_timestamp, valid_from)
        SELECT 'env-' || (g % 4), 'p-' || g, p.id, p.ord, CASE WHEN g % 997 = 0 AND p.id = 'name' THEN 'rare-origin' ELSE 'crm' END,
               CASE p.id WHEN 'name' THEN 'Person ' || md5(g::text) || ' number ' || g WHEN 'email' THEN 'user' || g || '-' || p.ord || '@example.com' END,
               CASE p.id WHEN 'age' THEN g % 90 END,
               CASE p.id WHEN 'born' THEN date '1940-01-01' + (g % 20000) END,
-              CASE p.id WHEN 'lastLogin' THEN timestamptz '2026-01-01' + g * interval '1 second' END
+              CASE p.id WHEN 'lastLogin' THEN timestamptz '2026-01-01' + g * interval '1 second' END,
+              now()
          FROM generate_series(1, $1) g
         CROSS JOIN (VALUES ('name', 0), ('email', 0), ('email', 1), ('age', 0), ('born', 0), ('lastLogin', 0)) p(id, ord)`,
       [N],
     );
     await t.db.query(
-      `INSERT INTO objects.link (environment_id, source_id, link_id, target_id)
-       SELECT 'env-' || (g % 4), 'p-' || g, 'knows', 'p-' || t
+      `INSERT INTO objects.link_history (environment_id, source_id, link_id, target_id, valid_from)
+       SELECT 'env-' || (g % 4), 'p-' || g, 'knows', 'p-' || t, now()
          FROM generate_series(1, $1) g, LATERAL (VALUES (g + 4), (g + 8)) v(t)`,
       [N],
     );
-    await t.db.query('ANALYZE objects.object; ANALYZE objects.property_value; ANALYZE objects.link');
+    await t.db.query('ANALYZE objects.object; ANALYZE objects.property_value_history; ANALYZE objects.link_history');
   });
   afterAll(() => t?.close());
 
@@ -183,9 +184,9 @@ describe('searchObjects uses indexes for selective filters (EXPLAIN)', () => {
     );
     expect({ name, seqScans, plan: summary }).toEqual({ name, seqScans: [], plan: summary });
     const filterIndex = {
-      fixedWidth: 'property_value_timestamp_key_idx',
+      fixedWidth: 'property_value_history_timestamp_key_idx',
       exact: 'object_tags_idx',
-      count: 'property_value_string_key_idx',
+      count: 'property_value_history_string_key_idx',
     }[name.split(' ')[0]];
     expect(indexes).toContain(filterIndex);
     const rows = (await t.db.query(sql, params)).rows;

@@ -33,28 +33,34 @@ const RECORD_CHANGES = (rows: string, select: string) => `
            FROM (${rows}) AS r(at, environment_id, id, type, version, deleted)
          ${select}`;
 
-const INSERT_VALUES = `INSERT INTO objects.property_value AS p
-         (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])`;
-
 const VALUE_COLUMNS = `environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo`;
 
 /**
- * The history of the search rows (SearchRowHistory migration): every property value / link row
- * written to the current tables is also written to its history table, valid from its object's
- * new version (the objects.object row, already written in this transaction; primary key), and
- * every row removed or replaced closes its open history row (valid_to 'infinity') at that time.
- * Each is a data-modifying CTE on the statement that changes the current rows, so the history
- * changes by exactly the rows that changed, in the same statement.
+ * The value rows of $1… (one array per column of VALUE_COLUMNS), as relation `w`, text in "C" as
+ * the table holds it.
  */
-const OPEN_VALUE_HISTORY = `INSERT INTO objects.property_value_history (${VALUE_COLUMNS}, valid_from)
+const VALUE_ROWS = `SELECT u.environment_id COLLATE "C" AS environment_id, u.object_id COLLATE "C" AS object_id,
+         u.property_id COLLATE "C" AS property_id, u.ordinal, u.origin COLLATE "C" AS origin, u.value_string COLLATE "C" AS value_string,
+         u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
+      AS u(${VALUE_COLUMNS})`;
+
+/**
+ * Values and links are stored once, as rows of objects.property_value_history and
+ * objects.link_history with their validity interval [valid_from, valid_to); the current ones are
+ * the open rows (valid_to 'infinity'; the views objects.property_value and objects.link;
+ * CurrentRowsInHistory migration). A row covers every version in which the value (or link) stayed
+ * the same: a new row opens at its object's new version (the objects.object row, already written
+ * in this transaction; primary key), and a row removed or replaced closes then.
+ */
+const OPEN_VALUES = `INSERT INTO objects.property_value_history (${VALUE_COLUMNS}, valid_from)
   SELECT ${VALUE_COLUMNS.split(', ')
     .map((c) => `w.${c}`)
     .join(', ')}, o.valid_from
     FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id`;
-/** Closes the open history row of each value key in `w` (property_value_history primary key prefix). */
-const CLOSE_VALUE_HISTORY = (validTo: string) => `UPDATE objects.property_value_history h SET valid_to = ${validTo}
-    FROM w${validTo.startsWith('o.') ? ' JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id' : ''}
+/** Closes the open row of each value key in `w` (primary key prefix of property_value_history). */
+const CLOSE_VALUES = `UPDATE objects.property_value_history h SET valid_to = o.valid_from
+    FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
    WHERE h.environment_id = w.environment_id AND h.object_id = w.object_id AND h.property_id = w.property_id AND h.ordinal = w.ordinal
      AND h.valid_to = 'infinity'`;
 
@@ -64,19 +70,10 @@ const VERSION_COLUMNS = `environment_id text COLLATE "C", id text COLLATE "C", t
   first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb`;
 const OBJECT_COLUMNS = `${VERSION_COLUMNS}, values_ontology_version int`;
 
-/**
- * Deletes from `objects.<table alias>` the rows whose primary key the arrays $1… hold (one array
- * per key column, of the given types; text compared in "C", as the primary key is), returning their keys.
- */
-function deleteByKeys(tableAlias: string, key: string[], types: string[]): string {
-  const alias = tableAlias.split(' ')[1];
-  const same = key.map((k, i) => `${alias}.${k} = k.${k}${types[i] === 'text' ? ' COLLATE "C"' : ''}`);
-  const pairs = same.flatMap((_, i) => (i % 2 ? [] : [same.slice(i, i + 2).join(' AND ')]));
-  return `
-           DELETE FROM objects.${tableAlias}
-            USING unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) AS k(${key.join(', ')})
-            WHERE ${pairs.join('\n              AND ')}
-        RETURNING ${key.map((k) => `${alias}.${k}`).join(', ')}`;
+/** The keys in arrays $1… (one per key column, of the given types; text in "C", as the tables hold it), as relation `w`. */
+function keysOf(key: string[], types: string[]): string {
+  return `SELECT ${key.map((k, i) => (types[i] === 'text' ? `k.${k} COLLATE "C" AS ${k}` : `k.${k}`)).join(', ')}
+             FROM unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) AS k(${key.join(', ')})`;
 }
 
 /**
@@ -133,7 +130,7 @@ export class ObjectWritesRepository {
            ${RECORD_CHANGES('SELECT valid_to, environment_id, id, type, version, true FROM v', 'RETURNING at AS valid_to')}`,
           [environmentId, id, rows[0].version, now],
         );
-        // Its open history rows end with it (primary key prefixes of the history tables).
+        // Its values and links end with it (primary key prefixes of their tables).
         await m.rows(
           `UPDATE objects.property_value_history SET valid_to = $3 WHERE environment_id = $1 AND object_id = $2 AND valid_to = 'infinity'`,
           [environmentId, id, valid_to],
@@ -142,9 +139,6 @@ export class ObjectWritesRepository {
           `UPDATE objects.link_history SET valid_to = $3 WHERE environment_id = $1 AND source_id = $2 AND valid_to = 'infinity'`,
           [environmentId, id, valid_to],
         );
-        // Its property values and links go with it (prefixes of their primary keys).
-        await m.rows(`DELETE FROM objects.property_value WHERE environment_id = $1 AND object_id = $2`, [environmentId, id]);
-        await m.rows(`DELETE FROM objects.link WHERE environment_id = $1 AND source_id = $2`, [environmentId, id]);
         await m.rows(`DELETE FROM objects.object WHERE environment_id = $1 AND id = $2`, [environmentId, id]);
       }),
     );
@@ -258,17 +252,17 @@ export class ObjectWritesRepository {
       );
     }
     if (staleValues[0].length) {
-      // property_value PK.
+      // Values whose ordinal now holds another property, or is gone: property_value_history PK prefix.
       await m.rows(
-        `WITH w AS (${deleteByKeys('property_value p', ['environment_id', 'object_id', 'property_id', 'ordinal'], ['text', 'text', 'text', 'int'])})
-         ${CLOSE_VALUE_HISTORY('o.valid_from')}`,
+        `WITH w AS (${keysOf(['environment_id', 'object_id', 'property_id', 'ordinal'], ['text', 'text', 'text', 'int'])})
+         ${CLOSE_VALUES}`,
         staleValues,
       );
     }
     if (staleLinks[0].length) {
-      // link PK.
+      // link_history PK prefix.
       await m.rows(
-        `WITH w AS (${deleteByKeys('link l', ['environment_id', 'source_id', 'link_id', 'target_id'], ['text', 'text', 'text', 'text'])})
+        `WITH w AS (${keysOf(['environment_id', 'source_id', 'link_id', 'target_id'], ['text', 'text', 'text', 'text'])})
          UPDATE objects.link_history h SET valid_to = o.valid_from
            FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id
           WHERE h.environment_id = w.environment_id AND h.source_id = w.source_id AND h.link_id = w.link_id
@@ -276,38 +270,29 @@ export class ObjectWritesRepository {
         staleLinks,
       );
     }
-    if (createdValues.length)
-      await m.rows(`WITH w AS (${INSERT_VALUES} RETURNING ${VALUE_COLUMNS}) ${OPEN_VALUE_HISTORY}`, createdValues.columns);
+    if (createdValues.length) await m.rows(`WITH w AS (${VALUE_ROWS}) ${OPEN_VALUES}`, createdValues.columns);
     if (rewrittenValues.length) {
-      // An unchanged row (same key, same stored columns) is left alone: ON CONFLICT ... WHERE
-      // compares the typed columns PostgreSQL holds, so a value keeps no stale column even if
-      // the ontology changed its type.
-      // Rows inserted or changed come back (RETURNING skips those the WHERE left alone): their
-      // open history rows close and new ones open, at the object's new version.
+      // A row equal to the open row of its key (the typed columns PostgreSQL holds, so a value
+      // keeps no stale column even if the ontology changed its type) is left alone; any other
+      // closes the open row, if any, and opens a new one, at the object's new version.
       await m.rows(
-        `WITH w AS (${INSERT_VALUES}
-         ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
-            SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
-                value_boolean = EXCLUDED.value_boolean, value_date = EXCLUDED.value_date,
-                value_timestamp = EXCLUDED.value_timestamp, value_geo = EXCLUDED.value_geo
-          WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
-                IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
-                                  EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)
-         RETURNING ${VALUE_COLUMNS.split(', ')
-           .map((c) => `p.${c}`)
-           .join(', ')}),
-         closed AS (${CLOSE_VALUE_HISTORY('o.valid_from')} AND h.valid_from < o.valid_from)
-         ${OPEN_VALUE_HISTORY}`,
+        `WITH u AS (${VALUE_ROWS}),
+         w AS (SELECT u.* FROM u
+                WHERE NOT EXISTS (
+                  SELECT 1 FROM objects.property_value_history h
+                   WHERE h.environment_id = u.environment_id AND h.object_id = u.object_id AND h.property_id = u.property_id
+                     AND h.ordinal = u.ordinal AND h.valid_to = 'infinity'
+                     AND (h.origin, h.value_string, h.value_number, h.value_boolean, h.value_date, h.value_timestamp, h.value_geo::text)
+                         IS NOT DISTINCT FROM (u.origin, u.value_string, u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo::text))),
+         closed AS (${CLOSE_VALUES} AND h.valid_from < o.valid_from)
+         ${OPEN_VALUES}`,
         rewrittenValues.columns,
       );
     }
     if (newLinks[0].length) {
-      // link PK: new links only (those kept by a rewrite are already there).
+      // link_history: new links only (those kept by a rewrite stay open).
       await m.rows(
-        `WITH w AS (
-           INSERT INTO objects.link (environment_id, source_id, link_id, target_id)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-           RETURNING environment_id, source_id, link_id, target_id)
+        `WITH w AS (${keysOf(['environment_id', 'source_id', 'link_id', 'target_id'], ['text', 'text', 'text', 'text'])})
          INSERT INTO objects.link_history (environment_id, source_id, link_id, target_id, valid_from)
          SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
            FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id`,

@@ -400,13 +400,13 @@ describe('compileFilter: alias', () => {
 describe('SEARCH_INDEX_DDL', () => {
   it('indexes exactly the expressions the compiler emits', () => {
     const ddl = SEARCH_INDEX_DDL.join('\n');
-    expect(ddl).toContain(`(property_id, value_key, environment_id, object_id) WHERE value_key IS NOT NULL`);
+    expect(ddl).toContain(`(property_id, value_key, environment_id, object_id, valid_from, valid_to) WHERE value_key IS NOT NULL`);
     expect(ddl).toContain(`lower(left(value_string, ${STRING_INDEX_CHARS}) COLLATE "default") text_pattern_ops`);
     expect(ddl).toContain("USING gin (to_tsvector('simple', value_string))");
     expect(ddl).toContain('USING gin (tags)');
     expect(ddl).toContain('(property_id, (value_geo[0]), (value_geo[1]))');
     for (const col of ['value_number', 'value_boolean', 'value_date', 'value_timestamp'])
-      expect(ddl).toContain(`(property_id, ${col}, environment_id, object_id)`);
+      expect(ddl).toContain(`(property_id, ${col}, environment_id, object_id, valid_from, valid_to)`);
     for (const col of ['first_sighting', 'last_sighting']) expect(ddl).toContain(`objects.object (${col})`);
     expect(ddl).toContain('(origin, property_id)');
     for (const stmt of SEARCH_INDEX_DDL) expect(stmt).toMatch(/^CREATE (INDEX|STATISTICS) IF NOT EXISTS /);

@@ -110,37 +110,44 @@ export const STRING_INDEX_CHARS = 300;
  * the planner cannot infer `value_geo IS NOT NULL` from `value_geo[0] = x`). Run ANALYZE after.
  */
 export const SEARCH_INDEX_DDL: string[] = [
+  // Values and links are rows of objects.property_value_history and objects.link_history; the
+  // present is their open rows (valid_to 'infinity', the views objects.property_value and
+  // objects.link: CurrentRowsInHistory migration), an instant of the past the rows valid then
+  // (rowsAsOf). Every index on them ends with the validity interval, so either check happens
+  // inside the index.
   // propertyEquals / propertyIn / propertyRange / propertyPrefix (case-sensitive) on strings.
   // The column is COLLATE "C", so the btree orders by code point and serves LIKE 'abc%'. Every
-  // typed value index ends with (environment_id, object_id), the object the EXISTS correlates
-  // on: a value filter is an index-only scan that also applies an environment filter, without
-  // reading a heap row (CoveringValueIndexes migration).
+  // typed value index holds (environment_id, object_id), the object the EXISTS correlates on: a
+  // value filter is an index-only scan that also applies an environment filter, without reading
+  // a heap row (CoveringValueIndexes migration).
   // Strings by value_key, the stored left(value_string, N): an index on the column (not on the
   // expression) is one PostgreSQL can answer from alone.
-  `CREATE INDEX IF NOT EXISTS property_value_string_key_idx ON objects.property_value (property_id, value_key, environment_id, object_id) WHERE value_key IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_history_string_key_idx ON objects.property_value_history (property_id, value_key, environment_id, object_id, valid_from, valid_to) WHERE value_key IS NOT NULL`,
   // propertyPrefix with caseInsensitive: lower() under the database's default collation
   // (Unicode-aware), text_pattern_ops so LIKE 'abc%' is a range scan whatever the collation.
-  `CREATE INDEX IF NOT EXISTS property_value_string_lower_key_idx ON objects.property_value (property_id, lower(left(value_string, ${STRING_INDEX_CHARS}) COLLATE "default") text_pattern_ops, environment_id, object_id) WHERE value_string IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_history_string_lower_key_idx ON objects.property_value_history (property_id, lower(left(value_string, ${STRING_INDEX_CHARS}) COLLATE "default") text_pattern_ops, environment_id, object_id, valid_from, valid_to) WHERE value_string IS NOT NULL`,
   // The partial index above keeps no statistics on its expression; this does, so the planner
   // sees how selective a case-insensitive prefix is and drives the search from it.
-  `CREATE STATISTICS IF NOT EXISTS property_value_string_lower_stats ON (lower(left(value_string, ${STRING_INDEX_CHARS}) COLLATE "default")) FROM objects.property_value`,
+  `CREATE STATISTICS IF NOT EXISTS property_value_history_string_lower_stats ON (lower(left(value_string, ${STRING_INDEX_CHARS}) COLLATE "default")) FROM objects.property_value_history`,
   // propertyText: full text in the `simple` configuration.
-  `CREATE INDEX IF NOT EXISTS property_value_text_idx ON objects.property_value USING gin (to_tsvector('simple', value_string)) WHERE value_string IS NOT NULL`,
-  `CREATE STATISTICS IF NOT EXISTS property_value_text_stats ON (to_tsvector('simple', value_string)) FROM objects.property_value`,
+  `CREATE INDEX IF NOT EXISTS property_value_history_text_idx ON objects.property_value_history USING gin (to_tsvector('simple', value_string)) WHERE value_string IS NOT NULL`,
+  `CREATE STATISTICS IF NOT EXISTS property_value_history_text_stats ON (to_tsvector('simple', value_string)) FROM objects.property_value_history`,
   // long and double share value_number.
-  `CREATE INDEX IF NOT EXISTS property_value_number_key_idx ON objects.property_value (property_id, value_number, environment_id, object_id) WHERE value_number IS NOT NULL`,
-  `CREATE INDEX IF NOT EXISTS property_value_boolean_key_idx ON objects.property_value (property_id, value_boolean, environment_id, object_id) WHERE value_boolean IS NOT NULL`,
-  `CREATE INDEX IF NOT EXISTS property_value_date_key_idx ON objects.property_value (property_id, value_date, environment_id, object_id) WHERE value_date IS NOT NULL`,
-  `CREATE INDEX IF NOT EXISTS property_value_timestamp_key_idx ON objects.property_value (property_id, value_timestamp, environment_id, object_id) WHERE value_timestamp IS NOT NULL`,
-  `CREATE INDEX IF NOT EXISTS property_value_geo_idx ON objects.property_value (property_id, (value_geo[0]), (value_geo[1])) WHERE value_geo IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_history_number_key_idx ON objects.property_value_history (property_id, value_number, environment_id, object_id, valid_from, valid_to) WHERE value_number IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_history_boolean_key_idx ON objects.property_value_history (property_id, value_boolean, environment_id, object_id, valid_from, valid_to) WHERE value_boolean IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_history_date_key_idx ON objects.property_value_history (property_id, value_date, environment_id, object_id, valid_from, valid_to) WHERE value_date IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_history_timestamp_key_idx ON objects.property_value_history (property_id, value_timestamp, environment_id, object_id, valid_from, valid_to) WHERE value_timestamp IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_history_geo_idx ON objects.property_value_history (property_id, (value_geo[0]), (value_geo[1])) WHERE value_geo IS NOT NULL`,
   // geoWithinDistance, geoWithinBox, geoWithinPolygon and nearest-first ordering: the geopoints'
   // unit vectors (GeoSearch migration; geo-sql.ts), with the columns their statements read of
   // each candidate, so they are index-only scans (CoveringGeoIndexes migration).
-  `CREATE INDEX IF NOT EXISTS property_value_geo_unit_cover_idx ON objects.property_value USING gist (objects.geo_unit(value_geo)) INCLUDE (property_id, environment_id, object_id, ordinal, value_geo) WHERE value_geo IS NOT NULL`,
+  `CREATE INDEX IF NOT EXISTS property_value_history_geo_unit_cover_idx ON objects.property_value_history USING gist (objects.geo_unit(value_geo)) INCLUDE (property_id, environment_id, object_id, ordinal, value_geo, valid_from, valid_to) WHERE value_geo IS NOT NULL`,
   // propertyOrigin, with or without propertyId.
-  `CREATE INDEX IF NOT EXISTS property_value_origin_idx ON objects.property_value (origin, property_id)`,
-  // hasLink with targetIds: link_target_idx starts with environment_id, which the filter lacks.
-  `CREATE INDEX IF NOT EXISTS link_link_target_idx ON objects.link (link_id, target_id)`,
+  `CREATE INDEX IF NOT EXISTS property_value_history_origin_idx ON objects.property_value_history (origin, property_id)`,
+  // linkedFrom / linksTo by target; hasLink with targetIds by link type and target
+  // (link_history_target_idx starts with environment_id, which that filter lacks).
+  `CREATE INDEX IF NOT EXISTS link_history_target_idx ON objects.link_history (environment_id, target_id, link_id, source_id, valid_from, valid_to)`,
+  `CREATE INDEX IF NOT EXISTS link_history_link_target_idx ON objects.link_history (link_id, target_id)`,
   // tag (&& and @>), objectType, sightings.
   `CREATE INDEX IF NOT EXISTS object_tags_idx ON objects.object USING gin (tags)`,
   // objectType as an index-only scan of the keys (ObjectTypeKeyIndex migration).

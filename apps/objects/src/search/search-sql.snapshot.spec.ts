@@ -7,6 +7,8 @@ import { buildSearchSql } from './search.repository';
 import { SearchIndexes1764100000000 } from '../database/migrations/1764100000000-SearchIndexes';
 import { GeoSearch1765300000000 } from '../database/migrations/1765300000000-GeoSearch';
 import { CoveringGeoIndexes1765400000000 } from '../database/migrations/1765400000000-CoveringGeoIndexes';
+import { SearchRowHistory1764917000000 } from '../database/migrations/1764917000000-SearchRowHistory';
+import { CurrentRowsInHistory1765500000000 } from '../database/migrations/1765500000000-CurrentRowsInHistory';
 import { testOntologyIndex } from '../../../../test/support/ontologies';
 import { expectSqlSnapshot, renderSqlExamples, sqlSnapshotPath } from '../../../../test/support/sql-snapshot';
 
@@ -161,16 +163,21 @@ describe('searchObjects SQL snapshot', () => {
     await new SearchIndexes1764100000000().up(runner);
     await new ObjectTypeKeyIndex1764500000000().up(runner);
     await new CoveringValueIndexes1764700000000().up(runner);
+    await new SearchRowHistory1764917000000().up(runner);
     await new GeoSearch1765300000000().up(runner);
     await new CoveringGeoIndexes1765400000000().up(runner);
-    // The net effect, in creation order: an index a later migration drops does not count.
+    await new CurrentRowsInHistory1765500000000().up(runner);
+    // The net effect, in creation order: an index a later migration drops, or whose table it
+    // drops, does not count.
     const dropped = statements.map((s) => /^DROP (?:INDEX|STATISTICS) IF EXISTS objects\.(\w+)/.exec(s)?.[1]).filter(Boolean);
+    const droppedTables = statements.map((s) => /^DROP TABLE objects\.(\w+)/.exec(s)?.[1]).filter(Boolean);
     const created = statements
       .map((s) => s.replace(' IF NOT EXISTS', ''))
       .filter(
         (s) =>
           /^CREATE (INDEX|STATISTICS) /.test(s) &&
-          !s.includes('objects.property_value_history ') &&
+          !droppedTables.some((t) => new RegExp(`objects\\.${t}(?!\\w)`).test(s)) &&
+          !/ON objects\.object_version /.test(s) &&
           !dropped.some((d) => s.includes(` ${d} ON `) || s.startsWith(`CREATE STATISTICS ${d} `)),
       );
     const order = (list: string[]) => [...list].sort();

@@ -12,6 +12,7 @@ import { ChangeFeed1765100000000 } from './1765100000000-ChangeFeed';
 import { GeoSearch1765300000000 } from './1765300000000-GeoSearch';
 import { CoveringGeoIndexes1765400000000 } from './1765400000000-CoveringGeoIndexes';
 import { FullPagesForHistoryRows1765420000000 } from './1765420000000-FullPagesForHistoryRows';
+import { CurrentRowsInHistory1765500000000 } from './1765500000000-CurrentRowsInHistory';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
 export const OBJECTS_MIGRATIONS = [
@@ -29,4 +30,5 @@ export const OBJECTS_MIGRATIONS = [
   GeoSearch1765300000000,
   CoveringGeoIndexes1765400000000,
   FullPagesForHistoryRows1765420000000,
+  CurrentRowsInHistory1765500000000,
 ];
