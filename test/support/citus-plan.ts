@@ -14,10 +14,9 @@ export type CitusPlacement = { kind: 'distributed'; column: string } | { kind: '
 
 export const CITUS_PLAN: Record<string, CitusPlacement> = {
   'objects.object': { kind: 'distributed', column: 'id' },
-  'objects.property_value': { kind: 'distributed', column: 'object_id' },
-  'objects.link': { kind: 'distributed', column: 'source_id' },
   'objects.object_version': { kind: 'distributed', column: 'id' },
-  // Time travel (docs/api.md §10) keeps the history of derived rows beside them, by the same object id.
+  // Values and links, present and past (docs/api.md §10; the views objects.property_value and
+  // objects.link show the open rows), by the same object id.
   'objects.property_value_history': { kind: 'distributed', column: 'object_id' },
   'objects.link_history': { kind: 'distributed', column: 'source_id' },
   'objects.change': {

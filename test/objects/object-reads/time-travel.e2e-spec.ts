@@ -3,6 +3,8 @@ import { objectsDataSourceOptions } from '../../../apps/objects/src/database/dat
 import { startObjectsApp, TestObjectsApp } from '../../support/apps';
 import { WRITE_ONTOLOGY } from '../../support/ontologies';
 import { SearchRowHistory1764917000000 } from '../../../apps/objects/src/database/migrations/1764917000000-SearchRowHistory';
+import { CoveringGeoIndexes1765400000000 } from '../../../apps/objects/src/database/migrations/1765400000000-CoveringGeoIndexes';
+import { CurrentRowsInHistory1765500000000 } from '../../../apps/objects/src/database/migrations/1765500000000-CurrentRowsInHistory';
 import { instant, SIGHTED } from '../../support/instants';
 
 /**
@@ -665,7 +667,7 @@ describe('time travel: objects as of an instant', () => {
   });
 
   describe('the history rows', () => {
-    it('are rebuilt by the migration from the version store: the same as-of answers after a backfill', async () => {
+    it('are rebuilt by the migrations from the version store: the same as-of answers after a backfill and the switch to one table', async () => {
       const filters = [
         { type: 'propertyEquals', propertyEquals: { propertyId: 'name', value: 'Ada' } },
         { type: 'propertyRange', propertyRange: { propertyId: 'age', gte: 1 } },
@@ -685,11 +687,16 @@ describe('time travel: objects as of an instant', () => {
       const q = ds.createQueryRunner();
       try {
         await q.startTransaction();
+        // Back to the layout before time travel: current tables of their own (CurrentRowsInHistory's
+        // down rebuilds them from the open rows), no history. Then every migration since, again.
+        await new CurrentRowsInHistory1765500000000().down(q);
         await q.query('DROP TABLE objects.property_value_history');
         await q.query('DROP TABLE objects.link_history');
         for (const index of ['id', 'type_key', 'tags', 'first_sighting', 'last_sighting'])
           await q.query(`DROP INDEX objects.object_version_${index}_idx`);
         await new SearchRowHistory1764917000000().up(q);
+        await new CoveringGeoIndexes1765400000000().up(q);
+        await new CurrentRowsInHistory1765500000000().up(q);
         await q.commitTransaction();
       } finally {
         await q.release();

@@ -26,7 +26,9 @@ describe('Citus layout of the migrated schemas', () => {
         .map((r) => r.tbl)
         .filter((tbl) => CITUS_PLAN[tbl]?.kind === 'distributed')
         .sort(),
-    ).toEqual(expect.arrayContaining(['objects.link', 'objects.object', 'objects.object_version', 'objects.property_value']));
+    ).toEqual(
+      expect.arrayContaining(['objects.link_history', 'objects.object', 'objects.object_version', 'objects.property_value_history']),
+    );
   });
 
   it('finds a unique key without the distribution column, a foreign key between tables that are not co-located, and a table without a placement', async () => {

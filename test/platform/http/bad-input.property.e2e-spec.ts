@@ -559,8 +559,8 @@ describe('bad input never reaches a 5xx (property-based)', () => {
     const tables = [
       'objects.object',
       'objects.object_version',
-      'objects.property_value',
-      'objects.link',
+      'objects.property_value_history',
+      'objects.link_history',
       'objects.ontology_version',
       'object_sets.object_set',
       'object_sets.object_set_reference',

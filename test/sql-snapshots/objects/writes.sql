@@ -39,17 +39,17 @@ first_sighting timestamptz, last_sighting timestamptz, tags text[], properties j
         ORDER BY x.environment_id, x.id;
 
 -- objects
-WITH w AS (INSERT INTO objects.property_value AS p
-       (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[]) RETURNING environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo) INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
+WITH w AS (SELECT u.environment_id COLLATE "C" AS environment_id, u.object_id COLLATE "C" AS object_id,
+       u.property_id COLLATE "C" AS property_id, u.ordinal, u.origin COLLATE "C" AS origin, u.value_string COLLATE "C" AS value_string,
+       u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
+    AS u(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)) INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
 
 -- objects
-WITH w AS (
-  INSERT INTO objects.link (environment_id, source_id, link_id, target_id)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-  RETURNING environment_id, source_id, link_id, target_id)
+WITH w AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.source_id COLLATE "C" AS source_id, k.link_id COLLATE "C" AS link_id, k.target_id COLLATE "C" AS target_id
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(environment_id, source_id, link_id, target_id))
 INSERT INTO objects.link_history (environment_id, source_id, link_id, target_id, valid_from)
 SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id;
@@ -149,17 +149,18 @@ first_sighting timestamptz, last_sighting timestamptz, tags text[], properties j
         WHERE o.environment_id = x.environment_id AND o.id = x.id;
 
 -- objects
-WITH w AS (INSERT INTO objects.property_value AS p
-       (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
-       ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
-          SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
-              value_boolean = EXCLUDED.value_boolean, value_date = EXCLUDED.value_date,
-              value_timestamp = EXCLUDED.value_timestamp, value_geo = EXCLUDED.value_geo
-        WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
-              IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
-                                EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)
-       RETURNING p.environment_id, p.object_id, p.property_id, p.ordinal, p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo),
+WITH u AS (SELECT u.environment_id COLLATE "C" AS environment_id, u.object_id COLLATE "C" AS object_id,
+       u.property_id COLLATE "C" AS property_id, u.ordinal, u.origin COLLATE "C" AS origin, u.value_string COLLATE "C" AS value_string,
+       u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
+    AS u(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)),
+       w AS (SELECT u.* FROM u
+              WHERE NOT EXISTS (
+                SELECT 1 FROM objects.property_value_history h
+                 WHERE h.environment_id = u.environment_id AND h.object_id = u.object_id AND h.property_id = u.property_id
+                   AND h.ordinal = u.ordinal AND h.valid_to = 'infinity'
+                   AND (h.origin, h.value_string, h.value_number, h.value_boolean, h.value_date, h.value_timestamp, h.value_geo::text)
+                       IS NOT DISTINCT FROM (u.origin, u.value_string, u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo::text))),
        closed AS (UPDATE objects.property_value_history h SET valid_to = o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
  WHERE h.environment_id = w.environment_id AND h.object_id = w.object_id AND h.property_id = w.property_id AND h.ordinal = w.ordinal
@@ -238,24 +239,27 @@ first_sighting timestamptz, last_sighting timestamptz, tags text[], properties j
         WHERE o.environment_id = x.environment_id AND o.id = x.id;
 
 -- objects
-WITH w AS (INSERT INTO objects.property_value AS p
-       (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[]) RETURNING environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo) INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
+WITH w AS (SELECT u.environment_id COLLATE "C" AS environment_id, u.object_id COLLATE "C" AS object_id,
+       u.property_id COLLATE "C" AS property_id, u.ordinal, u.origin COLLATE "C" AS origin, u.value_string COLLATE "C" AS value_string,
+       u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
+    AS u(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)) INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
 
 -- objects
-WITH w AS (INSERT INTO objects.property_value AS p
-       (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
-       ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
-          SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
-              value_boolean = EXCLUDED.value_boolean, value_date = EXCLUDED.value_date,
-              value_timestamp = EXCLUDED.value_timestamp, value_geo = EXCLUDED.value_geo
-        WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
-              IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
-                                EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)
-       RETURNING p.environment_id, p.object_id, p.property_id, p.ordinal, p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo),
+WITH u AS (SELECT u.environment_id COLLATE "C" AS environment_id, u.object_id COLLATE "C" AS object_id,
+       u.property_id COLLATE "C" AS property_id, u.ordinal, u.origin COLLATE "C" AS origin, u.value_string COLLATE "C" AS value_string,
+       u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
+    AS u(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)),
+       w AS (SELECT u.* FROM u
+              WHERE NOT EXISTS (
+                SELECT 1 FROM objects.property_value_history h
+                 WHERE h.environment_id = u.environment_id AND h.object_id = u.object_id AND h.property_id = u.property_id
+                   AND h.ordinal = u.ordinal AND h.valid_to = 'infinity'
+                   AND (h.origin, h.value_string, h.value_number, h.value_boolean, h.value_date, h.value_timestamp, h.value_geo::text)
+                       IS NOT DISTINCT FROM (u.origin, u.value_string, u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo::text))),
        closed AS (UPDATE objects.property_value_history h SET valid_to = o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
  WHERE h.environment_id = w.environment_id AND h.object_id = w.object_id AND h.property_id = w.property_id AND h.ordinal = w.ordinal
@@ -265,10 +269,8 @@ SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.valu
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
 
 -- objects
-WITH w AS (
-  INSERT INTO objects.link (environment_id, source_id, link_id, target_id)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-  RETURNING environment_id, source_id, link_id, target_id)
+WITH w AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.source_id COLLATE "C" AS source_id, k.link_id COLLATE "C" AS link_id, k.target_id COLLATE "C" AS target_id
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(environment_id, source_id, link_id, target_id))
 INSERT INTO objects.link_history (environment_id, source_id, link_id, target_id, valid_from)
 SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id;
@@ -329,17 +331,18 @@ first_sighting timestamptz, last_sighting timestamptz, tags text[], properties j
         WHERE o.environment_id = x.environment_id AND o.id = x.id;
 
 -- objects
-WITH w AS (INSERT INTO objects.property_value AS p
-       (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
-       ON CONFLICT (environment_id, object_id, property_id, ordinal) DO UPDATE
-          SET origin = EXCLUDED.origin, value_string = EXCLUDED.value_string, value_number = EXCLUDED.value_number,
-              value_boolean = EXCLUDED.value_boolean, value_date = EXCLUDED.value_date,
-              value_timestamp = EXCLUDED.value_timestamp, value_geo = EXCLUDED.value_geo
-        WHERE (p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo::text)
-              IS DISTINCT FROM (EXCLUDED.origin, EXCLUDED.value_string, EXCLUDED.value_number, EXCLUDED.value_boolean,
-                                EXCLUDED.value_date, EXCLUDED.value_timestamp, EXCLUDED.value_geo::text)
-       RETURNING p.environment_id, p.object_id, p.property_id, p.ordinal, p.origin, p.value_string, p.value_number, p.value_boolean, p.value_date, p.value_timestamp, p.value_geo),
+WITH u AS (SELECT u.environment_id COLLATE "C" AS environment_id, u.object_id COLLATE "C" AS object_id,
+       u.property_id COLLATE "C" AS property_id, u.ordinal, u.origin COLLATE "C" AS origin, u.value_string COLLATE "C" AS value_string,
+       u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
+    AS u(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)),
+       w AS (SELECT u.* FROM u
+              WHERE NOT EXISTS (
+                SELECT 1 FROM objects.property_value_history h
+                 WHERE h.environment_id = u.environment_id AND h.object_id = u.object_id AND h.property_id = u.property_id
+                   AND h.ordinal = u.ordinal AND h.valid_to = 'infinity'
+                   AND (h.origin, h.value_string, h.value_number, h.value_boolean, h.value_date, h.value_timestamp, h.value_geo::text)
+                       IS NOT DISTINCT FROM (u.origin, u.value_string, u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo::text))),
        closed AS (UPDATE objects.property_value_history h SET valid_to = o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
  WHERE h.environment_id = w.environment_id AND h.object_id = w.object_id AND h.property_id = w.property_id AND h.ordinal = w.ordinal
@@ -371,7 +374,7 @@ COMMIT;
 -- objects
 SELECT pg_current_wal_insert_lsn()::text AS lsn;
 
--- ===== deleteOntologyObject: 12 statements
+-- ===== deleteOntologyObject: 10 statements
 
 -- objects
 START TRANSACTION;
@@ -402,12 +405,6 @@ UPDATE objects.property_value_history SET valid_to = $3 WHERE environment_id = $
 
 -- objects
 UPDATE objects.link_history SET valid_to = $3 WHERE environment_id = $1 AND source_id = $2 AND valid_to = 'infinity';
-
--- objects
-DELETE FROM objects.property_value WHERE environment_id = $1 AND object_id = $2;
-
--- objects
-DELETE FROM objects.link WHERE environment_id = $1 AND source_id = $2;
 
 -- objects
 DELETE FROM objects.object WHERE environment_id = $1 AND id = $2;

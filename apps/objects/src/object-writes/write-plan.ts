@@ -161,15 +161,15 @@ export interface WritePlan {
   closeVersions: CloseVersion[];
   /** Current versions of unchanged objects whose sightings widen in place. */
   widenVersions: ObjectRow[];
-  /** property_value rows of changed objects to delete (their ordinal now holds another property, or is gone). */
+  /** Value rows of changed objects that end (their ordinal now holds another property, or is gone). */
   staleValues: ValueKeyRows;
-  /** link rows of changed objects to delete. */
+  /** Link rows of changed objects that end. */
   staleLinks: LinkRows;
-  /** property_value rows of objects that do not exist now (plain inserts). */
+  /** Value rows of objects that do not exist now (plain inserts). */
   createdValues: ValueRows;
-  /** property_value rows of changed objects to upsert (left alone by PostgreSQL where equal). */
+  /** Value rows of changed objects: each one that differs from its key's open row replaces it (in SQL). */
   rewrittenValues: ValueRows;
-  /** link rows to insert (created objects, and links new to changed objects). */
+  /** Link rows to open (created objects, and links new to changed objects). */
   newLinks: LinkRows;
 }
 

@@ -12,9 +12,10 @@ export const ACTIVE_ONTOLOGY_VERSION_SQL = `(SELECT coalesce(max(version), 0) FR
 
 /**
  * Whether the current object `o` is broken by the check `c` (ObjectCheck, one row of BROKEN_OBJECTS_SQL's
- * checks). Each test is an EXISTS on the primary key of property_value (environment_id,
- * object_id, property_id, …) or of link (environment_id, source_id, link_id, …), which the
- * planner runs as a semi-join or as one probe per object of the type.
+ * checks). Each test is an EXISTS on the primary key of property_value_history (environment_id,
+ * object_id, property_id, …) or of link_history (environment_id, source_id, link_id, …) among the
+ * open rows (the views property_value and link), which the planner runs as a semi-join or as one
+ * probe per object of the type.
  */
 const VALUES_OF = `FROM objects.property_value v WHERE v.environment_id = o.environment_id AND v.object_id = o.id AND v.property_id = c.property_id`;
 const BREAKS = `CASE c.kind

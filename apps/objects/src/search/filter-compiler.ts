@@ -455,7 +455,7 @@ function prefixPredicate(pv: string, prefix: string, caseInsensitive: boolean, c
   const keyPattern = p.add(`${escapeLike(short)}%`);
   const fullPattern = short === prefix ? undefined : p.add(`${escapeLike(prefix)}%`);
   if (caseInsensitive) {
-    // The expression of property_value_string_lower_key_idx, verbatim.
+    // The expression of property_value_history_string_lower_key_idx, verbatim.
     const key = `lower(left(${pv}.value_string, ${STRING_INDEX_CHARS}) COLLATE "default") LIKE lower(${keyPattern}::text COLLATE "default")`;
     return fullPattern === undefined
       ? key

@@ -1,8 +1,8 @@
 /**
- * The SQL of geo search (docs/api.md §13) over a value row `pv` of objects.property_value (or its
- * history): the predicates of the geo filter variants, and the expressions the ordered search and
+ * The SQL of geo search (docs/api.md §13) over a value row `pv` of objects.property_value_history
+ * (the open rows, the view objects.property_value, or those of an instant): the predicates of the geo filter variants, and the expressions the ordered search and
  * the aggregations share. Each predicate searches the GiST index of the values' unit vectors
- * (property_value_geo_unit_cover_idx: GeoSearch and CoveringGeoIndexes migrations) with a box of unit-sphere space around its
+ * (property_value_history_geo_unit_cover_idx: GeoSearch and CoveringGeoIndexes migrations) with a box of unit-sphere space around its
  * shape, then checks each candidate exactly: the great-circle distance, the latitude/longitude
  * ranges, the polygon. Values are parameters; only the shape of the statement comes from the
  * filter (which of the pole and antimeridian cases can apply).
@@ -22,13 +22,13 @@ interface SqlParams {
   add(value: unknown): string;
 }
 
-/** The unit vector of the value row's geopoint: the expression property_value_geo_unit_cover_idx indexes. */
+/** The unit vector of the value row's geopoint: the expression property_value_history_geo_unit_cover_idx indexes. */
 export const geoUnit = (pv: string) => `objects.geo_unit(${pv}.value_geo)`;
 /** The unit vector of a point given as parameters (lon, lat). */
 export const geoUnitOf = (lon: string, lat: string) => `objects.geo_unit(point(${lon}, ${lat}))`;
 /**
  * A value's longitude and latitude for the exact tests, written `+ 0` (exact in float8) so that
- * neither is an expression of property_value_geo_idx (property_id, lon, lat), the btree of
+ * neither is an expression of property_value_history_geo_idx (property_id, lon, lat), the btree of
  * geopoint equality: PostgreSQL estimates a longitude or latitude range there well and a box of
  * the GiST index poorly (a fixed 0.1 %), and would scan the whole meridian stripe (every
  * latitude) or, skipping through the longitudes, every value of the property, instead of the
