@@ -93,9 +93,11 @@ async function main() {
     await client.connect();
     try {
       const t = Date.now();
-      await client.query(
-        'VACUUM (ANALYZE) objects.object, objects.property_value, objects.link, objects.object_version, objects.property_value_history, objects.link_history',
-      );
+      // The tables of the objects schema (the current values and links are views of their history
+      // tables since the CurrentRowsInHistory migration; a build before it has tables for them).
+      const { rows } = await client.query(`SELECT string_agg(format('objects.%I', relname), ', ') AS tables FROM pg_class
+         WHERE relnamespace = 'objects'::regnamespace AND relkind = 'r' AND relname <> 'migrations'`);
+      await client.query(`VACUUM (ANALYZE) ${rows[0].tables}`);
       console.log(`VACUUM ANALYZE: ${((Date.now() - t) / 1000).toFixed(1)} s`);
     } finally {
       await client.end();

@@ -118,7 +118,7 @@ async function runDataSet(n, { selectiveOnly }) {
     if (geoFloorIndex) {
       const started = Date.now();
       await query(stack.databaseUrl, GEO_FLOOR_INDEX_DDL);
-      await query(stack.databaseUrl, 'ANALYZE objects.property_value');
+      await query(stack.databaseUrl, 'ANALYZE objects.property_value_history');
       log(`Geo floor index built (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     }
     await prewarm(stack.databaseUrl);

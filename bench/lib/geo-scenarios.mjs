@@ -11,9 +11,11 @@ import { clusterCenter, geoClusters, offset } from './dataset.mjs';
  * The floor's own index, built before the geo scenarios (bench/run.mjs): the plain 2D GiST of the
  * locations' points, which answers a box or polygon containment (`<@`) directly. The distance and
  * nearest floors use the product's GiST of unit vectors (GeoSearch migration): a sphere's cap and
- * K nearest neighbours need the third dimension.
+ * K nearest neighbours need the third dimension. The current values are the open rows of
+ * objects.property_value_history (the view objects.property_value: CurrentRowsInHistory
+ * migration), so the floor's index holds those alone.
  */
-export const GEO_FLOOR_INDEX_DDL = `CREATE INDEX IF NOT EXISTS bench_floor_location_point_idx ON objects.property_value USING gist (value_geo) WHERE property_id = 'location' AND value_geo IS NOT NULL`;
+export const GEO_FLOOR_INDEX_DDL = `CREATE INDEX IF NOT EXISTS bench_floor_location_point_idx ON objects.property_value_history USING gist (value_geo) WHERE property_id = 'location' AND value_geo IS NOT NULL AND valid_to = 'infinity'`;
 export const GEO_FLOOR_INDEX_DROP = 'DROP INDEX IF EXISTS objects.bench_floor_location_point_idx';
 
 const json = (v) => JSON.stringify(v);

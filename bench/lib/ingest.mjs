@@ -26,9 +26,11 @@ const typeOfDataset = (_objectType, propertyId) => TYPES[propertyId];
 
 /**
  * The rows the product stores for a new object (version 1), in COPY text, per table.
- * `typeOf(objectType, propertyId)`: the property's type in the ontology.
+ * `typeOf(objectType, propertyId)`: the property's type in the ontology. `validFrom`: the value
+ * and link rows carry their validity's start (the layout where they are rows of the history tables).
  */
-function copyRows(objects, now, typeOf = typeOfDataset) {
+function copyRows(objects, now, typeOf = typeOfDataset, validFrom = false) {
+  const since = validFrom ? [esc(now)] : [];
   const object = [];
   const version = [];
   const values = [];
@@ -43,9 +45,9 @@ function copyRows(objects, now, typeOf = typeOfDataset) {
     props.forEach((p, ordinal) => {
       const t = typeOf(o.type, p.id);
       const col = (type) => (t === type ? esc(p.value) : '\\N');
-      values.push([esc(o.environmentId), esc(o.id), esc(p.id), ordinal, esc(p.origin), col('string'), t === 'long' || t === 'double' ? esc(p.value) : '\\N', col('boolean'), col('date'), col('timestamp'), '\\N'].join('\t'));
+      values.push([esc(o.environmentId), esc(o.id), esc(p.id), ordinal, esc(p.origin), col('string'), t === 'long' || t === 'double' ? esc(p.value) : '\\N', col('boolean'), col('date'), col('timestamp'), '\\N', ...since].join('\t'));
     });
-    for (const [linkId, targets] of Object.entries(o.links)) for (const t of targets) links.push([esc(o.environmentId), esc(o.id), esc(linkId), esc(t)].join('\t'));
+    for (const [linkId, targets] of Object.entries(o.links)) for (const t of targets) links.push([esc(o.environmentId), esc(o.id), esc(linkId), esc(t), ...since].join('\t'));
   }
   return { object, version, values, links };
 }
@@ -87,8 +89,15 @@ async function inBatches(objects, fn) {
 export async function ingestScenario({ objectsUrl, databaseUrl, n, count, objectsFor: makeObjects = (env, c) => objectsFor(env, c, n), typeOf = typeOfDataset }) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: CONCURRENCY + 1 });
   const envs = ['bench-ingest', 'bench-copy'];
+  // Where the current values and links are the open rows of the history tables (views of them:
+  // CurrentRowsInHistory migration), both write those; a build before it has tables of its own.
+  const { rows: layout } = await pool.query(
+    `SELECT relname FROM pg_class WHERE relnamespace = 'objects'::regnamespace AND relname IN ('property_value', 'link') AND relkind = 'r'`,
+  );
+  const currentTables = layout.map((r) => `objects.${r.relname}`);
+  const oneTable = currentTables.length === 0;
   const cleanup = async () => {
-    for (const table of ['objects.property_value', 'objects.link', 'objects.object_version', 'objects.object']) {
+    for (const table of [...currentTables, 'objects.object_version', 'objects.object']) {
       await pool.query(`DELETE FROM ${table} WHERE environment_id = ANY($1)`, [envs]);
     }
     // The history of the search rows (time travel), where the schema has it.
@@ -98,21 +107,23 @@ export async function ingestScenario({ objectsUrl, databaseUrl, n, count, object
       });
     }
     // Leave the data set as generated for the next run (no dead index entries in its ranges).
-    await pool.query('VACUUM (ANALYZE) objects.property_value, objects.link, objects.object_version, objects.object');
+    await pool.query(`VACUUM (ANALYZE) ${[...currentTables, 'objects.object_version', 'objects.object'].join(', ')}`);
+    if (oneTable) await pool.query('VACUUM (ANALYZE) objects.property_value_history, objects.link_history');
   };
   try {
     await cleanup();
     const product = await inBatches(makeObjects(envs[0], count), (objects) => post(`${objectsUrl}/objects/ingest`, { objects }));
     const floor = await inBatches(makeObjects(envs[1], count), async (objects) => {
-      const rows = copyRows(objects, new Date().toISOString(), typeOf);
+      const rows = copyRows(objects, new Date().toISOString(), typeOf, oneTable);
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
         const common = 'type, first_sighting, last_sighting, tags, properties, links, json';
         await copyInto(client, 'objects.object', `environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, json`, rows.object);
         await copyInto(client, 'objects.object_version', `environment_id, id, version, valid_from, valid_to, ${common}`, rows.version);
-        await copyInto(client, 'objects.property_value', 'environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo', rows.values);
-        await copyInto(client, 'objects.link', 'environment_id, source_id, link_id, target_id', rows.links);
+        const since = oneTable ? ', valid_from' : '';
+        await copyInto(client, oneTable ? 'objects.property_value_history' : 'objects.property_value', `environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo${since}`, rows.values);
+        await copyInto(client, oneTable ? 'objects.link_history' : 'objects.link', `environment_id, source_id, link_id, target_id${since}`, rows.links);
         await client.query('COMMIT');
       } catch (e) {
         await client.query('ROLLBACK');
@@ -128,7 +139,7 @@ export async function ingestScenario({ objectsUrl, databaseUrl, n, count, object
     );
     const counts = Object.fromEntries(rows.map((r) => [r.environment_id, r.n]));
     if (counts['bench-ingest'] !== counts['bench-copy']) throw new Error(`ingest and COPY stored different rows: ${JSON.stringify(counts)}`);
-    return { product, floor };
+    return { product, floor, copiedHistoryRows: oneTable };
   } finally {
     await cleanup();
     await pool.end();

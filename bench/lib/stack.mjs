@@ -54,8 +54,8 @@ export async function benchPort() {
 }
 
 /** Where the data set of `objects` objects lives. */
-export function benchDataDir(objects) {
-  return resolve(process.env.BENCH_DATA_DIR || join(ROOT, 'bench/.data'), String(objects));
+export function benchDataDir(objects, root = process.env.BENCH_DATA_DIR || join(ROOT, 'bench/.data')) {
+  return resolve(root, String(objects));
 }
 
 /** The manifest `npm run bench:generate` wrote for the data set of `n` objects; throws unless complete. */
@@ -66,9 +66,12 @@ export function manifestOf(n) {
   return manifest;
 }
 
-/** Starts the embedded cluster of the `objects` data set, with pg_stat_statements installed. */
-export async function startBenchDatabase(objects) {
-  const dataDir = benchDataDir(objects);
+/**
+ * Starts the embedded cluster of the `objects` data set, with pg_stat_statements installed;
+ * `root`: another directory of data sets than BENCH_DATA_DIR's.
+ */
+export async function startBenchDatabase(objects, root) {
+  const dataDir = benchDataDir(objects, root);
   mkdirSync(dataDir, { recursive: true });
   const database = await startEmbeddedPostgres({ dataDir, settings: BENCH_PG_SETTINGS, port: await benchPort() });
   const client = new pg.Client({ connectionString: database.url });
