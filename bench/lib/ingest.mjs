@@ -28,8 +28,10 @@ const typeOfDataset = (_objectType, propertyId) => TYPES[propertyId];
  * The rows the product stores for a new object (version 1), in COPY text, per table.
  * `typeOf(objectType, propertyId)`: the property's type in the ontology. `validFrom`: the value
  * and link rows carry their validity's start (the layout where they are rows of the history tables).
+ * `jsonbColumns`: the object and version rows also keep properties and links as jsonb (a build
+ * before the StoredJsonOnly migration).
  */
-function copyRows(objects, now, typeOf = typeOfDataset, validFrom = false) {
+function copyRows(objects, now, typeOf = typeOfDataset, validFrom = false, jsonbColumns = false) {
   const since = validFrom ? [esc(now)] : [];
   const object = [];
   const version = [];
@@ -39,7 +41,7 @@ function copyRows(objects, now, typeOf = typeOfDataset, validFrom = false) {
     const props = [...o.properties].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : JSON.stringify(a.value) < JSON.stringify(b.value) ? -1 : 1));
     // The stored response JSON (migration StoredObjectJson), rendered here as the product renders it at write time.
     const json = JSON.stringify({ id: o.id, type: o.type, environmentId: o.environmentId, metadata: { firstSighting: now, lastSighting: now }, properties: props, links: o.links, tags: o.tags });
-    const common = [o.type, now, now, pgArray(o.tags), JSON.stringify(props), JSON.stringify(o.links), json].map(esc);
+    const common = [o.type, now, now, pgArray(o.tags), ...(jsonbColumns ? [JSON.stringify(props), JSON.stringify(o.links)] : []), json].map(esc);
     object.push([esc(o.environmentId), esc(o.id), common[0], '1', esc(now), ...common.slice(1)].join('\t'));
     version.push([esc(o.environmentId), esc(o.id), '1', esc(now), '\\N', ...common].join('\t'));
     props.forEach((p, ordinal) => {
@@ -96,6 +98,10 @@ export async function ingestScenario({ objectsUrl, databaseUrl, n, count, object
   );
   const currentTables = layout.map((r) => `objects.${r.relname}`);
   const oneTable = currentTables.length === 0;
+  const { rows: jsonb } = await pool.query(
+    `SELECT 1 FROM pg_attribute WHERE attrelid = 'objects.object'::regclass AND attname = 'properties' AND NOT attisdropped`,
+  );
+  const jsonbColumns = jsonb.length > 0;
   const cleanup = async () => {
     for (const table of [...currentTables, 'objects.object_version', 'objects.object']) {
       await pool.query(`DELETE FROM ${table} WHERE environment_id = ANY($1)`, [envs]);
@@ -114,12 +120,12 @@ export async function ingestScenario({ objectsUrl, databaseUrl, n, count, object
     await cleanup();
     const product = await inBatches(makeObjects(envs[0], count), (objects) => post(`${objectsUrl}/objects/ingest`, { objects }));
     const floor = await inBatches(makeObjects(envs[1], count), async (objects) => {
-      const rows = copyRows(objects, new Date().toISOString(), typeOf, oneTable);
+      const rows = copyRows(objects, new Date().toISOString(), typeOf, oneTable, jsonbColumns);
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const common = 'type, first_sighting, last_sighting, tags, properties, links, json';
-        await copyInto(client, 'objects.object', `environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, json`, rows.object);
+        const common = `type, first_sighting, last_sighting, tags, ${jsonbColumns ? 'properties, links, ' : ''}json`;
+        await copyInto(client, 'objects.object', `environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, ${jsonbColumns ? 'properties, links, ' : ''}json`, rows.object);
         await copyInto(client, 'objects.object_version', `environment_id, id, version, valid_from, valid_to, ${common}`, rows.version);
         const since = oneTable ? ', valid_from' : '';
         await copyInto(client, oneTable ? 'objects.property_value_history' : 'objects.property_value', `environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo${since}`, rows.values);

@@ -5,6 +5,7 @@ import { WRITE_ONTOLOGY } from '../../support/ontologies';
 import { SearchRowHistory1764917000000 } from '../../../apps/objects/src/database/migrations/1764917000000-SearchRowHistory';
 import { CoveringGeoIndexes1765400000000 } from '../../../apps/objects/src/database/migrations/1765400000000-CoveringGeoIndexes';
 import { CurrentRowsInHistory1765500000000 } from '../../../apps/objects/src/database/migrations/1765500000000-CurrentRowsInHistory';
+import { StoredJsonOnly1765600000000 } from '../../../apps/objects/src/database/migrations/1765600000000-StoredJsonOnly';
 import { instant, SIGHTED } from '../../support/instants';
 
 /**
@@ -687,8 +688,10 @@ describe('time travel: objects as of an instant', () => {
       const q = ds.createQueryRunner();
       try {
         await q.startTransaction();
-        // Back to the layout before time travel: current tables of their own (CurrentRowsInHistory's
-        // down rebuilds them from the open rows), no history. Then every migration since, again.
+        // Back to the layout before time travel: properties and links as columns (StoredJsonOnly's
+        // down), current tables of their own (CurrentRowsInHistory's down rebuilds them from the
+        // open rows), no history. Then every migration since, again.
+        await new StoredJsonOnly1765600000000().down(q);
         await new CurrentRowsInHistory1765500000000().down(q);
         await q.query('DROP TABLE objects.property_value_history');
         await q.query('DROP TABLE objects.link_history');
@@ -697,6 +700,7 @@ describe('time travel: objects as of an instant', () => {
         await new SearchRowHistory1764917000000().up(q);
         await new CoveringGeoIndexes1765400000000().up(q);
         await new CurrentRowsInHistory1765500000000().up(q);
+        await new StoredJsonOnly1765600000000().up(q);
         await q.commitTransaction();
       } finally {
         await q.release();

@@ -377,7 +377,7 @@ describe('object writes: PUT, DELETE, ingest', () => {
       // The last committed write is the current state.
       const last = results.find((r) => r.body.version === writers)!;
       const { rows: cur } = await t.db.query(
-        `SELECT version, properties FROM objects.object WHERE environment_id = 'prod' AND id = 'race'`,
+        `SELECT version, json::json -> 'properties' AS properties FROM objects.object WHERE environment_id = 'prod' AND id = 'race'`,
       );
       expect(cur[0].version).toBe(writers);
       expect(cur[0].properties).toEqual(last.body.object.properties);

@@ -40,9 +40,9 @@ describe('stored object JSON follows every write', () => {
   /** Rows of objects.object and objects.object_version whose stored JSON is not their content rendered now. */
   async function staleRows(): Promise<string[]> {
     const { rows } = await t.db.query(
-      `SELECT 'object ' || environment_id || '/' || id AS row, environment_id, id, type, first_sighting, last_sighting, properties, links, tags, json FROM objects.object
+      `SELECT 'object ' || environment_id || '/' || id AS row, environment_id, id, type, first_sighting, last_sighting, json::json -> 'properties' AS properties, json::json -> 'links' AS links, tags, json FROM objects.object
        UNION ALL
-       SELECT 'version ' || environment_id || '/' || id || '@' || version, environment_id, id, type, first_sighting, last_sighting, properties, links, tags, json FROM objects.object_version`,
+       SELECT 'version ' || environment_id || '/' || id || '@' || version, environment_id, id, type, first_sighting, last_sighting, json::json -> 'properties' AS properties, json::json -> 'links' AS links, tags, json FROM objects.object_version`,
     );
     return rows.filter((r) => r.json !== renderStoredRow(r)).map((r) => r.row);
   }
@@ -249,8 +249,8 @@ describe('CompactObjectJson migration', () => {
         return a;
       });
       const { rows } = await db.query(
-        `SELECT environment_id, id, type, first_sighting, last_sighting, properties, links, tags, json FROM objects.object
-         UNION ALL SELECT environment_id, id, type, first_sighting, last_sighting, properties, links, tags, json FROM objects.object_version`,
+        `SELECT environment_id, id, type, first_sighting, last_sighting, json::json -> 'properties' AS properties, json::json -> 'links' AS links, tags, json FROM objects.object
+         UNION ALL SELECT environment_id, id, type, first_sighting, last_sighting, json::json -> 'properties' AS properties, json::json -> 'links' AS links, tags, json FROM objects.object_version`,
       );
       expect(rows).toHaveLength(3 * n);
       expect(rows.filter((r) => r.json !== renderStoredRow(r))).toEqual([]);

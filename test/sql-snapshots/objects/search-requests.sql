@@ -3,8 +3,8 @@
 
 -- ===== searchObjects, a filter, loadLinks: 1 statement
 
--- objects (prepared as search.I8zpy0cBG71MlAlH851KGk)
-SELECT o.environment_id AS env, o.id, o.links::text AS links,
+-- objects (prepared as search.rAjel5Ncq0I6fY_6HQp_RN)
+SELECT o.environment_id AS env, o.id, (o.json::json -> 'links')::text AS links,
       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
  FROM objects.object o
 WHERE (o.type = ANY($1::text[]) AND o.tags && $2::text[])

@@ -281,7 +281,7 @@ SELECT o.environment_id AS env, o.id,
 -- hasLink
 -- filter: {"type":"hasLink","hasLink":{"linkId":"worksFor","targetIds":["c-1"]}}
 -- params: [["prod"],"prod","p-0999","worksFor",["c-1"],1001]
-SELECT o.environment_id AS env, o.id, o.links::text AS links,
+SELECT o.environment_id AS env, o.id, (o.json::json -> 'links')::text AS links,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.object o
  WHERE o.environment_id = ANY($1::text[])

@@ -13,7 +13,8 @@ START TRANSACTION;
 SET LOCAL statement_timeout = 120000;
 
 -- objects
-SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.properties, o.links, o.tags, o.first_sighting, o.last_sighting,
+SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.json::json -> 'properties' AS properties, o.json::json -> 'links' AS links,
+      o.tags, o.first_sighting, o.last_sighting,
       o.values_ontology_version
  FROM objects.object o
  JOIN unnest($1::text[], $2::text[]) AS k(environment_id, id)
@@ -32,10 +33,10 @@ GROUP BY v.environment_id, v.id;
 SELECT objects.write_instant() AS now;
 
 -- objects
-INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, json)
-       SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, x.json
+INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, values_ontology_version, json)
+       SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, values_ontology_version, x.json
          FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb, values_ontology_version int)) AS x(json)
+first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontology_version int)) AS x(json)
         ORDER BY x.environment_id, x.id;
 
 -- objects
@@ -56,10 +57,10 @@ SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
 
 -- objects
 WITH v AS (
-         INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, json)
-         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, x.json
+         INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, json)
+         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, x.json
            FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb)) AS x(json)
+first_sighting timestamptz, last_sighting timestamptz, tags text[])) AS x(json)
          RETURNING environment_id, id, version, valid_from, type)
 
        INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
@@ -84,7 +85,8 @@ START TRANSACTION;
 SET LOCAL statement_timeout = 120000;
 
 -- objects
-SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.properties, o.links, o.tags, o.first_sighting, o.last_sighting,
+SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.json::json -> 'properties' AS properties, o.json::json -> 'links' AS links,
+      o.tags, o.first_sighting, o.last_sighting,
       o.values_ontology_version
  FROM objects.object o
  JOIN unnest($1::text[], $2::text[]) AS k(environment_id, id)
@@ -98,16 +100,15 @@ SELECT objects.write_instant() AS now;
 -- objects
 UPDATE objects.object o
           SET type = x.type, version = x.version, valid_from = x.valid_from, first_sighting = x.first_sighting,
-              last_sighting = x.last_sighting, tags = x.tags, properties = x.properties, links = x.links,
-              values_ontology_version = x.values_ontology_version, json = x.json
+              last_sighting = x.last_sighting, tags = x.tags, values_ontology_version = x.values_ontology_version, json = x.json
          FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb, values_ontology_version int)) AS x(json)
+first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontology_version int)) AS x(json)
         WHERE o.environment_id = x.environment_id AND o.id = x.id;
 
 -- objects
 UPDATE objects.object_version v SET first_sighting = x.first_sighting, last_sighting = x.last_sighting, json = x.json
          FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb)) AS x(json)
+first_sighting timestamptz, last_sighting timestamptz, tags text[])) AS x(json)
         WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.version;
 
 -- objects
@@ -128,7 +129,8 @@ START TRANSACTION;
 SET LOCAL statement_timeout = 120000;
 
 -- objects
-SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.properties, o.links, o.tags, o.first_sighting, o.last_sighting,
+SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.json::json -> 'properties' AS properties, o.json::json -> 'links' AS links,
+      o.tags, o.first_sighting, o.last_sighting,
       o.values_ontology_version
  FROM objects.object o
  JOIN unnest($1::text[], $2::text[]) AS k(environment_id, id)
@@ -142,10 +144,9 @@ SELECT objects.write_instant() AS now;
 -- objects
 UPDATE objects.object o
           SET type = x.type, version = x.version, valid_from = x.valid_from, first_sighting = x.first_sighting,
-              last_sighting = x.last_sighting, tags = x.tags, properties = x.properties, links = x.links,
-              values_ontology_version = x.values_ontology_version, json = x.json
+              last_sighting = x.last_sighting, tags = x.tags, values_ontology_version = x.values_ontology_version, json = x.json
          FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb, values_ontology_version int)) AS x(json)
+first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontology_version int)) AS x(json)
         WHERE o.environment_id = x.environment_id AND o.id = x.id;
 
 -- objects
@@ -176,10 +177,10 @@ WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.vers
 
 -- objects
 WITH v AS (
-         INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, json)
-         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, x.json
+         INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, json)
+         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, x.json
            FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb)) AS x(json)
+first_sighting timestamptz, last_sighting timestamptz, tags text[])) AS x(json)
          RETURNING environment_id, id, version, valid_from, type)
 
        INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
@@ -204,7 +205,8 @@ START TRANSACTION;
 SET LOCAL statement_timeout = 120000;
 
 -- objects
-SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.properties, o.links, o.tags, o.first_sighting, o.last_sighting,
+SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.json::json -> 'properties' AS properties, o.json::json -> 'links' AS links,
+      o.tags, o.first_sighting, o.last_sighting,
       o.values_ontology_version
  FROM objects.object o
  JOIN unnest($1::text[], $2::text[]) AS k(environment_id, id)
@@ -223,19 +225,18 @@ GROUP BY v.environment_id, v.id;
 SELECT objects.write_instant() AS now;
 
 -- objects
-INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, json)
-       SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, x.json
+INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, values_ontology_version, json)
+       SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, values_ontology_version, x.json
          FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb, values_ontology_version int)) AS x(json)
+first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontology_version int)) AS x(json)
         ORDER BY x.environment_id, x.id;
 
 -- objects
 UPDATE objects.object o
           SET type = x.type, version = x.version, valid_from = x.valid_from, first_sighting = x.first_sighting,
-              last_sighting = x.last_sighting, tags = x.tags, properties = x.properties, links = x.links,
-              values_ontology_version = x.values_ontology_version, json = x.json
+              last_sighting = x.last_sighting, tags = x.tags, values_ontology_version = x.values_ontology_version, json = x.json
          FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb, values_ontology_version int)) AS x(json)
+first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontology_version int)) AS x(json)
         WHERE o.environment_id = x.environment_id AND o.id = x.id;
 
 -- objects
@@ -282,10 +283,10 @@ WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.vers
 
 -- objects
 WITH v AS (
-         INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, json)
-         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, x.json
+         INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, json)
+         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, x.json
            FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb)) AS x(json)
+first_sighting timestamptz, last_sighting timestamptz, tags text[])) AS x(json)
          RETURNING environment_id, id, version, valid_from, type)
 
        INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
@@ -310,7 +311,8 @@ START TRANSACTION;
 SET LOCAL statement_timeout = 120000;
 
 -- objects
-SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.properties, o.links, o.tags, o.first_sighting, o.last_sighting,
+SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.json::json -> 'properties' AS properties, o.json::json -> 'links' AS links,
+      o.tags, o.first_sighting, o.last_sighting,
       o.values_ontology_version
  FROM objects.object o
  JOIN unnest($1::text[], $2::text[]) AS k(environment_id, id)
@@ -324,10 +326,9 @@ SELECT objects.write_instant() AS now;
 -- objects
 UPDATE objects.object o
           SET type = x.type, version = x.version, valid_from = x.valid_from, first_sighting = x.first_sighting,
-              last_sighting = x.last_sighting, tags = x.tags, properties = x.properties, links = x.links,
-              values_ontology_version = x.values_ontology_version, json = x.json
+              last_sighting = x.last_sighting, tags = x.tags, values_ontology_version = x.values_ontology_version, json = x.json
          FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb, values_ontology_version int)) AS x(json)
+first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontology_version int)) AS x(json)
         WHERE o.environment_id = x.environment_id AND o.id = x.id;
 
 -- objects
@@ -358,10 +359,10 @@ WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.vers
 
 -- objects
 WITH v AS (
-         INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, json)
-         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, x.json
+         INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, json)
+         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, x.json
            FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb)) AS x(json)
+first_sighting timestamptz, last_sighting timestamptz, tags text[])) AS x(json)
          RETURNING environment_id, id, version, valid_from, type)
 
        INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)

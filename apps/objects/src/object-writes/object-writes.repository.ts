@@ -67,8 +67,24 @@ const CLOSE_VALUES = `UPDATE objects.property_value_history h SET valid_to = o.v
 // Row shapes handed to PostgreSQL as one jsonb parameter each (jsonb_to_recordset), so a batch
 // of any size is a fixed number of statements.
 const VERSION_COLUMNS = `environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-  first_sighting timestamptz, last_sighting timestamptz, tags text[], properties jsonb, links jsonb`;
+  first_sighting timestamptz, last_sighting timestamptz, tags text[]`;
 const OBJECT_COLUMNS = `${VERSION_COLUMNS}, values_ontology_version int`;
+
+/**
+ * The fields of an ObjectRow the statements read (OBJECT_COLUMNS): its properties and links are in
+ * its response JSON, the one copy the tables keep (StoredJsonOnly migration).
+ */
+const ROW_FIELDS = [
+  'environment_id',
+  'id',
+  'type',
+  'version',
+  'valid_from',
+  'first_sighting',
+  'last_sighting',
+  'tags',
+  'values_ontology_version',
+];
 
 /** The keys in arrays $1… (one per key column, of the given types; text in "C", as the tables hold it), as relation `w`. */
 function keysOf(key: string[], types: string[]): string {
@@ -165,7 +181,8 @@ export class ObjectWritesRepository {
   ): Promise<WriteOutcome[]> {
     // PK of objects.object; ORDER BY keeps lock order stable across concurrent batches.
     const current: CurrentRow[] = await m.rows(
-      `SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.properties, o.links, o.tags, o.first_sighting, o.last_sighting,
+      `SELECT o.environment_id, o.id, o.version, o.valid_from, o.type, o.json::json -> 'properties' AS properties, o.json::json -> 'links' AS links,
+              o.tags, o.first_sighting, o.last_sighting,
               o.values_ontology_version
          FROM objects.object o
          JOIN unnest($1::text[], $2::text[]) AS k(environment_id, id)
@@ -221,7 +238,7 @@ export class ObjectWritesRepository {
       `[${rows
         .map((r) => {
           let json = rowJson.get(r);
-          if (json === undefined) rowJson.set(r, (json = JSON.stringify(r)));
+          if (json === undefined) rowJson.set(r, (json = JSON.stringify(r, ROW_FIELDS)));
           return json;
         })
         .join(',')}]`,
@@ -232,8 +249,8 @@ export class ObjectWritesRepository {
       // different orders would otherwise each hold a key the other waits for (a deadlock). In
       // key order the second waits for the first, then retries on the unique violation.
       await m.rows(
-        `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, json)
-         SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, properties, links, values_ontology_version, x.json
+        `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, values_ontology_version, json)
+         SELECT environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, values_ontology_version, x.json
            FROM ${rowsWithJson(OBJECT_COLUMNS)}
           ORDER BY x.environment_id, x.id`,
         jsonRows(insertObjects),
@@ -244,8 +261,7 @@ export class ObjectWritesRepository {
       await m.rows(
         `UPDATE objects.object o
             SET type = x.type, version = x.version, valid_from = x.valid_from, first_sighting = x.first_sighting,
-                last_sighting = x.last_sighting, tags = x.tags, properties = x.properties, links = x.links,
-                values_ontology_version = x.values_ontology_version, json = x.json
+                last_sighting = x.last_sighting, tags = x.tags, values_ontology_version = x.values_ontology_version, json = x.json
            FROM ${rowsWithJson(OBJECT_COLUMNS)}
           WHERE o.environment_id = x.environment_id AND o.id = x.id`,
         jsonRows(updateObjects),
@@ -322,8 +338,8 @@ export class ObjectWritesRepository {
       // listeners are told once the transaction commits.
       await m.rows(
         `WITH v AS (
-           INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, json)
-           SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, properties, links, x.json
+           INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, json)
+           SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, x.json
              FROM ${rowsWithJson(VERSION_COLUMNS)}
            RETURNING environment_id, id, version, valid_from, type)
          ${RECORD_CHANGES('SELECT valid_from, environment_id, id, type, version, false FROM v', '')}`,

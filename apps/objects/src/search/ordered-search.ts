@@ -22,7 +22,7 @@ import { GeoPoint, ObjectSearchFilter, OntologyIndex, ResolvedField, ResolvedPro
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, RowSource, rowSource, SqlParams, STRING_INDEX_CHARS } from './filter-compiler';
 import { geoUnit, geoUnitOf } from './geo-sql';
-import type { SearchRow } from './search-row';
+import { LINKS_TEXT, type SearchRow } from './search-row';
 
 /** Where a page ends: the last row's key values as text (null: no value), then its identity. */
 export interface OrderedPosition {
@@ -163,7 +163,7 @@ function branch(select: {
   extra?: string[];
 }): string {
   const typed = [...select.levels.map((l, i) => `${l.expr} AS t${i}`), ...(select.extra ?? [])].join(', ');
-  return `(SELECT o.environment_id AS env, o.id,${select.loadLinks ? ' o.links,' : ''} ${typed}
+  return `(SELECT o.environment_id AS env, o.id,${select.loadLinks ? ` ${LINKS_TEXT('o')} AS links,` : ''} ${typed}
    FROM ${select.from}${select.joins.map((j) => `\n   ${j}`).join('')}
   WHERE ${select.where.join('\n    AND ')}
   ORDER BY ${select.orderBy}

@@ -17,6 +17,13 @@ export interface SearchRow {
 }
 
 /**
+ * The links of the object row `o` (objects.object or objects.object_version) as JSON text: the
+ * `links` of its stored response JSON, compact and in its order (StoredJsonOnly migration). `json`,
+ * not `jsonb`: PostgreSQL checks the text and cuts the member out of it, with no conversion.
+ */
+export const LINKS_TEXT = (o: string) => `(${o}.json::json -> 'links')::text`;
+
+/**
  * A search result's JSON, written here rather than by PostgreSQL (json_build_object per row, and
  * its `"id" : …` spacing, cost a broad page of 10,000 ids more than the rest of its statement).
  */

@@ -5,7 +5,7 @@ import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
 import { compileFilter, rowSource, SqlParams } from './filter-compiler';
 import { geoFilterOnly, geoValueRowClauses } from './geo-sql';
 import { buildOrderedSearchSql, OrderedSearchOptions, OrderedSearchRow } from './ordered-search';
-import { SearchPosition, SearchRow } from './search-row';
+import { LINKS_TEXT, SearchPosition, SearchRow } from './search-row';
 
 /** The statement one search page runs; exported so tests and the SQL snapshot can see it. */
 export function buildSearchSql(
@@ -46,7 +46,7 @@ export function buildSearchSql(
     );
   }
   clauses.push(compileFilter(filter, ontology, 'o', params, { visibleEnvironments: opts.visible ?? '*', rows }));
-  const sql = `SELECT o.environment_id AS env, o.id,${opts.loadLinks ? ' o.links::text AS links,' : ''}
+  const sql = `SELECT o.environment_id AS env, o.id,${opts.loadLinks ? ` ${LINKS_TEXT('o')} AS links,` : ''}
        ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
   FROM ${rows.objects} o
  WHERE ${clauses.join('\n   AND ')}

@@ -13,6 +13,7 @@ import { GeoSearch1765300000000 } from './1765300000000-GeoSearch';
 import { CoveringGeoIndexes1765400000000 } from './1765400000000-CoveringGeoIndexes';
 import { FullPagesForHistoryRows1765420000000 } from './1765420000000-FullPagesForHistoryRows';
 import { CurrentRowsInHistory1765500000000 } from './1765500000000-CurrentRowsInHistory';
+import { StoredJsonOnly1765600000000 } from './1765600000000-StoredJsonOnly';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
 export const OBJECTS_MIGRATIONS = [
@@ -31,4 +32,5 @@ export const OBJECTS_MIGRATIONS = [
   CoveringGeoIndexes1765400000000,
   FullPagesForHistoryRows1765420000000,
   CurrentRowsInHistory1765500000000,
+  StoredJsonOnly1765600000000,
 ];
