@@ -147,7 +147,8 @@ function levelsOf(order: SortKey[], o: string, params: SqlParams, joins: string[
 /** The columns of objects.object the scan's lateral object row must carry. */
 function objectColumns(order: SortKey[], loadLinks: boolean): string[] {
   const columns = new Set(['environment_id', 'id']);
-  if (loadLinks) columns.add('links');
+  // Its links are read out of its stored JSON (LINKS_TEXT).
+  if (loadLinks) columns.add('json');
   for (const k of order) if (k.field.kind === 'attribute') columns.add(ATTRIBUTE_SQL[k.field.attribute].column);
   return [...columns];
 }
