@@ -40,11 +40,8 @@ first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontol
         ORDER BY x.environment_id, x.id;
 
 -- objects
-WITH w AS (SELECT u.environment_id COLLATE "C" AS environment_id, u.object_id COLLATE "C" AS object_id,
-       u.property_id COLLATE "C" AS property_id, u.ordinal, u.origin COLLATE "C" AS origin, u.value_string COLLATE "C" AS value_string,
-       u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
-    AS u(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)) INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
+WITH w AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.object_id COLLATE "C" AS object_id, k.property_id COLLATE "C" AS property_id, k.ordinal, k.origin COLLATE "C" AS origin, k.value_string COLLATE "C" AS value_string, k.value_number, k.value_boolean, k.value_date, k.value_timestamp, k.value_geo
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[]) AS k(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)) INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
 
@@ -150,11 +147,8 @@ first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontol
         WHERE o.environment_id = x.environment_id AND o.id = x.id;
 
 -- objects
-WITH u AS (SELECT u.environment_id COLLATE "C" AS environment_id, u.object_id COLLATE "C" AS object_id,
-       u.property_id COLLATE "C" AS property_id, u.ordinal, u.origin COLLATE "C" AS origin, u.value_string COLLATE "C" AS value_string,
-       u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
-    AS u(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)),
+WITH u AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.object_id COLLATE "C" AS object_id, k.property_id COLLATE "C" AS property_id, k.ordinal, k.origin COLLATE "C" AS origin, k.value_string COLLATE "C" AS value_string, k.value_number, k.value_boolean, k.value_date, k.value_timestamp, k.value_geo
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[]) AS k(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)),
        w AS (SELECT u.* FROM u
               WHERE NOT EXISTS (
                 SELECT 1 FROM objects.property_value_history h
@@ -240,20 +234,14 @@ first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontol
         WHERE o.environment_id = x.environment_id AND o.id = x.id;
 
 -- objects
-WITH w AS (SELECT u.environment_id COLLATE "C" AS environment_id, u.object_id COLLATE "C" AS object_id,
-       u.property_id COLLATE "C" AS property_id, u.ordinal, u.origin COLLATE "C" AS origin, u.value_string COLLATE "C" AS value_string,
-       u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
-    AS u(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)) INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
+WITH w AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.object_id COLLATE "C" AS object_id, k.property_id COLLATE "C" AS property_id, k.ordinal, k.origin COLLATE "C" AS origin, k.value_string COLLATE "C" AS value_string, k.value_number, k.value_boolean, k.value_date, k.value_timestamp, k.value_geo
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[]) AS k(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)) INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
 
 -- objects
-WITH u AS (SELECT u.environment_id COLLATE "C" AS environment_id, u.object_id COLLATE "C" AS object_id,
-       u.property_id COLLATE "C" AS property_id, u.ordinal, u.origin COLLATE "C" AS origin, u.value_string COLLATE "C" AS value_string,
-       u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
-    AS u(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)),
+WITH u AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.object_id COLLATE "C" AS object_id, k.property_id COLLATE "C" AS property_id, k.ordinal, k.origin COLLATE "C" AS origin, k.value_string COLLATE "C" AS value_string, k.value_number, k.value_boolean, k.value_date, k.value_timestamp, k.value_geo
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[]) AS k(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)),
        w AS (SELECT u.* FROM u
               WHERE NOT EXISTS (
                 SELECT 1 FROM objects.property_value_history h
@@ -332,11 +320,8 @@ first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontol
         WHERE o.environment_id = x.environment_id AND o.id = x.id;
 
 -- objects
-WITH u AS (SELECT u.environment_id COLLATE "C" AS environment_id, u.object_id COLLATE "C" AS object_id,
-       u.property_id COLLATE "C" AS property_id, u.ordinal, u.origin COLLATE "C" AS origin, u.value_string COLLATE "C" AS value_string,
-       u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
-    AS u(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)),
+WITH u AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.object_id COLLATE "C" AS object_id, k.property_id COLLATE "C" AS property_id, k.ordinal, k.origin COLLATE "C" AS origin, k.value_string COLLATE "C" AS value_string, k.value_number, k.value_boolean, k.value_date, k.value_timestamp, k.value_geo
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[]) AS k(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)),
        w AS (SELECT u.* FROM u
               WHERE NOT EXISTS (
                 SELECT 1 FROM objects.property_value_history h

@@ -36,14 +36,32 @@ const RECORD_CHANGES = (rows: string, select: string) => `
 const VALUE_COLUMNS = `environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo`;
 
 /**
- * The value rows of $1… (one array per column of VALUE_COLUMNS), as relation `w`, text in "C" as
- * the table holds it.
+ * The rows whose columns the arrays $1… hold (one array per column, of the given types; text in
+ * "C", as the tables hold it), as a relation.
  */
-const VALUE_ROWS = `SELECT u.environment_id COLLATE "C" AS environment_id, u.object_id COLLATE "C" AS object_id,
-         u.property_id COLLATE "C" AS property_id, u.ordinal, u.origin COLLATE "C" AS origin, u.value_string COLLATE "C" AS value_string,
-         u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[])
-      AS u(${VALUE_COLUMNS})`;
+function arrayRows(columns: string[], types: string[]): string {
+  return `SELECT ${columns.map((c, i) => (types[i] === 'text' ? `k.${c} COLLATE "C" AS ${c}` : `k.${c}`)).join(', ')}
+             FROM unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) AS k(${columns.join(', ')})`;
+}
+
+/** The value rows of $1… (one array per column of VALUE_COLUMNS). */
+const VALUE_ROWS = arrayRows(VALUE_COLUMNS.split(', '), [
+  'text',
+  'text',
+  'text',
+  'int',
+  'text',
+  'text',
+  'float8',
+  'boolean',
+  'date',
+  'timestamptz',
+  'point',
+]);
+/** The keys of value rows in $1… (primary key prefix of property_value_history). */
+const VALUE_KEYS = arrayRows(['environment_id', 'object_id', 'property_id', 'ordinal'], ['text', 'text', 'text', 'int']);
+/** Link rows in $1… (primary key prefix of link_history). */
+const LINK_ROWS = arrayRows(['environment_id', 'source_id', 'link_id', 'target_id'], ['text', 'text', 'text', 'text']);
 
 /**
  * Values and links are stored once, as rows of objects.property_value_history and
@@ -71,26 +89,10 @@ const VERSION_COLUMNS = `environment_id text COLLATE "C", id text COLLATE "C", t
 const OBJECT_COLUMNS = `${VERSION_COLUMNS}, values_ontology_version int`;
 
 /**
- * The fields of an ObjectRow the statements read (OBJECT_COLUMNS): its properties and links are in
- * its response JSON, the one copy the tables keep (StoredJsonOnly migration).
+ * The fields of an ObjectRow the statements read, the names of OBJECT_COLUMNS: its properties and
+ * links are in its response JSON, the one copy the tables keep (StoredJsonOnly migration).
  */
-const ROW_FIELDS = [
-  'environment_id',
-  'id',
-  'type',
-  'version',
-  'valid_from',
-  'first_sighting',
-  'last_sighting',
-  'tags',
-  'values_ontology_version',
-];
-
-/** The keys in arrays $1… (one per key column, of the given types; text in "C", as the tables hold it), as relation `w`. */
-function keysOf(key: string[], types: string[]): string {
-  return `SELECT ${key.map((k, i) => (types[i] === 'text' ? `k.${k} COLLATE "C" AS ${k}` : `k.${k}`)).join(', ')}
-             FROM unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) AS k(${key.join(', ')})`;
-}
+const ROW_FIELDS = OBJECT_COLUMNS.split(',').map((c) => c.trim().split(' ')[0]);
 
 /**
  * The rows of $1 (jsonb, one object per row) side by side with their response JSON, which comes
@@ -270,7 +272,7 @@ export class ObjectWritesRepository {
     if (staleValues[0].length) {
       // Values whose ordinal now holds another property, or is gone: property_value_history PK prefix.
       await m.rows(
-        `WITH w AS (${keysOf(['environment_id', 'object_id', 'property_id', 'ordinal'], ['text', 'text', 'text', 'int'])})
+        `WITH w AS (${VALUE_KEYS})
          ${CLOSE_VALUES}`,
         staleValues,
       );
@@ -278,7 +280,7 @@ export class ObjectWritesRepository {
     if (staleLinks[0].length) {
       // link_history PK prefix.
       await m.rows(
-        `WITH w AS (${keysOf(['environment_id', 'source_id', 'link_id', 'target_id'], ['text', 'text', 'text', 'text'])})
+        `WITH w AS (${LINK_ROWS})
          UPDATE objects.link_history h SET valid_to = o.valid_from
            FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id
           WHERE h.environment_id = w.environment_id AND h.source_id = w.source_id AND h.link_id = w.link_id
@@ -308,7 +310,7 @@ export class ObjectWritesRepository {
     if (newLinks[0].length) {
       // link_history: new links only (those kept by a rewrite stay open).
       await m.rows(
-        `WITH w AS (${keysOf(['environment_id', 'source_id', 'link_id', 'target_id'], ['text', 'text', 'text', 'text'])})
+        `WITH w AS (${LINK_ROWS})
          INSERT INTO objects.link_history (environment_id, source_id, link_id, target_id, valid_from)
          SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
            FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id`,
