@@ -40,9 +40,10 @@ SELECT json_build_object('key', json_build_object($4::text, c.k0, $5::text, c.k1
 -- body: {"groupBy":[{"type":"exact","exact":{"propertyId":"name","maxGroups":100}}],"metrics":[{"type":"count","count":{}}]}
 -- params: ["name",["prod"],["person"],100,"name","count",10001]
 WITH g AS (
-  SELECT o.environment_id AS env, o.id AS oid, b0.value_string AS k0
+  SELECT o.environment_id AS env, o.id AS oid, coalesce(b0w.value_string, b0.value_key) AS k0
     FROM objects.object o
-    JOIN objects.property_value b0 ON b0.environment_id = o.environment_id AND b0.object_id = o.id AND b0.property_id = $1::text AND b0.value_string IS NOT NULL
+    JOIN objects.property_value b0 ON b0.environment_id = o.environment_id AND b0.object_id = o.id AND b0.property_id = $1::text AND b0.value_key IS NOT NULL
+    LEFT JOIN LATERAL (SELECT w.value_string FROM objects.property_value w WHERE length(b0.value_key) >= 300 AND w.environment_id = b0.environment_id AND w.object_id = b0.object_id AND w.property_id = b0.property_id AND w.value_key = b0.value_key OFFSET 0) b0w ON true
    WHERE o.environment_id = ANY($2::text[])
      AND o.type = ANY($3::text[])),
 c AS (SELECT g.k0, count(*) AS count, count(*) AS m0, row_number() OVER (ORDER BY count(*) DESC, g.k0) AS rank
@@ -59,9 +60,10 @@ SELECT json_build_object('key', json_build_object($5::text, c.k0), 'metrics', js
 -- body: {"groupBy":[{"type":"exact","exact":{"propertyId":"email"}},{"type":"exact","exact":{"attribute":"environmentId"}}],"metrics":[{"type":"count","count":{}},{"type":"min","min":{"propertyId":"name"}},{"type":"max","max":{"propertyId":"born"}},{"type":"sum","sum":{"propertyId":"age"}}]}
 -- params: ["email","name","born","age",["prod"],["person"],100,100,["name","born","age"],"email","environmentId","count","min.name","max.born","sum.age",10001]
 WITH g AS (
-  SELECT DISTINCT o.environment_id AS env, o.id AS oid, b0.value_string AS k0, o.environment_id AS k1
+  SELECT DISTINCT o.environment_id AS env, o.id AS oid, coalesce(b0w.value_string, b0.value_key) AS k0, o.environment_id AS k1
     FROM objects.object o
-    JOIN objects.property_value b0 ON b0.environment_id = o.environment_id AND b0.object_id = o.id AND b0.property_id = $1::text AND b0.value_string IS NOT NULL
+    JOIN objects.property_value b0 ON b0.environment_id = o.environment_id AND b0.object_id = o.id AND b0.property_id = $1::text AND b0.value_key IS NOT NULL
+    LEFT JOIN LATERAL (SELECT w.value_string FROM objects.property_value w WHERE length(b0.value_key) >= 300 AND w.environment_id = b0.environment_id AND w.object_id = b0.object_id AND w.property_id = b0.property_id AND w.value_key = b0.value_key OFFSET 0) b0w ON true
    WHERE o.environment_id = ANY($5::text[])
      AND o.type = ANY($6::text[])),
 c0 AS (SELECT g.k0, g.k1, count(*) AS count, count(*) AS m0 FROM g GROUP BY g.k0, g.k1),
@@ -84,10 +86,12 @@ SELECT json_build_object('key', json_build_object($10::text, c.k0, $11::text, c.
 WITH g0 AS (
   SELECT o.environment_id AS env, o.id AS oid, x.k0, x.k1
     FROM objects.object o
-   CROSS JOIN LATERAL (SELECT b0.value_string AS k0, b1.value_string AS k1
+   CROSS JOIN LATERAL (SELECT coalesce(b0w.value_string, b0.value_key) AS k0, coalesce(b1w.value_string, b1.value_key) AS k1
       FROM (SELECT 1) one
-      JOIN objects.property_value b0 ON b0.environment_id = o.environment_id AND b0.object_id = o.id AND b0.property_id = $1::text AND b0.value_string IS NOT NULL
-      JOIN objects.property_value b1 ON b1.environment_id = o.environment_id AND b1.object_id = o.id AND b1.property_id = $2::text AND b1.value_string IS NOT NULL
+      JOIN objects.property_value b0 ON b0.environment_id = o.environment_id AND b0.object_id = o.id AND b0.property_id = $1::text AND b0.value_key IS NOT NULL
+      LEFT JOIN LATERAL (SELECT w.value_string FROM objects.property_value w WHERE length(b0.value_key) >= 300 AND w.environment_id = b0.environment_id AND w.object_id = b0.object_id AND w.property_id = b0.property_id AND w.value_key = b0.value_key OFFSET 0) b0w ON true
+      JOIN objects.property_value b1 ON b1.environment_id = o.environment_id AND b1.object_id = o.id AND b1.property_id = $2::text AND b1.value_key IS NOT NULL
+      LEFT JOIN LATERAL (SELECT w.value_string FROM objects.property_value w WHERE length(b1.value_key) >= 300 AND w.environment_id = b1.environment_id AND w.object_id = b1.object_id AND w.property_id = b1.property_id AND w.value_key = b1.value_key OFFSET 0) b1w ON true
      LIMIT $6::bigint + 1) x
    WHERE o.environment_id = ANY($4::text[])
      AND o.type = ANY($5::text[])),

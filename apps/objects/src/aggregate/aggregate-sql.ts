@@ -33,7 +33,7 @@ import {
   ResolvedProperty,
 } from '@app/domain';
 import { ACTIVE_ONTOLOGY_VERSION_SQL } from '../ontology/ontology.repository';
-import { compileFilter, CURRENT_ROWS, RowSource, rowSource, SqlParams } from '../search/filter-compiler';
+import { compileFilter, CURRENT_ROWS, RowSource, rowSource, SqlParams, STRING_INDEX_CHARS } from '../search/filter-compiler';
 import {
   geoBoundsSql,
   geoCentroidSql,
@@ -129,10 +129,12 @@ function bucketSql(b: ResolvedBucket, i: number, rows: RowSource, params: SqlPar
     return { joins: [], key: column, render: (k) => render(field, k), multi: false };
   }
   const x = `b${i}`;
+  const property = `${x}.property_id = ${params.add(field.propertyId)}::text`;
+  if (b.type === 'exact' && field.column === 'string') return exactStringBucket(x, property, rows, field);
   const column = `${x}.${VALUE_COLUMN[field.column]}`;
-  // The bucket's property rows of the object: property_value_<type>_key_idx (property_id, value, environment_id, object_id).
+  // The bucket's property rows of the object: property_value_history_<type>_key_idx (property_id, value, environment_id, object_id, validity).
   const joins = [
-    `JOIN ${rows.values} ${x} ON ${x}.environment_id = o.environment_id AND ${x}.object_id = o.id AND ${x}.property_id = ${params.add(field.propertyId)}::text AND ${column} IS NOT NULL`,
+    `JOIN ${rows.values} ${x} ON ${x}.environment_id = o.environment_id AND ${x}.object_id = o.id AND ${property} AND ${column} IS NOT NULL`,
   ];
   switch (b.type) {
     case 'exact':
@@ -177,6 +179,29 @@ function bucketSql(b: ResolvedBucket, i: number, rows: RowSource, params: SqlPar
       return { joins, key: geohashCodeSql(cells, b.precision), render: (k) => geohashTextSql(k, b.precision), multi: field.multi };
     }
   }
+}
+
+/**
+ * An exact bucket on a string property, read from the string key index alone
+ * (property_value_history_string_key_idx holds value_key, the value's first STRING_INDEX_CHARS
+ * characters): a shorter key is the whole value. Only a key of full length may be a cut value:
+ * then the object's rows with that key give their whole values (several, on a multi-valued
+ * property whose values share the prefix: the bucket is then DISTINCT, so each value counts once).
+ * Reading value_string instead reads a heap row per value: every value of the property, present
+ * and past rows alike (docs/architecture.md "Storage").
+ */
+function exactStringBucket(x: string, property: string, rows: RowSource, field: ResolvedProperty): BucketSql {
+  const whole = `${x}w`;
+  return {
+    joins: [
+      `JOIN ${rows.values} ${x} ON ${x}.environment_id = o.environment_id AND ${x}.object_id = o.id AND ${property} AND ${x}.value_key IS NOT NULL`,
+      // OFFSET 0 keeps the subquery apart, so its length test gates it once per row (a one-time filter) instead of after its scan.
+      `LEFT JOIN LATERAL (SELECT w.value_string FROM ${rows.values} w WHERE length(${x}.value_key) >= ${STRING_INDEX_CHARS} AND w.environment_id = ${x}.environment_id AND w.object_id = ${x}.object_id AND w.property_id = ${x}.property_id AND w.value_key = ${x}.value_key OFFSET 0) ${whole} ON true`,
+    ],
+    key: `coalesce(${whole}.value_string, ${x}.value_key)`,
+    render: (k) => k,
+    multi: field.multi,
+  };
 }
 
 /**
