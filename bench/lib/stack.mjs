@@ -58,9 +58,9 @@ export function benchDataDir(objects, root = process.env.BENCH_DATA_DIR || join(
   return resolve(root, String(objects));
 }
 
-/** The manifest `npm run bench:generate` wrote for the data set of `n` objects; throws unless complete. */
-export function manifestOf(n) {
-  const path = join(benchDataDir(n), 'dataset.json');
+/** The manifest `npm run bench:generate` wrote for the data set of `n` objects (in `root`'s data sets); throws unless complete. */
+export function manifestOf(n, root) {
+  const path = join(benchDataDir(n, root), 'dataset.json');
   const manifest = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : undefined;
   if (!manifest?.complete) throw new Error(`no complete data set of ${n} objects; run \`npm run bench:generate -- --objects ${n}\` first`);
   return manifest;
