@@ -129,13 +129,12 @@ function bucketSql(b: ResolvedBucket, i: number, rows: RowSource, params: SqlPar
     return { joins: [], key: column, render: (k) => render(field, k), multi: false };
   }
   const x = `b${i}`;
-  const property = `${x}.property_id = ${params.add(field.propertyId)}::text`;
-  if (b.type === 'exact' && field.column === 'string') return exactStringBucket(x, property, rows, field);
+  // The bucket's property rows of the object where `column` holds a value: property_value_history_<type>_key_idx (property_id, value, environment_id, object_id, validity).
+  const valueRows = (column: string) =>
+    `JOIN ${rows.values} ${x} ON ${x}.environment_id = o.environment_id AND ${x}.object_id = o.id AND ${x}.property_id = ${params.add(field.propertyId)}::text AND ${column} IS NOT NULL`;
+  if (b.type === 'exact' && field.column === 'string') return exactStringBucket(x, valueRows(`${x}.value_key`), rows, field);
   const column = `${x}.${VALUE_COLUMN[field.column]}`;
-  // The bucket's property rows of the object: property_value_history_<type>_key_idx (property_id, value, environment_id, object_id, validity).
-  const joins = [
-    `JOIN ${rows.values} ${x} ON ${x}.environment_id = o.environment_id AND ${x}.object_id = o.id AND ${property} AND ${column} IS NOT NULL`,
-  ];
+  const joins = [valueRows(column)];
   switch (b.type) {
     case 'exact':
       return { joins, key: column, render: (k) => render(field, k), multi: field.multi };
@@ -188,18 +187,19 @@ function bucketSql(b: ResolvedBucket, i: number, rows: RowSource, params: SqlPar
  * then the object's rows with that key give their whole values (several, on a multi-valued
  * property whose values share the prefix: the bucket is then DISTINCT, so each value counts once).
  * Reading value_string instead reads a heap row per value: every value of the property, present
- * and past rows alike (docs/architecture.md "Storage").
+ * and past rows alike (docs/architecture.md "Storage"). `keyRows`: the join of the property's rows
+ * that have a key.
  */
-function exactStringBucket(x: string, property: string, rows: RowSource, field: ResolvedProperty): BucketSql {
+function exactStringBucket(x: string, keyRows: string, rows: RowSource, field: ResolvedProperty): BucketSql {
   const whole = `${x}w`;
   return {
     joins: [
-      `JOIN ${rows.values} ${x} ON ${x}.environment_id = o.environment_id AND ${x}.object_id = o.id AND ${property} AND ${x}.value_key IS NOT NULL`,
+      keyRows,
       // OFFSET 0 keeps the subquery apart, so its length test gates it once per row (a one-time filter) instead of after its scan.
       `LEFT JOIN LATERAL (SELECT w.value_string FROM ${rows.values} w WHERE length(${x}.value_key) >= ${STRING_INDEX_CHARS} AND w.environment_id = ${x}.environment_id AND w.object_id = ${x}.object_id AND w.property_id = ${x}.property_id AND w.value_key = ${x}.value_key OFFSET 0) ${whole} ON true`,
     ],
     key: `coalesce(${whole}.value_string, ${x}.value_key)`,
-    render: (k) => k,
+    render: (k) => render(field, k),
     multi: field.multi,
   };
 }
