@@ -5,6 +5,7 @@ import { buildAggregateSql } from '../../../apps/objects/src/aggregate/aggregate
 import { buildSearchSql } from '../../../apps/objects/src/search/search.repository';
 import { buildOrderedSearchSql } from '../../../apps/objects/src/search/ordered-search';
 import { startObjectsApp, TestObjectsApp } from '../../support/apps';
+import { describeNode, planNodes } from '../../support/plans';
 
 /**
  * Geo filters and nearest-first ordering (docs/api.md §13) are served by the GiST index of the
@@ -29,17 +30,6 @@ const ONTOLOGY = {
   ],
   linkTypes: [],
 };
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Actual Loops'?: number;
-  Plans?: PlanNode[];
-}
-const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-const describeNode = (n: PlanNode) =>
-  `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`;
 
 /** Cluster k's center, as the SQL below computes it (golden-angle spiral over the sphere). */
 function cluster(k: number): GeoPoint {
@@ -117,7 +107,7 @@ describe('geo search uses the geo index (EXPLAIN, 100,000 objects)', () => {
     for (const asOf of [undefined, new Date(Date.now() - 3_600_000)]) {
       const { sql, params } = buildSearchSql(filter, ontology, { visible: null, limit: 1001, loadLinks: false, asOf });
       const [{ 'QUERY PLAN': plan }] = (await t.db.query(`EXPLAIN (FORMAT JSON) ${sql}`, params)).rows;
-      const all = nodes(plan[0].Plan);
+      const all = planNodes(plan[0].Plan);
       const summary = all.map(describeNode);
       const seqScans = all.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']);
       expect({ name, asOf: !!asOf, seqScans, plan: summary }).toEqual({ name, asOf: !!asOf, seqScans: [], plan: summary });
@@ -147,7 +137,7 @@ describe('geo search uses the geo index (EXPLAIN, 100,000 objects)', () => {
       asOf: asOf ? new Date(Date.now() - 3_600_000) : undefined,
     });
     const [{ 'QUERY PLAN': plan }] = (await t.db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params)).rows;
-    const ran = nodes(plan[0].Plan).filter((n) => (n['Actual Loops'] ?? 0) > 0);
+    const ran = planNodes(plan[0].Plan).filter((n) => (n['Actual Loops'] ?? 0) > 0);
     const summary = ran.map(describeNode);
     const seqScans = ran.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']);
     expect({ name, seqScans, plan: summary }).toEqual({ name, seqScans: [], plan: summary });
@@ -163,7 +153,7 @@ describe('geo search uses the geo index (EXPLAIN, 100,000 objects)', () => {
     );
     const { sql, params } = buildAggregateSql(filter, ontology, aggregation, { visible: null, maxGroups: 10_000 });
     const [{ 'QUERY PLAN': plan }] = (await t.db.query(`EXPLAIN (FORMAT JSON) ${sql}`, params)).rows;
-    const all = nodes(plan[0].Plan);
+    const all = planNodes(plan[0].Plan);
     const summary = all.map(describeNode);
     expect(all.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name'])).toEqual([]);
     // Index-only or bitmap: the planner picks either on the 10 km circle's estimate; both read the geo index.

@@ -4,6 +4,7 @@ import { validateFilter } from '../../../apps/objects/src/validation/filter.vali
 import { buildAggregateSql } from '../../../apps/objects/src/aggregate/aggregate-sql';
 import { buildSearchSql } from '../../../apps/objects/src/search/search.repository';
 import { startObjectsApp, TestObjectsApp } from '../../support/apps';
+import { describeNode, planNodes } from '../../support/plans';
 
 /**
  * Selective filters must be served by indexes, not sequential scans, once the tables are large
@@ -27,17 +28,6 @@ const ONTOLOGY = {
   ],
   linkTypes: [{ id: 'knows', sourceType: 'person', targetType: 'person' }],
 };
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-}
 
 describe('searchObjects uses indexes for selective filters (EXPLAIN)', () => {
   let t: TestObjectsApp;
@@ -126,13 +116,10 @@ describe('searchObjects uses indexes for selective filters (EXPLAIN)', () => {
     const filter = validateFilter(selective[name], ontology);
     const { sql, params } = buildSearchSql(filter, ontology, { visible: null, limit: 1001, loadLinks: false });
     const [{ 'QUERY PLAN': plan }] = (await t.db.query(`EXPLAIN (FORMAT JSON) ${sql}`, params)).rows;
-    const all = nodes(plan[0].Plan);
+    const all = planNodes(plan[0].Plan);
     const seqScans = all.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']);
     const indexed = all.filter((n) => /Index|Bitmap/.test(n['Node Type']));
-    const summary = all.map(
-      (n) =>
-        `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`,
-    );
+    const summary = all.map(describeNode);
     expect({ name, seqScans, plan: summary }).toEqual({ name, seqScans: [], plan: summary });
     expect(indexed.length).toBeGreaterThan(0);
     // The filters return the right rows on this data too (a sanity check of the plans' inputs).
@@ -175,13 +162,10 @@ describe('searchObjects uses indexes for selective filters (EXPLAIN)', () => {
     const filter = validateFilter(raw, ontology);
     const { sql, params } = buildAggregateSql(filter, ontology, validateAggregation(body, ontology), { visible: null, maxGroups: 10_000 });
     const [{ 'QUERY PLAN': plan }] = (await t.db.query(`EXPLAIN (FORMAT JSON) ${sql}`, params)).rows;
-    const all = nodes(plan[0].Plan);
+    const all = planNodes(plan[0].Plan);
     const seqScans = all.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']);
     const indexes = all.filter((n) => n['Index Name']).map((n) => n['Index Name']);
-    const summary = all.map(
-      (n) =>
-        `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`,
-    );
+    const summary = all.map(describeNode);
     expect({ name, seqScans, plan: summary }).toEqual({ name, seqScans: [], plan: summary });
     const filterIndex = {
       fixedWidth: 'property_value_history_timestamp_key_idx',
@@ -232,11 +216,8 @@ describe('an exact bucket on a string property reads the string key index alone 
     const { sql, params } = buildAggregateSql(filter, ontology, validateAggregation(body, ontology), { visible: null, maxGroups: 10_000 });
     const [{ 'QUERY PLAN': plan }] = (await t.db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params)).rows;
     // Nodes that ran (the whole value's lookup is never run: no name here is 300 characters long).
-    const ran = nodes(plan[0].Plan).filter((n) => ((n as { 'Actual Loops'?: number })['Actual Loops'] ?? 0) > 0);
-    const summary = ran.map(
-      (n) =>
-        `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`,
-    );
+    const ran = planNodes(plan[0].Plan).filter((n) => (n['Actual Loops'] ?? 0) > 0);
+    const summary = ran.map(describeNode);
     const valueReads = summary.filter((s) => s.includes('on property_value_history'));
     expect({ valueReads, plan: summary }).toEqual({
       valueReads: ['Index Only Scan on property_value_history using property_value_history_string_key_idx'],
