@@ -2,7 +2,7 @@
 // Loads a file of objects through POST /objects/ingest (see README "Loading files").
 //   npm run ingest -- FILE [--type T] [--environment E] [--url URL] [--token JWT] [--on-error skip|stop] [--resume]
 import { parseArgs } from 'node:util';
-import { FatalError, ingestFile, IngestUsageError } from './lib/ingest.mjs';
+import { DEFAULT_BATCH, FatalError, ingestFile, IngestUsageError, MAX_BATCH } from './lib/ingest.mjs';
 
 const USAGE = `usage: npm run ingest -- FILE [options]
 
@@ -16,7 +16,7 @@ FILE is NDJSON (one object per line, as POST /objects/ingest takes them) or CSV 
   --token JWT       bearer token (AUTH_MODE=jwt)
   --origin O        origin of CSV property values (default: the file's name)
   --format F        ndjson or csv (default: by the file's extension, else ndjson)
-  --batch-size N    objects per request, 1 to 10000 (default 2500)
+  --batch-size N    objects per request, 1 to ${MAX_BATCH} (default ${DEFAULT_BATCH})
   --concurrency N   requests in flight (default 4); one object's lines still apply in file order
   --on-error E      a bad line (malformed, or refused by the service): skip (default: reported
                     by its line number, the rest loads) or stop (everything before it loads)
@@ -37,7 +37,7 @@ try {
       token: { type: 'string' },
       origin: { type: 'string' },
       format: { type: 'string' },
-      'batch-size': { type: 'string', default: '2500' },
+      'batch-size': { type: 'string', default: String(DEFAULT_BATCH) },
       concurrency: { type: 'string', default: '4' },
       'on-error': { type: 'string', default: 'skip' },
       resume: { type: 'boolean', default: false },

@@ -123,18 +123,18 @@ const fmt = (m) =>
  */
 async function measure(s, a, b, sa = s) {
   const opts = { connections: s.connections ?? connections };
+  const of = (x) => (x === a ? sa : s);
   let run;
   let nextA;
   let nextB;
   if (s.loop) {
     // A scenario made of several requests (a walk over pages): one at a time, timed whole.
-    const of = (x) => (x === a ? sa : s);
     for (const x of [a, b]) await timedLoop(() => of(x).product(x.url), { duration: 3 });
     run = (x) => (seconds) => timedLoop(() => of(x).product(x.url), { duration: seconds });
   } else {
     // Member reads go to the object-sets app, everything else to the objects app.
     const urlOf = (x) => (s.product(prng(1)).path.startsWith('/object-sets') ? x.setsUrl : x.url);
-    for (const x of [a, b]) await cannon(urlOf(x), (x === a ? sa : s).product.bind(null, prng(2)), { ...opts, duration: 3 });
+    for (const x of [a, b]) await cannon(urlOf(x), of(x).product.bind(null, prng(2)), { ...opts, duration: 3 });
     [nextA, nextB] = [sa.product.bind(null, prng(3)), s.product.bind(null, prng(3))];
     run = (x, next) => (seconds) => cannon(urlOf(x), next, { ...opts, duration: seconds });
   }
