@@ -4,7 +4,7 @@ import { validateFilter } from '../../../apps/objects/src/validation/filter.vali
 import { buildAggregateSql } from '../../../apps/objects/src/aggregate/aggregate-sql';
 import { buildSearchSql } from '../../../apps/objects/src/search/search.repository';
 import { startObjectsApp, TestObjectsApp } from '../../support/apps';
-import { describeNode, planNodes } from '../../support/plans';
+import { describeNode, planNodes, vacuumAnalyze } from '../../support/plans';
 
 /**
  * Selective filters must be served by indexes, not sequential scans, once the tables are large
@@ -206,7 +206,7 @@ describe('an exact bucket on a string property reads the string key index alone 
       [M],
     );
     // VACUUM too: an index-only scan needs the visibility map, as on a database autovacuum keeps.
-    for (const table of ['object', 'property_value_history']) await t.db.query(`VACUUM ANALYZE objects.${table}`);
+    await vacuumAnalyze(t.db, ['objects.object', 'objects.property_value_history']);
   });
   afterAll(() => t?.close());
 
