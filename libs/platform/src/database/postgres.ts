@@ -267,6 +267,26 @@ async function deallocate(statement: RunningStatement, names: string[]): Promise
   }
 }
 
+/**
+ * A connection checked out of `pool` for `hold(client)`, whose `lost` listens for the
+ * connection's 'error' from the moment the pool hands it over: attached in the pool's callback,
+ * not after an `await`. A checked-out client has no pool listener, and the pool may hand a client
+ * over while its socket's data is being read (the previous holder's release, on its last reply):
+ * a FATAL in the same read (the server shutting down) would be emitted before an awaiting caller
+ * resumed, as an unhandled 'error' that ends the process. The caller removes the listener before
+ * it releases the client.
+ */
+export function checkOut<T extends { readonly lost: () => void }>(pool: Pool, hold: (client: PoolClient) => T): Promise<T> {
+  return new Promise((resolve, reject) => {
+    pool.connect((error, client) => {
+      if (error || !client) return reject(error ?? new Error('the pool gave no connection'));
+      const held = hold(client);
+      client.on('error', held.lost);
+      resolve(held);
+    });
+  });
+}
+
 /** A statement on a checked-out connection, for its request's RequestScope. */
 class RunningStatement {
   /** Closed rather than reused after a cancel or a connection error. */
@@ -313,10 +333,9 @@ export async function runOnPool(
     return rows as unknown[];
   }
   if (scope?.abandoned) throw new Error('the request was abandoned by its client');
-  const statement = new RunningStatement(pool, await pool.connect());
+  const statement = await checkOut(pool, (client) => new RunningStatement(pool, client));
   const client = statement.client;
   scope?.track(statement);
-  client.on('error', statement.lost);
   try {
     const rows = await submit(client, query.name === undefined ? query : await onConnection(statement, query, limitsOf(pool)));
     if (observe) observe(label!, (performance.now() - started) / 1000);

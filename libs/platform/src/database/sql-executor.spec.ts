@@ -32,7 +32,8 @@ class FakeClient extends EventEmitter {
 }
 
 function executorOn(client: FakeClient): SqlExecutor {
-  const pool = { connect: async () => client } as unknown as Pool;
+  // As pg-pool's connect with a callback (checkOut hands it one): the client, and its release.
+  const pool = { connect: (give: (error: undefined, c: FakeClient) => void) => give(undefined, client) } as unknown as Pool;
   return new SqlExecutor(pool, { routes: false } as ReadRouter, {
     pool: {},
     preparedStatements: DEFAULT_PREPARED_STATEMENT_LIMITS,

@@ -6,6 +6,7 @@ import { ReadRouter, ReadRouterSettings } from '../replicas/read-router';
 import { isDatabaseUnavailable, isProtocolViolation } from './database-errors';
 import { NotificationListener } from './notification-listener';
 import {
+  checkOut,
   createPool,
   currentRequestScope,
   PreparedStatementLimits,
@@ -194,9 +195,8 @@ export class SqlExecutor implements SqlRows, OnApplicationShutdown {
    * reused.
    */
   async transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
-    const tx = new PooledTransaction(await this.pool.connect());
+    const tx = await checkOut(this.pool, (client) => new PooledTransaction(client));
     const client = tx.client;
-    client.on('error', tx.lost);
     try {
       await submit(client, BEGIN);
       await submit(client, this.writeTimeout);
