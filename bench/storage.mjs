@@ -73,7 +73,8 @@ const lastJson = (out) =>
 // The areas both designs store, by table name (the product's history tables hold the same facts).
 const AREAS = [
   ['property values', /^objects\.property_value(_history)?$/, /^floor\.pv$/],
-  ['versions', /^objects\.object_version$/, /^floor\.ver$/],
+  // Every version (object_version), or the ended ones where the current one is the object's row (closed_version).
+  ['versions', /^objects\.(object_version|closed_version)$/, /^floor\.ver$/],
   ['objects', /^objects\.object$/, /^floor\.obj$/],
   ['links', /^objects\.link(_history)?$/, /^floor\.link$/],
 ];

@@ -14,7 +14,9 @@ export type CitusPlacement = { kind: 'distributed'; column: string } | { kind: '
 
 export const CITUS_PLAN: Record<string, CitusPlacement> = {
   'objects.object': { kind: 'distributed', column: 'id' },
-  'objects.object_version': { kind: 'distributed', column: 'id' },
+  // The versions that have ended (the view objects.object_version shows them with the current
+  // ones, the objects.object rows), by the same object id.
+  'objects.closed_version': { kind: 'distributed', column: 'id' },
   // Values and links, present and past (docs/api.md §10; the views objects.property_value and
   // objects.link show the open rows), by the same object id.
   'objects.property_value_history': { kind: 'distributed', column: 'object_id' },

@@ -6,6 +6,7 @@ import { SearchRowHistory1764917000000 } from '../../../apps/objects/src/databas
 import { CoveringGeoIndexes1765400000000 } from '../../../apps/objects/src/database/migrations/1765400000000-CoveringGeoIndexes';
 import { CurrentRowsInHistory1765500000000 } from '../../../apps/objects/src/database/migrations/1765500000000-CurrentRowsInHistory';
 import { StoredJsonOnly1765600000000 } from '../../../apps/objects/src/database/migrations/1765600000000-StoredJsonOnly';
+import { CurrentVersionOnce1765700000000 } from '../../../apps/objects/src/database/migrations/1765700000000-CurrentVersionOnce';
 import { instant, SIGHTED } from '../../support/instants';
 
 /**
@@ -690,7 +691,9 @@ describe('time travel: objects as of an instant', () => {
         await q.startTransaction();
         // Back to the layout before time travel: properties and links as columns (StoredJsonOnly's
         // down), current tables of their own (CurrentRowsInHistory's down rebuilds them from the
-        // open rows), no history. Then every migration since, again.
+        // open rows), every version in objects.object_version (CurrentVersionOnce's down), no
+        // history. Then every migration since, again.
+        await new CurrentVersionOnce1765700000000().down(q);
         await new StoredJsonOnly1765600000000().down(q);
         await new CurrentRowsInHistory1765500000000().down(q);
         await q.query('DROP TABLE objects.property_value_history');
@@ -701,6 +704,7 @@ describe('time travel: objects as of an instant', () => {
         await new CoveringGeoIndexes1765400000000().up(q);
         await new CurrentRowsInHistory1765500000000().up(q);
         await new StoredJsonOnly1765600000000().up(q);
+        await new CurrentVersionOnce1765700000000().up(q);
         await q.commitTransaction();
       } finally {
         await q.release();

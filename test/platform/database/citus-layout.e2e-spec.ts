@@ -27,7 +27,7 @@ describe('Citus layout of the migrated schemas', () => {
         .filter((tbl) => CITUS_PLAN[tbl]?.kind === 'distributed')
         .sort(),
     ).toEqual(
-      expect.arrayContaining(['objects.link_history', 'objects.object', 'objects.object_version', 'objects.property_value_history']),
+      expect.arrayContaining(['objects.closed_version', 'objects.link_history', 'objects.object', 'objects.property_value_history']),
     );
   });
 

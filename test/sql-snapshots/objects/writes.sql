@@ -23,8 +23,8 @@ ORDER BY o.environment_id, o.id
   FOR UPDATE OF o;
 
 -- objects
-SELECT v.environment_id, v.id, max(v.version) AS version, max(coalesce(v.valid_to, v.valid_from)) AS last_time
- FROM objects.object_version v
+SELECT v.environment_id, v.id, max(v.version) AS version, max(v.valid_to) AS last_time
+ FROM objects.closed_version v
  JOIN unnest($1::text[], $2::text[]) AS k(environment_id, id)
    ON v.environment_id = k.environment_id COLLATE "C" AND v.id = k.id COLLATE "C"
 GROUP BY v.environment_id, v.id;
@@ -53,16 +53,11 @@ SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id;
 
 -- objects
-WITH v AS (
-         INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, json)
-         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, x.json
-           FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[])) AS x(json)
-         RETURNING environment_id, id, version, valid_from, type)
 
-       INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
-       SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
-         FROM (SELECT valid_from, environment_id, id, type, version, false FROM v) AS r(at, environment_id, id, type, version, deleted);
+INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
+SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
+  FROM (SELECT x.valid_from, x.environment_id, x.id, x.type, x.version, false
+    FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz)) AS r(at, environment_id, id, type, version, deleted);
 
 -- objects
 COMMIT;
@@ -70,7 +65,7 @@ COMMIT;
 -- objects
 SELECT pg_current_wal_insert_lsn()::text AS lsn;
 
--- ===== putOntologyObject, unchanged content (sightings widen only): 9 statements
+-- ===== putOntologyObject, unchanged content (sightings widen only): 8 statements
 
 -- objects
 SELECT (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS version;
@@ -101,12 +96,6 @@ UPDATE objects.object o
          FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
 first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontology_version int)) AS x(json)
         WHERE o.environment_id = x.environment_id AND o.id = x.id;
-
--- objects
-UPDATE objects.object_version v SET first_sighting = x.first_sighting, last_sighting = x.last_sighting, json = x.json
-         FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[])) AS x(json)
-        WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.version;
 
 -- objects
 COMMIT;
@@ -139,6 +128,11 @@ ORDER BY o.environment_id, o.id
 SELECT objects.write_instant() AS now;
 
 -- objects
+INSERT INTO objects.closed_version (environment_id, id, version, valid_from, valid_to, type, first_sighting, last_sighting, tags, json)
+SELECT o.environment_id, o.id, o.version, o.valid_from, x.valid_to, o.type, o.first_sighting, o.last_sighting, o.tags, o.json FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", version int, valid_to timestamptz)
+          JOIN objects.object o ON o.environment_id = x.environment_id AND o.id = x.id AND o.version = x.version;
+
+-- objects
 UPDATE objects.object o
           SET type = x.type, version = x.version, valid_from = x.valid_from, first_sighting = x.first_sighting,
               last_sighting = x.last_sighting, tags = x.tags, values_ontology_version = x.values_ontology_version, json = x.json
@@ -165,21 +159,11 @@ SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.valu
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
 
 -- objects
-UPDATE objects.object_version v SET valid_to = x.valid_to
- FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", version int, valid_to timestamptz)
-WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.version;
 
--- objects
-WITH v AS (
-         INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, json)
-         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, x.json
-           FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[])) AS x(json)
-         RETURNING environment_id, id, version, valid_from, type)
-
-       INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
-       SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
-         FROM (SELECT valid_from, environment_id, id, type, version, false FROM v) AS r(at, environment_id, id, type, version, deleted);
+INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
+SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
+  FROM (SELECT x.valid_from, x.environment_id, x.id, x.type, x.version, false
+    FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz)) AS r(at, environment_id, id, type, version, deleted);
 
 -- objects
 COMMIT;
@@ -209,8 +193,8 @@ ORDER BY o.environment_id, o.id
   FOR UPDATE OF o;
 
 -- objects
-SELECT v.environment_id, v.id, max(v.version) AS version, max(coalesce(v.valid_to, v.valid_from)) AS last_time
- FROM objects.object_version v
+SELECT v.environment_id, v.id, max(v.version) AS version, max(v.valid_to) AS last_time
+ FROM objects.closed_version v
  JOIN unnest($1::text[], $2::text[]) AS k(environment_id, id)
    ON v.environment_id = k.environment_id COLLATE "C" AND v.id = k.id COLLATE "C"
 GROUP BY v.environment_id, v.id;
@@ -224,6 +208,11 @@ INSERT INTO objects.object (environment_id, id, type, version, valid_from, first
          FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
 first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontology_version int)) AS x(json)
         ORDER BY x.environment_id, x.id;
+
+-- objects
+INSERT INTO objects.closed_version (environment_id, id, version, valid_from, valid_to, type, first_sighting, last_sighting, tags, json)
+SELECT o.environment_id, o.id, o.version, o.valid_from, x.valid_to, o.type, o.first_sighting, o.last_sighting, o.tags, o.json FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", version int, valid_to timestamptz)
+          JOIN objects.object o ON o.environment_id = x.environment_id AND o.id = x.id AND o.version = x.version;
 
 -- objects
 UPDATE objects.object o
@@ -265,21 +254,11 @@ SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id;
 
 -- objects
-UPDATE objects.object_version v SET valid_to = x.valid_to
- FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", version int, valid_to timestamptz)
-WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.version;
 
--- objects
-WITH v AS (
-         INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, json)
-         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, x.json
-           FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[])) AS x(json)
-         RETURNING environment_id, id, version, valid_from, type)
-
-       INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
-       SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
-         FROM (SELECT valid_from, environment_id, id, type, version, false FROM v) AS r(at, environment_id, id, type, version, deleted);
+INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
+SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
+  FROM (SELECT x.valid_from, x.environment_id, x.id, x.type, x.version, false
+    FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz)) AS r(at, environment_id, id, type, version, deleted);
 
 -- objects
 COMMIT;
@@ -312,6 +291,11 @@ ORDER BY o.environment_id, o.id
 SELECT objects.write_instant() AS now;
 
 -- objects
+INSERT INTO objects.closed_version (environment_id, id, version, valid_from, valid_to, type, first_sighting, last_sighting, tags, json)
+SELECT o.environment_id, o.id, o.version, o.valid_from, x.valid_to, o.type, o.first_sighting, o.last_sighting, o.tags, o.json FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", version int, valid_to timestamptz)
+          JOIN objects.object o ON o.environment_id = x.environment_id AND o.id = x.id AND o.version = x.version;
+
+-- objects
 UPDATE objects.object o
           SET type = x.type, version = x.version, valid_from = x.valid_from, first_sighting = x.first_sighting,
               last_sighting = x.last_sighting, tags = x.tags, values_ontology_version = x.values_ontology_version, json = x.json
@@ -338,21 +322,11 @@ SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.valu
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
 
 -- objects
-UPDATE objects.object_version v SET valid_to = x.valid_to
- FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", version int, valid_to timestamptz)
-WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.version;
 
--- objects
-WITH v AS (
-         INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, json)
-         SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, x.json
-           FROM ROWS FROM (unnest(string_to_array($2::text, chr(10))), jsonb_to_recordset($1::jsonb) AS (environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-first_sighting timestamptz, last_sighting timestamptz, tags text[])) AS x(json)
-         RETURNING environment_id, id, version, valid_from, type)
-
-       INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
-       SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
-         FROM (SELECT valid_from, environment_id, id, type, version, false FROM v) AS r(at, environment_id, id, type, version, deleted);
+INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
+SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
+  FROM (SELECT x.valid_from, x.environment_id, x.id, x.type, x.version, false
+    FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz)) AS r(at, environment_id, id, type, version, deleted);
 
 -- objects
 COMMIT;
@@ -360,7 +334,7 @@ COMMIT;
 -- objects
 SELECT pg_current_wal_insert_lsn()::text AS lsn;
 
--- ===== deleteOntologyObject: 10 statements
+-- ===== deleteOntologyObject: 9 statements
 
 -- objects
 START TRANSACTION;
@@ -375,25 +349,21 @@ SELECT version FROM objects.object WHERE environment_id = $1 AND id = $2 FOR UPD
 SELECT objects.write_instant() AS now;
 
 -- objects
-WITH v AS (
-    UPDATE objects.object_version
-       SET valid_to = greatest($4::timestamptz, valid_from + interval '1 millisecond')
-     WHERE environment_id = $1 AND id = $2 AND version = $3
- RETURNING environment_id, id, version, type, valid_to)
+WITH o AS (DELETE FROM objects.object WHERE environment_id = $1 AND id = $2 AND version = $3 RETURNING *),
+        v AS (INSERT INTO objects.closed_version (environment_id, id, version, valid_from, valid_to, type, first_sighting, last_sighting, tags, json)
+SELECT o.environment_id, o.id, o.version, o.valid_from, greatest($4::timestamptz, o.valid_from + interval '1 millisecond'), o.type, o.first_sighting, o.last_sighting, o.tags, o.json FROM o
+              RETURNING environment_id, id, version, type, valid_to)
 
-INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
-SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
-  FROM (SELECT valid_to, environment_id, id, type, version, true FROM v) AS r(at, environment_id, id, type, version, deleted)
-RETURNING at AS valid_to;
+      INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
+      SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
+        FROM (SELECT valid_to, environment_id, id, type, version, true FROM v) AS r(at, environment_id, id, type, version, deleted)
+      RETURNING at AS valid_to;
 
 -- objects
 UPDATE objects.property_value_history SET valid_to = $3 WHERE environment_id = $1 AND object_id = $2 AND valid_to = 'infinity';
 
 -- objects
 UPDATE objects.link_history SET valid_to = $3 WHERE environment_id = $1 AND source_id = $2 AND valid_to = 'infinity';
-
--- objects
-DELETE FROM objects.object WHERE environment_id = $1 AND id = $2;
 
 -- objects
 COMMIT;

@@ -33,6 +33,16 @@ const RECORD_CHANGES = (rows: string, select: string) => `
            FROM (${rows}) AS r(at, environment_id, id, type, version, deleted)
          ${select}`;
 
+/**
+ * Ends the versions whose current rows (objects.object rows, as `o`) `from` yields, at `validTo`:
+ * each is copied to objects.closed_version, which holds the versions that have ended; the current
+ * one is stored only in objects.object (the view objects.object_version shows both;
+ * CurrentVersionOnce migration).
+ */
+const END_VERSIONS = (validTo: string, from: string) =>
+  `INSERT INTO objects.closed_version (environment_id, id, version, valid_from, valid_to, type, first_sighting, last_sighting, tags, json)
+   SELECT o.environment_id, o.id, o.version, o.valid_from, ${validTo}, o.type, o.first_sighting, o.last_sighting, o.tags, o.json FROM ${from}`;
+
 const VALUE_COLUMNS = `environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo`;
 
 /**
@@ -136,15 +146,14 @@ export class ObjectWritesRepository {
         if (expectedVersion !== undefined && expectedVersion !== rows[0].version) {
           throw new VersionConflict({ objectId: id, environmentId, expectedVersion, actualVersion: rows[0].version });
         }
-        // object_version PK; valid_to stays strictly after valid_from. The delete is a change of
-        // the feed at that instant (docs/api.md §12).
+        // The current version leaves objects.object and ends as a row of objects.closed_version
+        // (primary keys); valid_to stays strictly after valid_from. The delete is a change of the
+        // feed at that instant (docs/api.md §12).
         const [{ now }]: { now: Date }[] = await m.rows(WRITE_INSTANT);
         const [{ valid_to }]: { valid_to: Date }[] = await m.rows(
-          `WITH v AS (
-             UPDATE objects.object_version
-                SET valid_to = greatest($4::timestamptz, valid_from + interval '${MS} millisecond')
-              WHERE environment_id = $1 AND id = $2 AND version = $3
-          RETURNING environment_id, id, version, type, valid_to)
+          `WITH o AS (DELETE FROM objects.object WHERE environment_id = $1 AND id = $2 AND version = $3 RETURNING *),
+           v AS (${END_VERSIONS(`greatest($4::timestamptz, o.valid_from + interval '${MS} millisecond')`, 'o')}
+                 RETURNING environment_id, id, version, type, valid_to)
            ${RECORD_CHANGES('SELECT valid_to, environment_id, id, type, version, true FROM v', 'RETURNING at AS valid_to')}`,
           [environmentId, id, rows[0].version, now],
         );
@@ -157,7 +166,6 @@ export class ObjectWritesRepository {
           `UPDATE objects.link_history SET valid_to = $3 WHERE environment_id = $1 AND source_id = $2 AND valid_to = 'infinity'`,
           [environmentId, id, valid_to],
         );
-        await m.rows(`DELETE FROM objects.object WHERE environment_id = $1 AND id = $2`, [environmentId, id]);
       }),
     );
     this.changes.committed();
@@ -195,13 +203,13 @@ export class ObjectWritesRepository {
     );
 
     // For objects with no current row: the highest version ever (deleted objects continue
-    // their numbering) and when it ended. object_version PK range per key.
+    // their numbering) and when it ended; all their versions have ended. closed_version PK range per key.
     const missing = withoutCurrentRow(objects, current);
     let past: PastRow[] = [];
     if (missing.length) {
       past = await m.rows(
-        `SELECT v.environment_id, v.id, max(v.version) AS version, max(coalesce(v.valid_to, v.valid_from)) AS last_time
-           FROM objects.object_version v
+        `SELECT v.environment_id, v.id, max(v.version) AS version, max(v.valid_to) AS last_time
+           FROM objects.closed_version v
            JOIN unnest($1::text[], $2::text[]) AS k(environment_id, id)
              ON v.environment_id = k.environment_id COLLATE "C" AND v.id = k.id COLLATE "C"
           GROUP BY v.environment_id, v.id`,
@@ -221,19 +229,9 @@ export class ObjectWritesRepository {
 
   /** Runs the statements of a plan: one per table and kind of change, each skipped when it has no rows. */
   private async execute(m: SqlTransaction, plan: WritePlan): Promise<void> {
-    const {
-      insertObjects,
-      updateObjects,
-      staleValues,
-      staleLinks,
-      createdValues,
-      rewrittenValues,
-      newLinks,
-      closeVersions,
-      widenVersions,
-      newVersions,
-    } = plan;
-    // A new version's row goes to objects.object and objects.object_version alike: each row is
+    const { insertObjects, updateObjects, staleValues, staleLinks, createdValues, rewrittenValues, newLinks, closeVersions, newVersions } =
+      plan;
+    // A new version's row goes to objects.object, and its key to the change feed: each row is
     // serialised once and its JSON reused by both statements.
     const rowJson = new Map<object, string>();
     const jsonRows = (rows: ObjectRow[]): [string, string] => [
@@ -258,8 +256,19 @@ export class ObjectWritesRepository {
         jsonRows(insertObjects),
       );
     }
+    if (closeVersions.length) {
+      // The current versions of changed objects end before their rows are rewritten (objects.object PK).
+      await m.rows(
+        END_VERSIONS(
+          'x.valid_to',
+          `jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", version int, valid_to timestamptz)
+             JOIN objects.object o ON o.environment_id = x.environment_id AND o.id = x.id AND o.version = x.version`,
+        ),
+        [JSON.stringify(closeVersions)],
+      );
+    }
     if (updateObjects.length) {
-      // PK of objects.object.
+      // PK of objects.object: a new version, or sightings that widen in place on the current one.
       await m.rows(
         `UPDATE objects.object o
             SET type = x.type, version = x.version, valid_from = x.valid_from, first_sighting = x.first_sighting,
@@ -317,35 +326,16 @@ export class ObjectWritesRepository {
         newLinks,
       );
     }
-    if (closeVersions.length) {
-      // object_version PK.
-      await m.rows(
-        `UPDATE objects.object_version v SET valid_to = x.valid_to
-           FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", version int, valid_to timestamptz)
-          WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.version`,
-        [JSON.stringify(closeVersions)],
-      );
-    }
-    if (widenVersions.length) {
-      // object_version PK: sightings widen in place on the current version.
-      await m.rows(
-        `UPDATE objects.object_version v SET first_sighting = x.first_sighting, last_sighting = x.last_sighting, json = x.json
-           FROM ${rowsWithJson(VERSION_COLUMNS)}
-          WHERE v.environment_id = x.environment_id AND v.id = x.id AND v.version = x.version`,
-        jsonRows(widenVersions),
-      );
-    }
     if (newVersions.length) {
-      // Each new version is a change of the feed (docs/api.md §12), in the same statement, and
-      // listeners are told once the transaction commits.
+      // Each new version is a change of the feed (docs/api.md §12), and listeners are told once
+      // the transaction commits. The version itself is its objects.object row, written above.
       await m.rows(
-        `WITH v AS (
-           INSERT INTO objects.object_version (environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, json)
-           SELECT environment_id, id, version, valid_from, type, first_sighting, last_sighting, tags, x.json
-             FROM ${rowsWithJson(VERSION_COLUMNS)}
-           RETURNING environment_id, id, version, valid_from, type)
-         ${RECORD_CHANGES('SELECT valid_from, environment_id, id, type, version, false FROM v', '')}`,
-        jsonRows(newVersions),
+        RECORD_CHANGES(
+          `SELECT x.valid_from, x.environment_id, x.id, x.type, x.version, false
+             FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz)`,
+          '',
+        ),
+        [jsonRows(newVersions)[0]],
       );
     }
   }

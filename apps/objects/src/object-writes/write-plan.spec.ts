@@ -60,7 +60,6 @@ function counts(pl: WritePlan) {
     updateObjects: pl.updateObjects.length,
     newVersions: pl.newVersions.length,
     closeVersions: pl.closeVersions.length,
-    widenVersions: pl.widenVersions.length,
     staleValues: pl.staleValues[0].length,
     staleLinks: pl.staleLinks[0].length,
     createdValues: pl.createdValues.length,
@@ -198,10 +197,10 @@ describe('planWrite: sighting widening only', () => {
     const o = object('p-1');
     const cur = stored(o, { values_ontology_version: 5 });
     const pl = plan({ objects: [o], current: [cur] });
-    expect(counts(pl)).toEqual({ ...NOTHING, updateObjects: 1, widenVersions: 1 });
-    expect(pl.updateObjects[0]).toBe(pl.widenVersions[0]);
+    // Only the object's row is rewritten: no new version, none ended.
+    expect(counts(pl)).toEqual({ ...NOTHING, updateObjects: 1 });
     // Same version, same start, same value rows' ontology version: only the sightings move.
-    expect(pl.widenVersions[0]).toMatchObject({
+    expect(pl.updateObjects[0]).toMatchObject({
       version: 3,
       valid_from: cur.valid_from.toISOString(),
       first_sighting: cur.first_sighting.toISOString(),
@@ -217,7 +216,7 @@ describe('planWrite: sighting widening only', () => {
     const first = at('2026-01-01T00:00:00.000Z');
     const pl = plan({ objects: [{ ...o, sightings: { first, last: at('2026-04-10T00:00:00.000Z') } }], current: [cur] });
     expect(pl.outcomes[0]).toMatchObject({ firstSighting: first, lastSighting: cur.last_sighting });
-    expect(JSON.parse(pl.widenVersions[0][RESPONSE_JSON]).metadata).toEqual({
+    expect(JSON.parse(pl.updateObjects[0][RESPONSE_JSON]).metadata).toEqual({
       firstSighting: first.toISOString(),
       lastSighting: cur.last_sighting.toISOString(),
     });
@@ -317,7 +316,6 @@ describe('planWrite: a batch', () => {
     expect(pl.updateObjects.map((r) => r.id)).toEqual(['c', 'w']);
     expect(pl.newVersions.map((r) => r.id)).toEqual(['n', 'c', 'r', 'x']);
     expect(pl.closeVersions.map((r) => r.id)).toEqual(['c']);
-    expect(pl.widenVersions.map((r) => r.id)).toEqual(['w']);
     expect(values(pl.createdValues)).toEqual(['n.name@0=Ada', 'r.name@0=Ada', 'x.name@0=Ada']);
     expect(values(pl.rewrittenValues)).toEqual(['c.name@0=Grace']);
     expect(keys(pl.newLinks)).toEqual(['n.knows:c']);

@@ -75,7 +75,7 @@ export interface Conflict {
 /** The response JSON of a row, kept out of the row's own JSON (JSON.stringify skips symbol keys). */
 export const RESPONSE_JSON = Symbol('response JSON');
 
-/** A row for objects.object and objects.object_version, with the response JSON it stores. */
+/** A row of objects.object (an object's current version), with the response JSON it stores. */
 export interface ObjectRow {
   values_ontology_version: number;
   environment_id: string;
@@ -91,7 +91,7 @@ export interface ObjectRow {
   [RESPONSE_JSON]: string;
 }
 
-/** An object_version row to close (valid_to ends it). */
+/** A current version that ends (valid_to) as a new one replaces it. */
 export interface CloseVersion {
   environment_id: string;
   id: string;
@@ -153,14 +153,12 @@ export interface WritePlan {
   outcomes: WriteOutcome[];
   /** New objects.object rows (objects that do not exist now). */
   insertObjects: ObjectRow[];
-  /** objects.object rows rewritten: a new version, or the same version with wider sightings. */
+  /** objects.object rows rewritten: a new version, or the current version with wider sightings (in place). */
   updateObjects: ObjectRow[];
-  /** New objects.object_version rows (created or changed objects). */
+  /** New versions (created or changed objects): their rows are in insertObjects or updateObjects; each is a change of the feed. */
   newVersions: ObjectRow[];
-  /** Current versions of changed objects that end at their new version's valid_from. */
+  /** Current versions of changed objects that end at their new version's valid_from (copied to objects.closed_version). */
   closeVersions: CloseVersion[];
-  /** Current versions of unchanged objects whose sightings widen in place. */
-  widenVersions: ObjectRow[];
   /** Value rows of changed objects that end (their ordinal now holds another property, or is gone). */
   staleValues: ValueKeyRows;
   /** Link rows of changed objects that end. */
@@ -224,7 +222,6 @@ export function planWrite(input: WritePlanInput): WritePlan {
     updateObjects: [],
     newVersions: [],
     closeVersions: [],
-    widenVersions: [],
     staleValues: [[], [], [], []],
     staleLinks: [[], [], [], []],
     createdValues: new ValueRows(),
@@ -287,7 +284,6 @@ export function planWrite(input: WritePlanInput): WritePlan {
       if (first.getTime() !== cur.first_sighting.getTime() || last.getTime() !== cur.last_sighting.getTime()) {
         const row = objectRow(same, cur.version, cur.valid_from, first, last, cur.values_ontology_version);
         plan.updateObjects.push(row);
-        plan.widenVersions.push(row);
       }
       plan.outcomes.push({
         object: same,

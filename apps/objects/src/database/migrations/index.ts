@@ -14,6 +14,7 @@ import { CoveringGeoIndexes1765400000000 } from './1765400000000-CoveringGeoInde
 import { FullPagesForHistoryRows1765420000000 } from './1765420000000-FullPagesForHistoryRows';
 import { CurrentRowsInHistory1765500000000 } from './1765500000000-CurrentRowsInHistory';
 import { StoredJsonOnly1765600000000 } from './1765600000000-StoredJsonOnly';
+import { CurrentVersionOnce1765700000000 } from './1765700000000-CurrentVersionOnce';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
 export const OBJECTS_MIGRATIONS = [
@@ -33,4 +34,5 @@ export const OBJECTS_MIGRATIONS = [
   FullPagesForHistoryRows1765420000000,
   CurrentRowsInHistory1765500000000,
   StoredJsonOnly1765600000000,
+  CurrentVersionOnce1765700000000,
 ];
