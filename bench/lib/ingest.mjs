@@ -154,7 +154,7 @@ export async function ingestScenario({ objectsUrl, databaseUrl, n, count, object
     );
     const counts = Object.fromEntries(rows.map((r) => [r.environment_id, r.n]));
     if (counts['bench-ingest'] !== counts['bench-copy']) throw new Error(`ingest and COPY stored different rows: ${JSON.stringify(counts)}`);
-    return { product, floor, copiedHistoryRows: oneTable };
+    return { product, floor, copiedHistoryRows: oneTable, copiedVersionRows: versionRows };
   } finally {
     await cleanup();
     await pool.end();
