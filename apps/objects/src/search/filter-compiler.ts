@@ -150,8 +150,9 @@ export const SEARCH_INDEX_DDL: string[] = [
   `CREATE INDEX IF NOT EXISTS link_history_link_target_idx ON objects.link_history (link_id, target_id)`,
   // tag (&& and @>), objectType, sightings.
   `CREATE INDEX IF NOT EXISTS object_tags_idx ON objects.object USING gin (tags)`,
-  // objectType as an index-only scan of the keys (ObjectTypeKeyIndex migration).
-  `CREATE INDEX IF NOT EXISTS object_type_key_idx ON objects.object (type, environment_id, id)`,
+  // objectType as an index-only scan of the keys (ObjectTypeKeyIndex migration), with the start
+  // of the current version's validity for an instant of the past (CurrentVersionOnce migration).
+  `CREATE INDEX IF NOT EXISTS object_type_key_idx ON objects.object (type, environment_id, id) INCLUDE (valid_from)`,
   `CREATE INDEX IF NOT EXISTS object_first_sighting_idx ON objects.object (first_sighting)`,
   `CREATE INDEX IF NOT EXISTS object_last_sighting_idx ON objects.object (last_sighting)`,
 ];
