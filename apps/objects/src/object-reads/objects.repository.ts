@@ -35,7 +35,7 @@ export const OBJECT_READ_SQL = {
           AND ($4::text[] IS NULL OR o.environment_id = ANY($4::text[]))
         ORDER BY r.ord, o.environment_id
         LIMIT $5`,
-  /** loadOntologyObject as of $4 (docs/api.md §10): object_version_id_idx (id, environment_id, valid_from), validity checked on the row. */
+  /** loadOntologyObject as of $4 (docs/api.md §10): closed_version_id_idx (id, environment_id, valid_from) and object_id_idx, validity checked on the row. */
   findByIdAsOf: `SELECT v.environment_id AS env, v.json
          FROM objects.object_version v
         WHERE v.id = $1::text COLLATE "C"
@@ -44,7 +44,7 @@ export const OBJECT_READ_SQL = {
           AND v.valid_from <= $4::timestamptz AND (v.valid_to IS NULL OR v.valid_to > $4::timestamptz)
         ORDER BY v.environment_id
         LIMIT 100`,
-  /** bulkLoadOntologyObjects as of $6: the versions valid then, by object_version_id_idx. */
+  /** bulkLoadOntologyObjects as of $6: the versions valid then, by closed_version_id_idx and object_id_idx. */
   bulkAsOf: `SELECT r.ord, v.environment_id AS env, v.json
          FROM unnest($1::text[]) WITH ORDINALITY AS r(id, ord)
          JOIN objects.object_version v ON v.id = r.id COLLATE "C"
@@ -55,7 +55,7 @@ export const OBJECT_READ_SQL = {
         LIMIT $5`,
   /** The instant a snapshot walk reads at (SNAPSHOT_INSTANT_SQL). */
   snapshotInstant: SNAPSHOT_INSTANT_SQL,
-  /** getObjectHistory: a range scan of object_version_valid_from_idx from the version current at $3 up to $4. */
+  /** getObjectHistory: from the version current at $3 up to $4, ranges of closed_version_id_idx (id, environment_id, valid_from) and the object's row. */
   history: `SELECT v.version, ${objectWithVersionJsonSql('v')} AS json
          FROM objects.object_version v
         WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C"
@@ -67,10 +67,10 @@ export const OBJECT_READ_SQL = {
           AND v.version > $5
         ORDER BY v.valid_from
         LIMIT $6`,
-  /** Whether any version of ($1, $2) was ever written: object_version primary key. */
+  /** Whether any version of ($1, $2) was ever written: the primary keys of closed_version and object. */
   everExisted: `SELECT EXISTS (SELECT 1 FROM objects.object_version WHERE environment_id = $1::text COLLATE "C" AND id = $2::text COLLATE "C") AS known`,
   /**
-   * getObjectAtVersion by number (object_version primary key): the version's number, stored
+   * getObjectAtVersion by number (the primary keys of closed_version and object): the version's number, stored
    * object JSON and validity in epoch milliseconds (truncated, as the API's datetimes are), which
    * renderObjectVersion writes out; no row when there is no such version.
    */
@@ -78,8 +78,8 @@ export const OBJECT_READ_SQL = {
          FROM objects.object_version v
         WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C" AND v.version = $3::bigint`,
   /**
-   * getObjectAtVersion at a time: the version with valid_from <= T < valid_to (object_version_id_idx
-   * backward from T, LIMIT 1); no row when none was valid then.
+   * getObjectAtVersion at a time: the version with valid_from <= T < valid_to (closed_version_id_idx
+   * backward from T, and the object's row; LIMIT 1); no row when none was valid then.
    */
   atTimestamp: `SELECT ${OBJECT_VERSION_COLUMNS}
          FROM objects.object_version v
