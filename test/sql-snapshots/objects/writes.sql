@@ -54,10 +54,11 @@ SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
 
 -- objects
 
-INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
-SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
-  FROM (SELECT x.valid_from, x.environment_id, x.id, x.type, x.version, false
-    FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz)) AS r(at, environment_id, id, type, version, deleted);
+       INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
+       SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
+         FROM (SELECT x.valid_from, x.environment_id, x.id, x.type, x.version, false
+           FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
+first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontology_version int)) AS r(at, environment_id, id, type, version, deleted);
 
 -- objects
 COMMIT;
@@ -160,10 +161,11 @@ SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.valu
 
 -- objects
 
-INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
-SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
-  FROM (SELECT x.valid_from, x.environment_id, x.id, x.type, x.version, false
-    FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz)) AS r(at, environment_id, id, type, version, deleted);
+       INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
+       SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
+         FROM (SELECT x.valid_from, x.environment_id, x.id, x.type, x.version, false
+           FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
+first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontology_version int)) AS r(at, environment_id, id, type, version, deleted);
 
 -- objects
 COMMIT;
@@ -255,10 +257,11 @@ SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
 
 -- objects
 
-INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
-SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
-  FROM (SELECT x.valid_from, x.environment_id, x.id, x.type, x.version, false
-    FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz)) AS r(at, environment_id, id, type, version, deleted);
+       INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
+       SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
+         FROM (SELECT x.valid_from, x.environment_id, x.id, x.type, x.version, false
+           FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
+first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontology_version int)) AS r(at, environment_id, id, type, version, deleted);
 
 -- objects
 COMMIT;
@@ -323,10 +326,11 @@ SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.valu
 
 -- objects
 
-INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
-SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
-  FROM (SELECT x.valid_from, x.environment_id, x.id, x.type, x.version, false
-    FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz)) AS r(at, environment_id, id, type, version, deleted);
+       INSERT INTO objects.change (at, txid, ord, environment_id, id, type, version, deleted)
+       SELECT r.at, pg_current_xact_id()::text::bigint, row_number() OVER (ORDER BY r.environment_id, r.id), r.environment_id, r.id, r.type, r.version, r.deleted
+         FROM (SELECT x.valid_from, x.environment_id, x.id, x.type, x.version, false
+           FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
+first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontology_version int)) AS r(at, environment_id, id, type, version, deleted);
 
 -- objects
 COMMIT;

@@ -92,11 +92,10 @@ const CLOSE_VALUES = `UPDATE objects.property_value_history h SET valid_to = o.v
    WHERE h.environment_id = w.environment_id AND h.object_id = w.object_id AND h.property_id = w.property_id AND h.ordinal = w.ordinal
      AND h.valid_to = 'infinity'`;
 
-// Row shapes handed to PostgreSQL as one jsonb parameter each (jsonb_to_recordset), so a batch
-// of any size is a fixed number of statements.
-const VERSION_COLUMNS = `environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
-  first_sighting timestamptz, last_sighting timestamptz, tags text[]`;
-const OBJECT_COLUMNS = `${VERSION_COLUMNS}, values_ontology_version int`;
+// The shape of object rows handed to PostgreSQL as one jsonb parameter (jsonb_to_recordset), so
+// a batch of any size is a fixed number of statements.
+const OBJECT_COLUMNS = `environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz,
+  first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontology_version int`;
 
 /**
  * The fields of an ObjectRow the statements read, the names of OBJECT_COLUMNS: its properties and
@@ -332,7 +331,7 @@ export class ObjectWritesRepository {
       await m.rows(
         RECORD_CHANGES(
           `SELECT x.valid_from, x.environment_id, x.id, x.type, x.version, false
-             FROM jsonb_to_recordset($1::jsonb) AS x(environment_id text COLLATE "C", id text COLLATE "C", type text, version int, valid_from timestamptz)`,
+             FROM jsonb_to_recordset($1::jsonb) AS x(${OBJECT_COLUMNS})`,
           '',
         ),
         [jsonRows(newVersions)[0]],

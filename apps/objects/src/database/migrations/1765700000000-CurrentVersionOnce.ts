@@ -3,6 +3,28 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /** The columns of a version row, in the order objects.object_version had them (and its view has). */
 const VERSION_COLUMNS = `environment_id, id, version, valid_from, valid_to, type, first_sighting, last_sighting, tags, json`;
 
+/** Each object's row as its current version (valid_to NULL), in VERSION_COLUMNS. */
+const CURRENT_VERSION_ROWS = `SELECT environment_id, id, version, valid_from, NULL::timestamptz AS valid_to, type, first_sighting, last_sighting, tags, json FROM objects.object`;
+
+/**
+ * A table of version rows: objects.closed_version (every version has ended: `valid_to` required)
+ * or objects.object_version as it was before this migration (`valid_to` NULL for the current one;
+ * fill factor 90, ValuesOntologyVersion migration).
+ */
+const versionTableDdl = (table: string, ended: boolean) => `CREATE TABLE objects.${table} (
+      environment_id text COLLATE "C" NOT NULL,
+      id text COLLATE "C" NOT NULL,
+      version int NOT NULL,
+      valid_from timestamptz NOT NULL,
+      valid_to timestamptz${ended ? ' NOT NULL' : ''},
+      type text COLLATE "C" NOT NULL,
+      first_sighting timestamptz NOT NULL,
+      last_sighting timestamptz NOT NULL,
+      tags text[] COLLATE "C" NOT NULL DEFAULT '{}',
+      json text NOT NULL,
+      PRIMARY KEY (environment_id, id, version),
+      CHECK (${ended ? 'valid_to > valid_from' : 'valid_to IS NULL OR valid_to > valid_from'}))${ended ? '' : ' WITH (fillfactor = 90)'}`;
+
 /**
  * The indexes of objects.closed_version, on the ended versions alone: those object_version had,
  * but two. The unique (environment_id, id, valid_from) is the id index made unique (the same
@@ -63,27 +85,15 @@ const VERSION_INDEX_DDL: string[] = [
  *
  * On a loaded database it copies only the ended versions (about one row in four there), drops
  * the table and rebuilds two indexes of objects.object: seconds at 1M objects, not a rewrite of
- * the objects. Closed versions are never written
- * again, so closed_version keeps PostgreSQL's default fill factor (object_version had 90).
+ * the objects. Closed versions are never written again, so closed_version keeps PostgreSQL's
+ * default fill factor (object_version had 90).
  */
 export class CurrentVersionOnce1765700000000 implements MigrationInterface {
   name = 'CurrentVersionOnce1765700000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`SET LOCAL statement_timeout = 0`);
-    await q.query(`CREATE TABLE objects.closed_version (
-      environment_id text COLLATE "C" NOT NULL,
-      id text COLLATE "C" NOT NULL,
-      version int NOT NULL,
-      valid_from timestamptz NOT NULL,
-      valid_to timestamptz NOT NULL,
-      type text COLLATE "C" NOT NULL,
-      first_sighting timestamptz NOT NULL,
-      last_sighting timestamptz NOT NULL,
-      tags text[] COLLATE "C" NOT NULL DEFAULT '{}',
-      json text NOT NULL,
-      PRIMARY KEY (environment_id, id, version),
-      CHECK (valid_to > valid_from))`);
+    await q.query(versionTableDdl('closed_version', true));
     await q.query(
       `INSERT INTO objects.closed_version (${VERSION_COLUMNS})
        SELECT ${VERSION_COLUMNS} FROM objects.object_version WHERE valid_to IS NOT NULL ORDER BY environment_id, id, version`,
@@ -106,7 +116,7 @@ export class CurrentVersionOnce1765700000000 implements MigrationInterface {
     await q.query(`CREATE VIEW objects.object_version AS
       SELECT ${VERSION_COLUMNS} FROM objects.closed_version
       UNION ALL
-      SELECT environment_id, id, version, valid_from, NULL::timestamptz AS valid_to, type, first_sighting, last_sighting, tags, json FROM objects.object`);
+      ${CURRENT_VERSION_ROWS}`);
     for (const ddl of CLOSED_VERSION_INDEX_DDL) await q.query(ddl);
     await q.query(`DROP INDEX IF EXISTS objects.object_id_idx`);
     await q.query(`DROP INDEX IF EXISTS objects.object_type_key_idx`);
@@ -116,24 +126,12 @@ export class CurrentVersionOnce1765700000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(`SET LOCAL statement_timeout = 0`);
     await q.query(`DROP VIEW objects.object_version`);
-    await q.query(`CREATE TABLE objects.object_version (
-      environment_id text COLLATE "C" NOT NULL,
-      id text COLLATE "C" NOT NULL,
-      version int NOT NULL,
-      valid_from timestamptz NOT NULL,
-      valid_to timestamptz,
-      type text COLLATE "C" NOT NULL,
-      first_sighting timestamptz NOT NULL,
-      last_sighting timestamptz NOT NULL,
-      tags text[] COLLATE "C" NOT NULL DEFAULT '{}',
-      json text NOT NULL,
-      PRIMARY KEY (environment_id, id, version),
-      CHECK (valid_to IS NULL OR valid_to > valid_from)) WITH (fillfactor = 90)`);
+    await q.query(versionTableDdl('object_version', false));
     await q.query(
       `INSERT INTO objects.object_version (${VERSION_COLUMNS})
        SELECT ${VERSION_COLUMNS} FROM objects.closed_version
        UNION ALL
-       SELECT environment_id, id, version, valid_from, NULL, type, first_sighting, last_sighting, tags, json FROM objects.object
+       ${CURRENT_VERSION_ROWS}
        ORDER BY 1, 2, 3`,
     );
     await q.query(`DROP TABLE objects.closed_version`);
