@@ -7,6 +7,7 @@ import { CoveringGeoIndexes1765400000000 } from '../../../apps/objects/src/datab
 import { CurrentRowsInHistory1765500000000 } from '../../../apps/objects/src/database/migrations/1765500000000-CurrentRowsInHistory';
 import { StoredJsonOnly1765600000000 } from '../../../apps/objects/src/database/migrations/1765600000000-StoredJsonOnly';
 import { CurrentVersionOnce1765700000000 } from '../../../apps/objects/src/database/migrations/1765700000000-CurrentVersionOnce';
+import { ClosedVersionTypeIndex1765800000000 } from '../../../apps/objects/src/database/migrations/1765800000000-ClosedVersionTypeIndex';
 import { instant, SIGHTED } from '../../support/instants';
 
 /**
@@ -693,6 +694,7 @@ describe('time travel: objects as of an instant', () => {
         // down), current tables of their own (CurrentRowsInHistory's down rebuilds them from the
         // open rows), every version in objects.object_version (CurrentVersionOnce's down), no
         // history. Then every migration since, again.
+        await new ClosedVersionTypeIndex1765800000000().down(q);
         await new CurrentVersionOnce1765700000000().down(q);
         await new StoredJsonOnly1765600000000().down(q);
         await new CurrentRowsInHistory1765500000000().down(q);
@@ -705,6 +707,7 @@ describe('time travel: objects as of an instant', () => {
         await new CurrentRowsInHistory1765500000000().up(q);
         await new StoredJsonOnly1765600000000().up(q);
         await new CurrentVersionOnce1765700000000().up(q);
+        await new ClosedVersionTypeIndex1765800000000().up(q);
         await q.commitTransaction();
       } finally {
         await q.release();

@@ -235,3 +235,52 @@ describe('an exact bucket on a string property reads the string key index alone 
     );
   });
 });
+
+/** Objects of the as-of objectType plan test: many persons and a few robots, each with two ended versions. */
+const PERSONS = 20_000;
+const ROBOTS = 40;
+
+describe('an objectType filter as of an instant reads the ended versions of that type alone (EXPLAIN)', () => {
+  let t: TestObjectsApp;
+  let ontology: OntologyIndex;
+  const instant = new Date('2026-02-15T00:00:00Z');
+
+  beforeAll(async () => {
+    t = await startObjectsApp();
+    const types = {
+      objectTypes: [...ONTOLOGY.objectTypes, { id: 'robot', properties: [{ id: 'name', type: 'string' }] }],
+      linkTypes: ONTOLOGY.linkTypes,
+    };
+    ontology = new OntologyIndex((await t.http().put('/ontology').send(types).expect(200)).body);
+    // Versions 1 and 2 ended (valid from January and February 1), version 3 is the object's row (from March 1).
+    const objects = `SELECT 'env-' || (g % 4) AS env, CASE WHEN g <= ${ROBOTS} THEN 'r-' || g ELSE 'p-' || g END AS id,
+                            CASE WHEN g <= ${ROBOTS} THEN 'robot' ELSE 'person' END AS type
+                       FROM generate_series(1, ${PERSONS + ROBOTS}) g`;
+    await t.db.query(
+      `INSERT INTO objects.closed_version (environment_id, id, version, valid_from, valid_to, type, first_sighting, last_sighting, tags, json)
+       SELECT o.env, o.id, v, timestamptz '2025-12-01' + v * interval '1 month', timestamptz '2025-12-01' + (v + 1) * interval '1 month',
+              o.type, '2026-01-01', '2026-01-01', '{}', '{}'
+         FROM (${objects}) o CROSS JOIN generate_series(1, 2) v`,
+    );
+    await t.db.query(
+      `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, json)
+       SELECT o.env, o.id, o.type, 3, '2026-03-01', '2026-01-01', '2026-01-01', '{}', '{}' FROM (${objects}) o`,
+    );
+    await vacuumAnalyze(t.db, ['objects.object', 'objects.closed_version']);
+  });
+  afterAll(() => t?.close());
+
+  it('reads closed_version by its type index (no read of every ended version) and finds the robots valid then', async () => {
+    const filter = validateFilter(filterOf('objectType', { types: ['robot'] }), ontology);
+    const { sql, params } = buildSearchSql(filter, ontology, { visible: null, limit: 1001, loadLinks: false, asOf: instant });
+    const [{ 'QUERY PLAN': plan }] = (await t.db.query(`EXPLAIN (FORMAT JSON) ${sql}`, params)).rows;
+    const summary = planNodes(plan[0].Plan).map(describeNode);
+    const versionReads = summary.filter((s) => s.includes('on closed_version'));
+    expect({ versionReads, plan: summary }).toEqual({
+      versionReads: ['Index Only Scan on closed_version using closed_version_type_key_idx'],
+      plan: summary,
+    });
+    const { rows } = await t.db.query(sql, params);
+    expect(rows.map((r: { id: string }) => r.id).sort()).toEqual(Array.from({ length: ROBOTS }, (_, i) => `r-${i + 1}`).sort());
+  });
+});

@@ -15,6 +15,7 @@ import { FullPagesForHistoryRows1765420000000 } from './1765420000000-FullPagesF
 import { CurrentRowsInHistory1765500000000 } from './1765500000000-CurrentRowsInHistory';
 import { StoredJsonOnly1765600000000 } from './1765600000000-StoredJsonOnly';
 import { CurrentVersionOnce1765700000000 } from './1765700000000-CurrentVersionOnce';
+import { ClosedVersionTypeIndex1765800000000 } from './1765800000000-ClosedVersionTypeIndex';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
 export const OBJECTS_MIGRATIONS = [
@@ -35,4 +36,5 @@ export const OBJECTS_MIGRATIONS = [
   CurrentRowsInHistory1765500000000,
   StoredJsonOnly1765600000000,
   CurrentVersionOnce1765700000000,
+  ClosedVersionTypeIndex1765800000000,
 ];
