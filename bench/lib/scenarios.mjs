@@ -282,6 +282,8 @@ export function buildScenarios(ctx) {
     {
       name: 'aggregate-histogram',
       title: 'Aggregate: fixedWidth histogram of serial (width 50) over a selective filter (100 devices)',
+      // An aggregation is an expensive read: at most EXPENSIVE_READS_PER_CALLER (4) at once per caller, the rest 429.
+      connections: 4,
       selective: true,
       target: { metric: 'p50', max: 1.25, label: 'p50 ≤ 1.25× floor' },
       product: (r) => ({ method: 'POST', path: '/objects/aggregate', body: json({ filter: selectiveFilter(pick(r) % Math.max(1, n - 500)), ...AGGREGATIONS.serialHistogram }) }),
