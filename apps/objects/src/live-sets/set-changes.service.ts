@@ -212,8 +212,8 @@ export class SetChangesService {
   }
 
   /**
-   * The steps' changes by their candidates (buildCandidateSql), or undefined when the candidates
-   * pass the limit. `updated`: a changed object that was and is a member. With `changedOnly`,
+   * The steps' changes by their candidates (buildCandidateSql, one statement per step), or
+   * undefined when the candidates pass the limit. `updated`: a changed object that was and is a member. With `changedOnly`,
    * the candidates are the changed objects alone and only `updated` is filled (a full step).
    */
   private async incremental(
@@ -225,6 +225,20 @@ export class SetChangesService {
     candidateLimit: number,
     changedOnly = false,
   ): Promise<StepResult[] | undefined> {
+    // One statement per instant. A statement over several instants (each candidate's rows read as
+    // of its own instant) gave one instant's answer on another's rows once objects.object_version
+    // became a view (CurrentVersionOnce): PostgreSQL then computes a set-valued predicate whose rows
+    // depend on the candidate's instant (a hashed SubPlan, e.g. `not hasLink`) once for the whole
+    // statement (docs/architecture.md, "Live sets").
+    if (steps.length > 1) {
+      const each: StepResult[] = [];
+      for (const step of steps) {
+        const [r] = (await this.incremental(ontology, [step], before, after, visible, candidateLimit, changedOnly)) ?? [];
+        if (!r) return undefined;
+        each.push(r);
+      }
+      return each;
+    }
     const changed = { at: [] as Date[], environmentIds: [] as string[], ids: [] as string[] };
     for (const s of steps) {
       for (const [env, id] of s.changed) {
