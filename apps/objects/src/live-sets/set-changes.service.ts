@@ -187,10 +187,12 @@ export class SetChangesService {
   }
 
   /**
-   * The changes of a run of steps with the same filters: one statement while their candidates
-   * together keep within the limit; past it, each half on its own (so a set that fell behind
-   * costs about its candidates over the limit statements, not one per step), and a single step
-   * past it alone compares the whole set (fullStep).
+   * The changes of a run of steps with the same filters: one statement per step (instant), and a
+   * step whose candidates pass the limit compares the whole set (fullStep). A statement over
+   * several instants (each candidate's rows read as of its own instant) gave one instant's answer
+   * on another's rows once objects.object_version became a view (CurrentVersionOnce): PostgreSQL
+   * then computes a set-valued predicate whose rows depend on the candidate's instant (a hashed
+   * SubPlan, e.g. `not hasLink`) once for the whole statement (docs/architecture.md, "Live sets").
    */
   private async incrementalRun(
     ontology: OntologyIndex,
@@ -201,19 +203,17 @@ export class SetChangesService {
     request: CheckedSetChangesRequest,
     types: TypesAround,
   ): Promise<StepResult[]> {
-    const evaluated = await this.incremental(ontology, run, before, after, visible, request.candidateLimit);
-    if (evaluated) return evaluated;
-    if (run.length === 1) return [await this.fullStep(ontology, run[0], before, after, visible, request, types)];
-    const half = Math.ceil(run.length / 2);
-    return [
-      ...(await this.incrementalRun(ontology, run.slice(0, half), before, after, visible, request, types)),
-      ...(await this.incrementalRun(ontology, run.slice(half), before, after, visible, request, types)),
-    ];
+    const results: StepResult[] = [];
+    for (const step of run) {
+      const [evaluated] = (await this.incremental(ontology, [step], before, after, visible, request.candidateLimit)) ?? [];
+      results.push(evaluated ?? (await this.fullStep(ontology, step, before, after, visible, request, types)));
+    }
+    return results;
   }
 
   /**
-   * The steps' changes by their candidates (buildCandidateSql, one statement per step), or
-   * undefined when the candidates pass the limit. `updated`: a changed object that was and is a member. With `changedOnly`,
+   * The steps' changes by their candidates (buildCandidateSql), or undefined when the candidates
+   * pass the limit. `updated`: a changed object that was and is a member. With `changedOnly`,
    * the candidates are the changed objects alone and only `updated` is filled (a full step).
    */
   private async incremental(
@@ -225,20 +225,6 @@ export class SetChangesService {
     candidateLimit: number,
     changedOnly = false,
   ): Promise<StepResult[] | undefined> {
-    // One statement per instant. A statement over several instants (each candidate's rows read as
-    // of its own instant) gave one instant's answer on another's rows once objects.object_version
-    // became a view (CurrentVersionOnce): PostgreSQL then computes a set-valued predicate whose rows
-    // depend on the candidate's instant (a hashed SubPlan, e.g. `not hasLink`) once for the whole
-    // statement (docs/architecture.md, "Live sets").
-    if (steps.length > 1) {
-      const each: StepResult[] = [];
-      for (const step of steps) {
-        const [r] = (await this.incremental(ontology, [step], before, after, visible, candidateLimit, changedOnly)) ?? [];
-        if (!r) return undefined;
-        each.push(r);
-      }
-      return each;
-    }
     const changed = { at: [] as Date[], environmentIds: [] as string[], ids: [] as string[] };
     for (const s of steps) {
       for (const [env, id] of s.changed) {
