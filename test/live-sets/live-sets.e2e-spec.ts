@@ -295,6 +295,100 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
     }
   });
 
+  it('tells a link traversal of a union with not hasLink exactly, however its instants fall into rounds, and resumed on a new instance', async () => {
+    // Every instant is evaluated by itself (docs/architecture.md, "Live sets"): one statement over
+    // the several instants of a round once let PostgreSQL compute `not hasLink worksFor` (a hashed
+    // SubPlan over the version view) for one instant and use it for another, and the fold of this
+    // set's events drifted from its members (a history the property test found). How the writes
+    // fall into the hub's rounds, and the plans PostgreSQL picks, vary: the history is written several times.
+    const same = (events: ReadEvent[]) => events.map((e) => ({ id: e.id, event: e.event, data: e.data }));
+    type Spec = [env: string, id: number, type: string, tags: string[], name: string, worksFor: number[], knows: number[]];
+    const history: Spec[] = [
+      ['dev', 1, 'company', [], 'x', [], []],
+      ['prod', 1, 'company', ['b'], 'y', [], [0, 4]],
+      ['prod', 3, 'person', [], 'y', [1, 3], [0, 3]],
+      ['dev', 2, 'person', [], 'x', [2], [0, 2]],
+      ['dev', 4, 'company', ['b'], 'x', [2], [1]],
+      ['dev', 4, 'person', [], 'x', [4], [1, 4]],
+      ['prod', 4, 'person', [], 'x', [2], [0, 2]],
+      ['prod', 0, 'company', ['b'], 'y', [], [2]],
+      ['prod', 3, 'person', [], 'x', [], [2, 3]],
+      ['dev', 1, 'company', [], 'x', [0, 3], [1]],
+      ['dev', 4, 'company', [], 'y', [1, 2], [3]],
+    ];
+    for (let rep = 0; rep < 6; rep++) {
+      const ids = (ns: number[]) => ns.map((n) => `q${rep}-${n}`);
+      const knownByX = await createSet({
+        type: 'filter',
+        filter: {
+          filter: {
+            type: 'and',
+            and: {
+              filters: [
+                { type: 'objectId', objectId: { ids: ids([0, 1, 2, 3, 4]) } },
+                {
+                  type: 'linkedFrom',
+                  linkedFrom: { linkId: 'knows', source: { type: 'propertyRange', propertyRange: { propertyId: 'name', lte: 'x' } } },
+                },
+              ],
+            },
+          },
+        },
+      });
+      const free = await createSet({
+        type: 'filter',
+        filter: {
+          filter: {
+            type: 'and',
+            and: {
+              filters: [
+                { type: 'objectId', objectId: { ids: ids([0, 1, 2, 3, 4]) } },
+                { type: 'not', not: { filter: { type: 'hasLink', hasLink: { linkId: 'worksFor' } } } },
+              ],
+            },
+          },
+        },
+      });
+      const union = await createSet({ type: 'operation', operation: { operator: 'UNION', objectSetIds: [free, knownByX] } });
+      const known = await createSet({
+        type: 'linkOperation',
+        linkOperation: { operator: 'EXTRACT_TARGET', linkId: 'knows', objectSetId: union },
+      });
+      const live = await start(known);
+      for (const [env, id, type, tags, name, worksFor, knows] of history) {
+        const links =
+          type === 'person'
+            ? { ...(worksFor.length ? { worksFor: ids(worksFor) } : {}), ...(knows.length ? { knows: ids(knows) } : {}) }
+            : {};
+        const res = await t
+          .objectsHttp()
+          .put(`/objects/${env}/q${rep}-${id}`)
+          .send({ type, properties: [{ id: 'name', value: name, origin: 'crm' }], links, tags, metadata: SIGHTED });
+        expect([200, 201]).toContain(res.status);
+      }
+      // Everything up to a stream opened now has been told once a heartbeat follows it.
+      const probe = await open(known);
+      const end = Date.parse((await probe.next()).data.asOf as string);
+      probe.close();
+      const beats = live.s.comments;
+      for (let i = 0; i < 200 && live.s.comments === beats; i++) await new Promise((r) => setTimeout(r, 25));
+      const told = live.s.events.slice(1).filter((e) => Date.parse(e.data.asOf as string) <= end);
+      expect(told.length).toBeGreaterThan(3);
+      const folded = await follow(live.s, known, live.members, told.length);
+      expect(folded.members).toEqual(await membersAt(known, new Date(end).toISOString()));
+      live.s.close();
+      // A new instance resumed from ready computes the whole history in one round: the same events.
+      const other = await secondObjectSetsApp();
+      try {
+        const resumed = await SseClient.open(`${other.url}/object-sets/${known}/events`, { 'Last-Event-ID': live.s.events[0].id! });
+        streams.push(resumed);
+        expect(same((await follow(resumed, known, live.members, told.length)).events)).toEqual(same(told));
+      } finally {
+        await other.app.close();
+      }
+    }
+  });
+
   it('follows geo filters (docs/api.md §13): a point moving into and out of a circle, a box across the antimeridian and a polygon', async () => {
     const at = (lat: number, lon: number, tags: string[] = []) => ({
       type: 'person',
