@@ -361,6 +361,38 @@ describe('object reads: load, bulk, history, versioned', () => {
       expectError((await t.http().get('/objects/h-1?environmentId=hist').expect(404)).body, 'ObjectNotFound');
     });
 
+    it('reads by timestamp the current version, an ended one, nothing after a delete, and the version of an object written again', async () => {
+      const put = async (name: string) =>
+        (
+          await t
+            .http()
+            .put('/objects/hist/h-2')
+            .send(person(name))
+            .expect((r) => expect([200, 201]).toContain(r.status))
+        ).body;
+      const at = (timestamp: string) => t.http().get('/objects/versioned/hist/h-2').query({ timestamp });
+      const first = await put('w1');
+      await new Promise((r) => setTimeout(r, 15));
+      const second = await put('w2');
+      const current = await at(second.validFrom).expect(200);
+      expect(current.body).toEqual({ version: 2, validFrom: second.validFrom, object: expect.objectContaining({ id: 'h-2' }) });
+      expect(current.body.object.properties[0].value).toBe('w2');
+      const before = await at(new Date(Date.parse(second.validFrom) - 1).toISOString()).expect(200);
+      expect(before.body).toMatchObject({ version: 1, validFrom: first.validFrom, validTo: second.validFrom });
+      await new Promise((r) => setTimeout(r, 15));
+      await t.http().delete('/objects/hist/h-2').expect(204);
+      const deletedAt = (await at(second.validFrom).expect(200)).body.validTo as string;
+      expect(Date.parse(deletedAt)).toBeGreaterThan(Date.parse(second.validFrom));
+      expectError((await at(deletedAt).expect(404)).body, 'ObjectVersionNotFound');
+      await new Promise((r) => setTimeout(r, 15));
+      const again = await put('w3');
+      expect(again.version).toBe(3);
+      expectError((await at(new Date(Date.parse(again.validFrom) - 1).toISOString()).expect(404)).body, 'ObjectVersionNotFound');
+      expect((await at(again.validFrom).expect(200)).body).toMatchObject({ version: 3, validFrom: again.validFrom });
+      expect((await at(deletedAt).expect(404)).body.errorName).toBe('ObjectVersionNotFound');
+      expect((await at(first.validFrom).expect(200)).body).toMatchObject({ version: 1, validTo: second.validFrom });
+    });
+
     it('omits validTo on the current version', async () => {
       const res = await t.http().get('/objects/versioned/prod/p-1?version=1').expect(200);
       expect(res.body).toEqual({ version: 1, validFrom: expect.stringMatching(ISO), object: expect.objectContaining({ id: 'p-1' }) });

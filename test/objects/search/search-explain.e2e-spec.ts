@@ -3,6 +3,7 @@ import { validateAggregation } from '../../../apps/objects/src/validation/analyt
 import { validateFilter } from '../../../apps/objects/src/validation/filter.validator';
 import { buildAggregateSql } from '../../../apps/objects/src/aggregate/aggregate-sql';
 import { buildSearchSql } from '../../../apps/objects/src/search/search.repository';
+import { OBJECT_READ_SQL } from '../../../apps/objects/src/object-reads/objects.repository';
 import { startObjectsApp, TestObjectsApp } from '../../support/apps';
 import { describeNode, planNodes, vacuumAnalyze } from '../../support/plans';
 
@@ -240,7 +241,7 @@ describe('an exact bucket on a string property reads the string key index alone 
 const PERSONS = 20_000;
 const ROBOTS = 40;
 
-describe('an objectType filter as of an instant reads the ended versions of that type alone (EXPLAIN)', () => {
+describe("reads as of an instant over the ended versions and the objects' rows (EXPLAIN)", () => {
   let t: TestObjectsApp;
   let ontology: OntologyIndex;
   const instant = new Date('2026-02-15T00:00:00Z');
@@ -282,5 +283,25 @@ describe('an objectType filter as of an instant reads the ended versions of that
     });
     const { rows } = await t.db.query(sql, params);
     expect(rows.map((r: { id: string }) => r.id).sort()).toEqual(Array.from({ length: ROBOTS }, (_, i) => `r-${i + 1}`).sort());
+  });
+  it("a read at a timestamp that an ended version answers reads one entry of closed_version and never the object's row", async () => {
+    const run = async (timestamp: string) => {
+      const params = ['env-1', 'r-1', timestamp];
+      const [{ 'QUERY PLAN': plan }] = (await t.db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${OBJECT_READ_SQL.atTimestamp}`, params)).rows;
+      const ran = planNodes(plan[0].Plan)
+        .filter((n) => (n['Actual Loops'] ?? 0) > 0 && n['Relation Name'] !== undefined)
+        .map(describeNode);
+      const [row] = (await t.db.query(OBJECT_READ_SQL.atTimestamp, params)).rows;
+      return { ran, version: row?.version };
+    };
+    // Version 2 (February): the ended versions alone.
+    expect(await run('2026-02-15T00:00:00Z')).toEqual({ ran: ['Index Scan on closed_version using closed_version_id_idx'], version: 2 });
+    // Version 3, the object's row (from March 1): the ended versions, then the row.
+    const current = await run('2026-03-15T00:00:00Z');
+    expect(current.version).toBe(3);
+    expect(current.ran).toContain('Index Scan on closed_version using closed_version_id_idx');
+    expect(current.ran.filter((n) => n.includes(' on object '))).toHaveLength(1);
+    // Before version 1: nothing.
+    expect((await run('2025-12-15T00:00:00Z')).version).toBeUndefined();
   });
 });

@@ -119,8 +119,16 @@ WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C" AN
 SELECT v.version, v.json,
       floor(extract(epoch FROM v.valid_from) * 1000)::int8 AS valid_from_ms,
       floor(extract(epoch FROM v.valid_to) * 1000)::int8 AS valid_to_ms
- FROM objects.object_version v
-WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C"
-  AND v.valid_from <= $3::timestamptz AND (v.valid_to IS NULL OR v.valid_to > $3::timestamptz)
-ORDER BY v.valid_from DESC
+ FROM (SELECT c.version, c.json, c.valid_from, c.valid_to
+         FROM objects.closed_version c
+        WHERE c.environment_id = $1::text COLLATE "C" AND c.id = $2::text COLLATE "C" AND c.valid_from <= $3::timestamptz
+        ORDER BY c.valid_from DESC
+        LIMIT 1) v
+WHERE v.valid_to > $3::timestamptz
+UNION ALL
+SELECT v.version, v.json,
+      floor(extract(epoch FROM v.valid_from) * 1000)::int8 AS valid_from_ms,
+      floor(extract(epoch FROM NULL::timestamptz) * 1000)::int8 AS valid_to_ms
+ FROM objects.object v
+WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C" AND v.valid_from <= $3::timestamptz
 LIMIT 1;
