@@ -207,7 +207,7 @@ WITH RECURSIVE closure(id) AS (
 SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, (s.expires_at IS NULL OR s.expires_at > $2::timestamptz) AS live
   FROM closure c JOIN object_sets.object_set s ON s.id = c.id;
 
--- objects (prepared as search.cFODv5-8JhPmG5GUUQH5Vf)
+-- objects (prepared as search.7zLj4o-T_3KUCbpRjuqJb1)
 WITH m AS MATERIALIZED (
   SELECT o.environment_id, o.id
     FROM objects.object o
@@ -221,8 +221,9 @@ SELECT n.count,
          'links', COALESCE((SELECT json_agg(json_build_object('linkId', l.link_id, 'sourceObjectId', l.source_id, 'targetObjectId', l.target_id, 'environmentId', l.environment_id)
                                      ORDER BY l.environment_id, l.source_id, l.link_id, l.target_id)
                               FROM m s
-                              JOIN objects.link l ON l.environment_id = s.environment_id AND l.source_id = s.id
-                              JOIN m t ON t.environment_id = l.environment_id AND t.id = l.target_id), '[]'::json))::text END AS json,
+                              CROSS JOIN LATERAL (SELECT l.link_id, l.source_id, l.target_id, l.environment_id FROM objects.link l
+                                                   WHERE l.environment_id = s.environment_id AND l.source_id = s.id OFFSET 0) l
+                             WHERE EXISTS (SELECT 1 FROM m t WHERE t.environment_id = l.environment_id AND t.id = l.target_id)), '[]'::json))::text END AS json,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM n;
 
@@ -249,7 +250,7 @@ WITH RECURSIVE closure(id) AS (
 SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, (s.expires_at IS NULL OR s.expires_at > $2::timestamptz) AS live
   FROM closure c JOIN object_sets.object_set s ON s.id = c.id;
 
--- objects (prepared as search.cFODv5-8JhPmG5GUUQH5Vf)
+-- objects (prepared as search.7zLj4o-T_3KUCbpRjuqJb1)
 WITH m AS MATERIALIZED (
   SELECT o.environment_id, o.id
     FROM objects.object o
@@ -263,8 +264,9 @@ SELECT n.count,
          'links', COALESCE((SELECT json_agg(json_build_object('linkId', l.link_id, 'sourceObjectId', l.source_id, 'targetObjectId', l.target_id, 'environmentId', l.environment_id)
                                      ORDER BY l.environment_id, l.source_id, l.link_id, l.target_id)
                               FROM m s
-                              JOIN objects.link l ON l.environment_id = s.environment_id AND l.source_id = s.id
-                              JOIN m t ON t.environment_id = l.environment_id AND t.id = l.target_id), '[]'::json))::text END AS json,
+                              CROSS JOIN LATERAL (SELECT l.link_id, l.source_id, l.target_id, l.environment_id FROM objects.link l
+                                                   WHERE l.environment_id = s.environment_id AND l.source_id = s.id OFFSET 0) l
+                             WHERE EXISTS (SELECT 1 FROM m t WHERE t.environment_id = l.environment_id AND t.id = l.target_id)), '[]'::json))::text END AS json,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM n;
 
@@ -300,7 +302,7 @@ WITH RECURSIVE closure(id) AS (
 SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, (s.expires_at IS NULL OR s.expires_at > $2::timestamptz) AS live
   FROM closure c JOIN object_sets.object_set_version s ON s.id = c.id AND s.valid_from <= $2::timestamptz AND s.valid_to > $2::timestamptz;
 
--- objects (prepared as search.dUUuS9mXuqRNQa2C_AS9_n)
+-- objects (prepared as search.lmS3ih94xh_y6lq3MB46i8)
 WITH m AS MATERIALIZED (
   SELECT o.environment_id, o.id
     FROM (SELECT * FROM objects.object_version WHERE valid_from <= $1::timestamptz AND (valid_to IS NULL OR valid_to > $1::timestamptz)) o
@@ -314,8 +316,9 @@ SELECT n.count,
          'links', COALESCE((SELECT json_agg(json_build_object('linkId', l.link_id, 'sourceObjectId', l.source_id, 'targetObjectId', l.target_id, 'environmentId', l.environment_id)
                                      ORDER BY l.environment_id, l.source_id, l.link_id, l.target_id)
                               FROM m s
-                              JOIN (SELECT * FROM objects.link_history WHERE valid_from <= $1::timestamptz AND valid_to > $1::timestamptz) l ON l.environment_id = s.environment_id AND l.source_id = s.id
-                              JOIN m t ON t.environment_id = l.environment_id AND t.id = l.target_id), '[]'::json))::text END AS json,
+                              CROSS JOIN LATERAL (SELECT l.link_id, l.source_id, l.target_id, l.environment_id FROM (SELECT * FROM objects.link_history WHERE valid_from <= $1::timestamptz AND valid_to > $1::timestamptz) l
+                                                   WHERE l.environment_id = s.environment_id AND l.source_id = s.id OFFSET 0) l
+                             WHERE EXISTS (SELECT 1 FROM m t WHERE t.environment_id = l.environment_id AND t.id = l.target_id)), '[]'::json))::text END AS json,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM n;
 

@@ -146,7 +146,11 @@ export class SearchRepository {
  * Members of a compiled set filter, in ONE statement: the matching (environment, id) pairs up to
  * limit + 1 (so "too large" is known without reading the whole set), then, only when within
  * the limit, the ids grouped by environment and sorted, and the links whose both ends are
- * members, all rendered as the JSON of GetObjectSetMembersResult by PostgreSQL.
+ * members, all rendered as the JSON of GetObjectSetMembersResult by PostgreSQL. The links are
+ * read from each member's own (a lateral subquery, not flattened: OFFSET 0), then kept when their
+ * target is a member: joined plainly, the environments' equality let PostgreSQL join the members
+ * with themselves first when it underestimated them (7 estimated, 570 read: 81,910 pairs probed,
+ * 1.4 s of a members read as of an instant that takes 0.3 s without it).
  */
 export function buildMembersSql(
   filter: ObjectSearchFilter,
@@ -172,8 +176,9 @@ SELECT n.count,
          'links', COALESCE((SELECT json_agg(json_build_object('linkId', l.link_id, 'sourceObjectId', l.source_id, 'targetObjectId', l.target_id, 'environmentId', l.environment_id)
                                      ORDER BY l.environment_id, l.source_id, l.link_id, l.target_id)
                               FROM m s
-                              JOIN ${rows.links} l ON l.environment_id = s.environment_id AND l.source_id = s.id
-                              JOIN m t ON t.environment_id = l.environment_id AND t.id = l.target_id), '[]'::json))::text END AS json,
+                              CROSS JOIN LATERAL (SELECT l.link_id, l.source_id, l.target_id, l.environment_id FROM ${rows.links} l
+                                                   WHERE l.environment_id = s.environment_id AND l.source_id = s.id OFFSET 0) l
+                             WHERE EXISTS (SELECT 1 FROM m t WHERE t.environment_id = l.environment_id AND t.id = l.target_id)), '[]'::json))::text END AS json,
        ${ACTIVE_ONTOLOGY_VERSION_SQL} AS active_ontology_version
   FROM n`;
   return { sql, params: params.values };
