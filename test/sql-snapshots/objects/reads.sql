@@ -120,15 +120,14 @@ SELECT v.version, v.json,
       floor(extract(epoch FROM v.valid_from) * 1000)::int8 AS valid_from_ms,
       floor(extract(epoch FROM v.valid_to) * 1000)::int8 AS valid_to_ms
  FROM (SELECT c.version, c.json, c.valid_from, c.valid_to
-         FROM objects.closed_version c
-        WHERE c.environment_id = $1::text COLLATE "C" AND c.id = $2::text COLLATE "C" AND c.valid_from <= $3::timestamptz
-        ORDER BY c.valid_from DESC
-        LIMIT 1) v
-WHERE v.valid_to > $3::timestamptz
+  FROM (SELECT c.version, c.json, c.valid_from, c.valid_to
+          FROM objects.closed_version c
+         WHERE c.environment_id = $1::text COLLATE "C" AND c.id = $2::text COLLATE "C" AND c.valid_from <= $3::timestamptz
+         ORDER BY c.valid_from DESC
+         LIMIT 1) c
+ WHERE c.valid_to > $3::timestamptz
 UNION ALL
-SELECT v.version, v.json,
-      floor(extract(epoch FROM v.valid_from) * 1000)::int8 AS valid_from_ms,
-      floor(extract(epoch FROM NULL::timestamptz) * 1000)::int8 AS valid_to_ms
- FROM objects.object v
-WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C" AND v.valid_from <= $3::timestamptz
-LIMIT 1;
+SELECT o.version, o.json, o.valid_from, NULL::timestamptz AS valid_to
+  FROM objects.object o
+ WHERE o.environment_id = $1::text COLLATE "C" AND o.id = $2::text COLLATE "C" AND o.valid_from <= $3::timestamptz
+LIMIT 1) v;

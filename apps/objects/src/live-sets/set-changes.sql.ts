@@ -1,6 +1,7 @@
 import { ObjectSearchFilter, OntologyIndex } from '@app/domain';
 import { compileFilter, RowSource, rowsAt, SqlParams } from '../search/filter-compiler';
 import type { ObjectRows } from './filter-evaluator';
+import { versionAtSql } from '../object-reads/object-json.sql';
 
 /** The link ids a filter traverses (linkedFrom, linksTo) and how many hops deep, at most, along any path. */
 export function linkReach(filter: ObjectSearchFilter | undefined): { linkIds: Set<string>; hops: number } {
@@ -221,11 +222,8 @@ export const OBJECTS_AT_SQL = `SELECT k.n, v.json
  * compiler's rowsAt reads it: its version's type, tags and sightings (microseconds), its value
  * rows (property, origin, the typed columns, timestamps in microseconds, geopoints as lon, lat)
  * and its outgoing links, valid then. No row: no version then. The primary keys of the version
- * and history tables start with (environment, object). The version: the object's row when it
- * began by the instant (most objects of a round: their current version), else the last ended
- * version that began by then if it was still valid; an Append under LIMIT 1 reads closed_version
- * only when the object's row does not answer, and then one entry (objects.object_version's
- * Merge Append read both, and every ended version that began by the instant).
+ * and history tables start with (environment, object). The version: versionAtSql, the object's
+ * row first (most objects of a round are at their current version).
  */
 export const OBJECT_ROWS_AT_SQL = `SELECT k.n, v.type, v.tags,
        (extract(epoch FROM v.first_sighting) * 1000000)::int8 AS first_us,
@@ -238,19 +236,7 @@ export const OBJECT_ROWS_AT_SQL = `SELECT k.n, v.type, v.tags,
           FROM objects.link_history l
          WHERE l.environment_id = k.environment_id COLLATE "C" AND l.source_id = k.id COLLATE "C" AND l.valid_from <= k.t AND l.valid_to > k.t) AS links
   FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[]) AS k(n, environment_id, id, t)
-  CROSS JOIN LATERAL (
-        SELECT o.type, o.tags, o.first_sighting, o.last_sighting
-          FROM objects.object o
-         WHERE o.environment_id = k.environment_id COLLATE "C" AND o.id = k.id COLLATE "C" AND o.valid_from <= k.t
-        UNION ALL
-        SELECT c.type, c.tags, c.first_sighting, c.last_sighting
-          FROM (SELECT c.type, c.tags, c.first_sighting, c.last_sighting, c.valid_to
-                  FROM objects.closed_version c
-                 WHERE c.environment_id = k.environment_id COLLATE "C" AND c.id = k.id COLLATE "C" AND c.valid_from <= k.t
-                 ORDER BY c.valid_from DESC
-                 LIMIT 1) c
-         WHERE c.valid_to > k.t
-        LIMIT 1) v`;
+  CROSS JOIN LATERAL (${versionAtSql({ env: 'k.environment_id COLLATE "C"', id: 'k.id COLLATE "C"', at: 'k.t' }, ['type', 'tags', 'first_sighting', 'last_sighting'], 'object')}) v`;
 
 /** A row of OBJECT_ROWS_AT_SQL. */
 export interface ObjectRowsRow {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SqlExecutor } from '@app/platform';
 import { SNAPSHOT_INSTANT_SQL } from '@app/domain';
-import { objectWithVersionJsonSql, ObjectVersionRow, renderObjectVersion } from './object-json.sql';
+import { objectWithVersionJsonSql, ObjectVersionRow, renderObjectVersion, versionAtSql } from './object-json.sql';
 
 /** A bulk-load keyset position: the index in the deduplicated request and the environment. */
 export interface BulkPosition {
@@ -78,25 +78,12 @@ export const OBJECT_READ_SQL = {
          FROM objects.object_version v
         WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C" AND v.version = $3::bigint`,
   /**
-   * getObjectAtVersion at a time: the version with valid_from <= T < valid_to; no row when none
-   * was valid then. The last ended version that began by T (closed_version_id_idx backward from T,
-   * one entry) when it was still valid at T, else the object's row when it began by T: an Append
-   * under LIMIT 1 reads the object's row only when the ended versions do not answer, where the
-   * version view's Merge Append probed both every time (one index descent instead of two, 4
-   * buffers instead of 8; bench/README.md "Storage").
+   * getObjectAtVersion at a time: the version with valid_from <= T < valid_to (versionAtSql, the
+   * ended versions first: one index descent where the version view took two, 4 buffers instead
+   * of 8; bench/README.md "Storage"); no row when none was valid then.
    */
   atTimestamp: `SELECT ${OBJECT_VERSION_COLUMNS}
-         FROM (SELECT c.version, c.json, c.valid_from, c.valid_to
-                 FROM objects.closed_version c
-                WHERE c.environment_id = $1::text COLLATE "C" AND c.id = $2::text COLLATE "C" AND c.valid_from <= $3::timestamptz
-                ORDER BY c.valid_from DESC
-                LIMIT 1) v
-        WHERE v.valid_to > $3::timestamptz
-        UNION ALL
-        SELECT ${OBJECT_VERSION_COLUMNS.replace('v.valid_to', 'NULL::timestamptz')}
-         FROM objects.object v
-        WHERE v.environment_id = $1::text COLLATE "C" AND v.id = $2::text COLLATE "C" AND v.valid_from <= $3::timestamptz
-        LIMIT 1`,
+         FROM (${versionAtSql({ env: '$1::text COLLATE "C"', id: '$2::text COLLATE "C"', at: '$3::timestamptz' }, ['version', 'json', 'valid_from', 'valid_to'], 'closed')}) v`,
 };
 
 /**
