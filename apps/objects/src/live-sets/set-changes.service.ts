@@ -187,12 +187,8 @@ export class SetChangesService {
   }
 
   /**
-   * The changes of a run of steps with the same filters: one statement per step (instant), and a
-   * step whose candidates pass the limit compares the whole set (fullStep). A statement over
-   * several instants (each candidate's rows read as of its own instant) gave one instant's answer
-   * on another's rows once objects.object_version became a view (CurrentVersionOnce): PostgreSQL
-   * then computes a set-valued predicate whose rows depend on the candidate's instant (a hashed
-   * SubPlan, e.g. `not hasLink`) once for the whole statement (docs/architecture.md, "Live sets").
+   * The changes of a run of steps with the same filters, step by step (incremental), and a step
+   * whose candidates pass the limit compares the whole set (fullStep).
    */
   private async incrementalRun(
     ontology: OntologyIndex,
@@ -205,54 +201,53 @@ export class SetChangesService {
   ): Promise<StepResult[]> {
     const results: StepResult[] = [];
     for (const step of run) {
-      const [evaluated] = (await this.incremental(ontology, [step], before, after, visible, request.candidateLimit)) ?? [];
+      const evaluated = await this.incremental(ontology, step, before, after, visible, request.candidateLimit);
       results.push(evaluated ?? (await this.fullStep(ontology, step, before, after, visible, request, types)));
     }
     return results;
   }
 
   /**
-   * The steps' changes by their candidates (buildCandidateSql), or undefined when the candidates
+   * One step's changes by its candidates (buildCandidateSql), or undefined when the candidates
    * pass the limit. `updated`: a changed object that was and is a member. With `changedOnly`,
    * the candidates are the changed objects alone and only `updated` is filled (a full step).
+   * One instant per statement: a statement over several instants (each candidate's rows read as
+   * of its own instant) gave one instant's answer on another's rows once objects.object_version
+   * became a view (CurrentVersionOnce): PostgreSQL then computes a set-valued predicate whose rows
+   * depend on the candidate's instant (a hashed SubPlan, e.g. `not hasLink`) once for the whole
+   * statement (docs/architecture.md, "Live sets").
    */
   private async incremental(
     ontology: OntologyIndex,
-    steps: CheckedStep[],
+    step: CheckedStep,
     before: ObjectSearchFilter | undefined,
     after: ObjectSearchFilter | undefined,
     visible: string[] | null,
     candidateLimit: number,
     changedOnly = false,
-  ): Promise<StepResult[] | undefined> {
-    const changed = { at: [] as Date[], environmentIds: [] as string[], ids: [] as string[] };
-    for (const s of steps) {
-      for (const [env, id] of s.changed) {
-        changed.at.push(s.at);
-        changed.environmentIds.push(env);
-        changed.ids.push(id);
-      }
-    }
-    const results = steps.map((): StepResult => ({ added: {}, removed: {}, updated: {} }));
-    if (!changed.ids.length) return results;
+  ): Promise<StepResult | undefined> {
+    const result: StepResult = { added: {}, removed: {}, updated: {} };
+    if (!step.changed.length) return result;
+    const changed = {
+      at: step.changed.map(() => step.at),
+      environmentIds: step.changed.map(([env]) => env),
+      ids: step.changed.map(([, id]) => id),
+    };
     const { sql, params } = buildCandidateSql(ontology, { before, after }, changed, { visible, candidateLimit, expand: !changedOnly });
     // A set's statement is the same text every round (its values are parameters): prepared, it is
     // planned once per connection instead of at every round (planning took as long as running it).
     const rows = await this.sql.shapedRows<CandidateRow>('liveSets', sql, params, 'liveSets.candidates', true);
     if (Number(rows[0].candidates) > candidateLimit) return undefined;
-    const stepAt = new Map(steps.map((s, k) => [s.at.getTime(), k]));
-    const changedKeys = steps.map((s) => new Set(s.changed.map(([env, id]) => `${env}\u0000${id}`)));
+    const changedKeys = new Set(step.changed.map(([env, id]) => `${env}\u0000${id}`));
     for (const r of rows) {
       if (r.at_ms === null || r.environment_id === null || r.id === null) continue;
-      const k = stepAt.get(Number(r.at_ms))!;
-      const result = results[k];
       if (r.was && r.is) {
-        if (changedKeys[k].has(`${r.environment_id}\u0000${r.id}`)) add(result.updated, r.environment_id, r.id);
+        if (changedKeys.has(`${r.environment_id}\u0000${r.id}`)) add(result.updated, r.environment_id, r.id);
       } else if (!changedOnly) {
         add(r.was ? result.removed : result.added, r.environment_id, r.id);
       }
     }
-    return results;
+    return result;
   }
 
   /** A step evaluated as a whole: the diff of the membership at at - 1 ms and at `at`; `updated` from its changed objects. */
@@ -273,9 +268,9 @@ export class SetChangesService {
     const [row] = await this.sql.primaryRows<{ from_count: string; to_count: string; json: string | null }>(sql, params, 'liveSets.diff');
     if (row.json === null) throw new MembersTooLarge(request.limit);
     const diff = JSON.parse(row.json) as { added: Ids; removed: Ids };
-    const [changed] = (await this.incremental(
+    const changed = (await this.incremental(
       ontology,
-      [relevant(step, before, after, types)],
+      relevant(step, before, after, types),
       before,
       after,
       visible,
