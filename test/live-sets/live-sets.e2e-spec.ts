@@ -318,36 +318,19 @@ describe('live object sets: GET /object-sets/{id}/events', () => {
     ];
     for (let rep = 0; rep < 6; rep++) {
       const ids = (ns: number[]) => ns.map((n) => `q${rep}-${n}`);
+      const mine = { type: 'objectId', objectId: { ids: ids([0, 1, 2, 3, 4]) } };
       const knownByX = await createSet({
         type: 'filter',
         filter: {
-          filter: {
-            type: 'and',
-            and: {
-              filters: [
-                { type: 'objectId', objectId: { ids: ids([0, 1, 2, 3, 4]) } },
-                {
-                  type: 'linkedFrom',
-                  linkedFrom: { linkId: 'knows', source: { type: 'propertyRange', propertyRange: { propertyId: 'name', lte: 'x' } } },
-                },
-              ],
-            },
-          },
+          filter: f.and(mine, {
+            type: 'linkedFrom',
+            linkedFrom: { linkId: 'knows', source: { type: 'propertyRange', propertyRange: { propertyId: 'name', lte: 'x' } } },
+          }),
         },
       });
       const free = await createSet({
         type: 'filter',
-        filter: {
-          filter: {
-            type: 'and',
-            and: {
-              filters: [
-                { type: 'objectId', objectId: { ids: ids([0, 1, 2, 3, 4]) } },
-                { type: 'not', not: { filter: { type: 'hasLink', hasLink: { linkId: 'worksFor' } } } },
-              ],
-            },
-          },
-        },
+        filter: { filter: f.and(mine, { type: 'not', not: { filter: { type: 'hasLink', hasLink: { linkId: 'worksFor' } } } }) },
       });
       const union = await createSet({ type: 'operation', operation: { operator: 'UNION', objectSetIds: [free, knownByX] } });
       const known = await createSet({
