@@ -5,7 +5,8 @@ import { buildAggregateSql } from '../../../apps/objects/src/aggregate/aggregate
 import { buildSearchSql } from '../../../apps/objects/src/search/search.repository';
 import { OBJECT_READ_SQL } from '../../../apps/objects/src/object-reads/objects.repository';
 import { startObjectsApp, TestObjectsApp } from '../../support/apps';
-import { describeNode, planNodes, vacuumAnalyze } from '../../support/plans';
+import { OBJECT_ROWS_AT_SQL } from '../../../apps/objects/src/live-sets/set-changes.sql';
+import { describeNode, PlanNode, planNodes, vacuumAnalyze } from '../../support/plans';
 
 /**
  * Selective filters must be served by indexes, not sequential scans, once the tables are large
@@ -303,5 +304,91 @@ describe("reads as of an instant over the ended versions and the objects' rows (
     expect(current.ran.filter((n) => n.includes(' on object '))).toHaveLength(1);
     // Before version 1: nothing.
     expect((await run('2025-12-15T00:00:00Z')).version).toBeUndefined();
+  });
+});
+
+describe("a probe of an object's values and links reads the rows valid then, not the object's whole history (EXPLAIN)", () => {
+  let t: TestObjectsApp;
+  let ontology: OntologyIndex;
+  const ENDED = 500;
+  const now = () => new Date().toISOString();
+
+  beforeAll(async () => {
+    t = await startObjectsApp();
+    ontology = new OntologyIndex((await t.http().put('/ontology').send(ONTOLOGY).expect(200)).body);
+    // 5,000 persons, each with a name and a link since 2026; p-1 also existed in 2025 (its version
+    // 1, ended) and was renamed and relinked hourly then, so its name and its link each have 500
+    // ended rows before the open one.
+    await t.db.query(
+      `INSERT INTO objects.object (environment_id, id, type, version, valid_from, first_sighting, last_sighting, tags, json)
+       SELECT 'env-1', 'p-' || g, 'person', CASE g WHEN 1 THEN 2 ELSE 1 END, '2026-01-01', '2026-01-01', '2026-01-01', '{}', '{}' FROM generate_series(1, 5000) g`,
+    );
+    await t.db.query(
+      `INSERT INTO objects.closed_version (environment_id, id, version, valid_from, valid_to, type, first_sighting, last_sighting, tags, json)
+       VALUES ('env-1', 'p-1', 1, '2025-01-01', '2026-01-01', 'person', '2025-01-01', '2025-01-01', '{}', '{}')`,
+    );
+    await t.db.query(
+      `INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, valid_from, valid_to)
+       SELECT 'env-1', 'p-1', 'name', 0, 'crm', 'name ' || g, timestamptz '2025-01-01' + g * interval '1 hour', timestamptz '2025-01-01' + (g + 1) * interval '1 hour'
+         FROM generate_series(1, ${ENDED}) g
+       UNION ALL
+       SELECT 'env-1', 'p-' || g, 'name', 0, 'crm', 'current name ' || g, '2026-01-01', 'infinity' FROM generate_series(1, 5000) g`,
+    );
+    await t.db.query(
+      `INSERT INTO objects.link_history (environment_id, source_id, link_id, target_id, valid_from, valid_to)
+       SELECT 'env-1', 'p-1', 'knows', 'p-' || (g % 4000 + 2), timestamptz '2025-01-01' + g * interval '1 hour', timestamptz '2025-01-01' + (g + 1) * interval '1 hour'
+         FROM generate_series(1, ${ENDED}) g
+       UNION ALL
+       SELECT 'env-1', 'p-' || g, 'knows', 'p-' || (g % 5000 + 1), '2026-01-01', 'infinity' FROM generate_series(1, 5000) g`,
+    );
+    await vacuumAnalyze(t.db, ['objects.object', 'objects.property_value_history', 'objects.link_history']);
+  });
+  afterAll(() => t?.close());
+
+  /** The buffers the plan's scans of the value and link rows touched, and the rows they removed by a filter. */
+  const historyReads = async (sql: string, params: unknown[]) => {
+    const [{ 'QUERY PLAN': plan }] = (await t.db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, params)).rows;
+    const scans = planNodes(plan[0].Plan).filter((n) =>
+      /^(property_value_history|link_history)$/.test(n['Relation Name'] ?? ''),
+    ) as (PlanNode & Record<string, number>)[];
+    return {
+      scans: scans.length > 0,
+      buffers: scans.reduce((sum, n) => sum + n['Shared Hit Blocks'] + n['Shared Read Blocks'], 0),
+      removedByFilter: scans.reduce((sum, n) => sum + (n['Rows Removed by Filter'] ?? 0), 0),
+    };
+  };
+
+  it.each([
+    ['propertyExists', filterOf('propertyExists', { propertyId: 'name' })],
+    ['hasLink', filterOf('hasLink', { linkId: 'knows' })],
+  ])('a present %s probe of p-1 reads its open rows by the key, not its 500 ended ones', async (_name, probe) => {
+    const filter = validateFilter(filterOf('and', { filters: [filterOf('objectId', { ids: ['p-1'] }), probe] }), ontology);
+    const { sql, params } = buildSearchSql(filter, ontology, { visible: null, limit: 1001, loadLinks: false });
+    expect((await t.db.query(sql, params)).rows.map((r: { id: string }) => r.id)).toEqual(['p-1']);
+    const reads = await historyReads(sql, params);
+    // With the validity's start in the keys, each probe fetched all 501 rows of p-1's name (link) from the heap.
+    expect(reads).toEqual({ scans: true, buffers: expect.any(Number), removedByFilter: 0 });
+    expect(reads.buffers).toBeLessThan(20);
+  });
+
+  it("live sets' rows of p-1 as of now and as of its last hour of 2025 read the rows valid then and those that ended after it, not its older history", async () => {
+    const rowsAt = async (at: string) => {
+      const params = [[1], ['env-1'], ['p-1'], [at]];
+      const [row] = (await t.db.query(OBJECT_ROWS_AT_SQL, params)).rows;
+      return {
+        row: { vals: row?.vals?.map((v: unknown[]) => v[2]), links: row?.links },
+        reads: await historyReads(OBJECT_ROWS_AT_SQL, params),
+      };
+    };
+    const present = await rowsAt(now());
+    expect(present.row).toEqual({ vals: ['current name 1'], links: [['knows', 'p-2']] });
+    expect(present.reads.removedByFilter).toBe(0);
+    expect(present.reads.buffers).toBeLessThan(30);
+    // Half an hour into the last ended row: that row, and the open one (which began later) is
+    // the one row read and left out; the other 499 ended before the instant and are not read.
+    const past = await rowsAt('2025-01-21T20:30:00Z');
+    expect(past.row).toEqual({ vals: ['name 500'], links: [['knows', 'p-502']] });
+    expect(past.reads.removedByFilter).toBeLessThanOrEqual(2);
+    expect(past.reads.buffers).toBeLessThan(30);
   });
 });

@@ -154,10 +154,11 @@ WITH u AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.object_id CO
        closed AS (UPDATE objects.property_value_history h SET valid_to = o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
  WHERE h.environment_id = w.environment_id AND h.object_id = w.object_id AND h.property_id = w.property_id AND h.ordinal = w.ordinal
-   AND h.valid_to = 'infinity' AND h.valid_from < o.valid_from)
+   AND h.valid_to = 'infinity' AND h.valid_from < o.valid_from RETURNING 1)
        INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
-  FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
+  FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
+        WHERE (SELECT count(*) FROM closed) >= 0;
 
 -- objects
 
@@ -243,10 +244,11 @@ WITH u AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.object_id CO
        closed AS (UPDATE objects.property_value_history h SET valid_to = o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
  WHERE h.environment_id = w.environment_id AND h.object_id = w.object_id AND h.property_id = w.property_id AND h.ordinal = w.ordinal
-   AND h.valid_to = 'infinity' AND h.valid_from < o.valid_from)
+   AND h.valid_to = 'infinity' AND h.valid_from < o.valid_from RETURNING 1)
        INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
-  FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
+  FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
+        WHERE (SELECT count(*) FROM closed) >= 0;
 
 -- objects
 WITH w AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.source_id COLLATE "C" AS source_id, k.link_id COLLATE "C" AS link_id, k.target_id COLLATE "C" AS target_id
@@ -319,10 +321,11 @@ WITH u AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.object_id CO
        closed AS (UPDATE objects.property_value_history h SET valid_to = o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
  WHERE h.environment_id = w.environment_id AND h.object_id = w.object_id AND h.property_id = w.property_id AND h.ordinal = w.ordinal
-   AND h.valid_to = 'infinity' AND h.valid_from < o.valid_from)
+   AND h.valid_to = 'infinity' AND h.valid_from < o.valid_from RETURNING 1)
        INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
-  FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
+  FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
+        WHERE (SELECT count(*) FROM closed) >= 0;
 
 -- objects
 

@@ -300,7 +300,10 @@ export class ObjectWritesRepository {
     if (rewrittenValues.length) {
       // A row equal to the open row of its key (the typed columns PostgreSQL holds, so a value
       // keeps no stale column even if the ontology changed its type) is left alone; any other
-      // closes the open row, if any, and opens a new one, at the object's new version.
+      // closes the open row, if any, and opens a new one, at the object's new version. The
+      // insert reads `closed` first (a one-time condition), so every open row is closed before a
+      // new one takes its place in the primary key (valid_to 'infinity'); an unread data-modifying
+      // CTE would run after the insert.
       await m.rows(
         `WITH u AS (${VALUE_ROWS}),
          w AS (SELECT u.* FROM u
@@ -310,8 +313,9 @@ export class ObjectWritesRepository {
                      AND h.ordinal = u.ordinal AND h.valid_to = 'infinity'
                      AND (h.origin, h.value_string, h.value_number, h.value_boolean, h.value_date, h.value_timestamp, h.value_geo::text)
                          IS NOT DISTINCT FROM (u.origin, u.value_string, u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo::text))),
-         closed AS (${CLOSE_VALUES} AND h.valid_from < o.valid_from)
-         ${OPEN_VALUES}`,
+         closed AS (${CLOSE_VALUES} AND h.valid_from < o.valid_from RETURNING 1)
+         ${OPEN_VALUES}
+          WHERE (SELECT count(*) FROM closed) >= 0`,
         rewrittenValues.columns,
       );
     }

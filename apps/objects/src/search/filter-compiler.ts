@@ -145,8 +145,11 @@ export const SEARCH_INDEX_DDL: string[] = [
   // propertyOrigin, with or without propertyId.
   `CREATE INDEX IF NOT EXISTS property_value_history_origin_idx ON objects.property_value_history (origin, property_id)`,
   // linkedFrom / linksTo by target; hasLink with targetIds by link type and target
-  // (link_history_target_idx starts with environment_id, which that filter lacks).
-  `CREATE INDEX IF NOT EXISTS link_history_target_idx ON objects.link_history (environment_id, target_id, link_id, source_id, valid_from, valid_to)`,
+  // (link_history_target_idx starts with environment_id, which that filter lacks). As the
+  // primary keys of both history tables, it orders a key's rows by the end of their validity, so
+  // the present (valid_to 'infinity') and an instant (valid_to > T) are ranges of it
+  // (ValidityEndInHistoryKeys migration).
+  `CREATE INDEX IF NOT EXISTS link_history_target_idx ON objects.link_history (environment_id, target_id, link_id, valid_to, source_id, valid_from)`,
   `CREATE INDEX IF NOT EXISTS link_history_link_target_idx ON objects.link_history (link_id, target_id)`,
   // tag (&& and @>), objectType, sightings.
   `CREATE INDEX IF NOT EXISTS object_tags_idx ON objects.object USING gin (tags)`,

@@ -10,6 +10,7 @@ import { CoveringGeoIndexes1765400000000 } from '../database/migrations/17654000
 import { SearchRowHistory1764917000000 } from '../database/migrations/1764917000000-SearchRowHistory';
 import { CurrentRowsInHistory1765500000000 } from '../database/migrations/1765500000000-CurrentRowsInHistory';
 import { CurrentVersionOnce1765700000000 } from '../database/migrations/1765700000000-CurrentVersionOnce';
+import { ValidityEndInHistoryKeys1765900000000 } from '../database/migrations/1765900000000-ValidityEndInHistoryKeys';
 import { testOntologyIndex } from '../../../../test/support/ontologies';
 import { expectSqlSnapshot, renderSqlExamples, sqlSnapshotPath } from '../../../../test/support/sql-snapshot';
 
@@ -169,6 +170,7 @@ describe('searchObjects SQL snapshot', () => {
     await new CoveringGeoIndexes1765400000000().up(runner);
     await new CurrentRowsInHistory1765500000000().up(runner);
     await new CurrentVersionOnce1765700000000().up(runner);
+    await new ValidityEndInHistoryKeys1765900000000().up(runner);
     // The net effect, in order: an index a later migration drops (by name, or with its table) no
     // longer counts, one it creates again counts as created then. The version store's indexes
     // (object_version's, closed_version's) and object_id_idx serve the reads by object and of

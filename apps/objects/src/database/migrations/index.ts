@@ -16,6 +16,7 @@ import { CurrentRowsInHistory1765500000000 } from './1765500000000-CurrentRowsIn
 import { StoredJsonOnly1765600000000 } from './1765600000000-StoredJsonOnly';
 import { CurrentVersionOnce1765700000000 } from './1765700000000-CurrentVersionOnce';
 import { ClosedVersionTypeIndex1765800000000 } from './1765800000000-ClosedVersionTypeIndex';
+import { ValidityEndInHistoryKeys1765900000000 } from './1765900000000-ValidityEndInHistoryKeys';
 
 /** Every migration of schema `objects`, in order. Append new ones at the end. */
 export const OBJECTS_MIGRATIONS = [
@@ -37,4 +38,5 @@ export const OBJECTS_MIGRATIONS = [
   StoredJsonOnly1765600000000,
   CurrentVersionOnce1765700000000,
   ClosedVersionTypeIndex1765800000000,
+  ValidityEndInHistoryKeys1765900000000,
 ];
