@@ -68,9 +68,9 @@ const VALUE_ROWS = arrayRows(VALUE_COLUMNS.split(', '), [
   'timestamptz',
   'point',
 ]);
-/** The keys of value rows in $1… (primary key prefix of property_value_history). */
+/** The keys of value rows in $1… (with valid_to 'infinity', property_value_history's primary key: its open row). */
 const VALUE_KEYS = arrayRows(['environment_id', 'object_id', 'property_id', 'ordinal'], ['text', 'text', 'text', 'int']);
-/** Link rows in $1… (primary key prefix of link_history). */
+/** Link rows in $1… (with valid_to 'infinity', link_history's primary key: its open row). */
 const LINK_ROWS = arrayRows(['environment_id', 'source_id', 'link_id', 'target_id'], ['text', 'text', 'text', 'text']);
 
 /**
@@ -86,7 +86,7 @@ const OPEN_VALUES = `INSERT INTO objects.property_value_history (${VALUE_COLUMNS
     .map((c) => `w.${c}`)
     .join(', ')}, o.valid_from
     FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id`;
-/** Closes the open row of each value key in `w` (primary key prefix of property_value_history). */
+/** Closes the open row of each value key in `w` (property_value_history's primary key, valid_to 'infinity'). */
 const CLOSE_VALUES = `UPDATE objects.property_value_history h SET valid_to = o.valid_from
     FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
    WHERE h.environment_id = w.environment_id AND h.object_id = w.object_id AND h.property_id = w.property_id AND h.ordinal = w.ordinal
@@ -278,7 +278,7 @@ export class ObjectWritesRepository {
       );
     }
     if (staleValues[0].length) {
-      // Values whose ordinal now holds another property, or is gone: property_value_history PK prefix.
+      // Values whose ordinal now holds another property, or is gone: property_value_history's primary key.
       await m.rows(
         `WITH w AS (${VALUE_KEYS})
          ${CLOSE_VALUES}`,
@@ -286,7 +286,7 @@ export class ObjectWritesRepository {
       );
     }
     if (staleLinks[0].length) {
-      // link_history PK prefix.
+      // link_history's primary key.
       await m.rows(
         `WITH w AS (${LINK_ROWS})
          UPDATE objects.link_history h SET valid_to = o.valid_from
