@@ -8,6 +8,7 @@ import { CurrentRowsInHistory1765500000000 } from '../../../apps/objects/src/dat
 import { StoredJsonOnly1765600000000 } from '../../../apps/objects/src/database/migrations/1765600000000-StoredJsonOnly';
 import { CurrentVersionOnce1765700000000 } from '../../../apps/objects/src/database/migrations/1765700000000-CurrentVersionOnce';
 import { ClosedVersionTypeIndex1765800000000 } from '../../../apps/objects/src/database/migrations/1765800000000-ClosedVersionTypeIndex';
+import { ValidityEndInHistoryKeys1765900000000 } from '../../../apps/objects/src/database/migrations/1765900000000-ValidityEndInHistoryKeys';
 import { instant, SIGHTED } from '../../support/instants';
 
 /**
@@ -694,6 +695,7 @@ describe('time travel: objects as of an instant', () => {
         // down), current tables of their own (CurrentRowsInHistory's down rebuilds them from the
         // open rows), every version in objects.object_version (CurrentVersionOnce's down), no
         // history. Then every migration since, again.
+        await new ValidityEndInHistoryKeys1765900000000().down(q);
         await new ClosedVersionTypeIndex1765800000000().down(q);
         await new CurrentVersionOnce1765700000000().down(q);
         await new StoredJsonOnly1765600000000().down(q);
@@ -708,6 +710,7 @@ describe('time travel: objects as of an instant', () => {
         await new StoredJsonOnly1765600000000().up(q);
         await new CurrentVersionOnce1765700000000().up(q);
         await new ClosedVersionTypeIndex1765800000000().up(q);
+        await new ValidityEndInHistoryKeys1765900000000().up(q);
         await q.commitTransaction();
       } finally {
         await q.release();
@@ -716,6 +719,30 @@ describe('time travel: objects as of an instant', () => {
       expect(await answers()).toEqual(expected);
       const { rows } = await t.db.query(`SELECT count(*)::int AS n FROM objects.property_value_history WHERE valid_to < 'infinity'`);
       expect(rows[0].n).toBeGreaterThan(0);
+      // The history keys end with the validity's end again (ValidityEndInHistoryKeys), and a write
+      // that closes and opens rows still works on them.
+      const keys = await t.db.query(
+        `SELECT pg_get_indexdef(i::regclass) AS def FROM unnest(ARRAY['objects.property_value_history_pkey', 'objects.link_history_pkey']) i`,
+      );
+      expect(keys.rows.map((r: { def: string }) => r.def.replace(/^.*USING btree /, ''))).toEqual([
+        '(environment_id, object_id, property_id, valid_to, ordinal)',
+        '(environment_id, source_id, link_id, valid_to, target_id)',
+      ]);
+      const written = await t
+        .http()
+        .put('/objects/staging/keys-1')
+        .send({ type: 'person', properties: [prop('name', 'Keys One')], links: { knows: ['p-1'] }, metadata: SIGHTED })
+        .expect(201);
+      await t
+        .http()
+        .put('/objects/staging/keys-1')
+        .send({ type: 'person', properties: [prop('name', 'Keys Two')], links: { knows: ['keys-2'] }, metadata: SIGHTED })
+        .expect(200);
+      const named = (name: string, at?: string) =>
+        search({ type: 'propertyEquals', propertyEquals: { propertyId: 'name', value: name } }, at);
+      expect(await named('Keys Two')).toEqual(['staging/keys-1']);
+      expect(await named('Keys One')).toEqual([]);
+      expect(await named('Keys One', written.body.validFrom)).toEqual(['staging/keys-1']);
     });
   });
 });
