@@ -366,7 +366,8 @@ describe("a probe of an object's values and links reads the rows valid then, not
     const { sql, params } = buildSearchSql(filter, ontology, { visible: null, limit: 1001, loadLinks: false });
     expect((await t.db.query(sql, params)).rows.map((r: { id: string }) => r.id)).toEqual(['p-1']);
     const reads = await historyReads(sql, params);
-    // With the validity's start in the keys, each probe fetched all 501 rows of p-1's name (link) from the heap.
+    // With the validity's start in the keys, each probe fetched p-1's ended rows from the heap and
+    // removed them by a filter (500 for the name, 110 for the link in the plan PostgreSQL chose).
     expect(reads).toEqual({ scans: true, buffers: expect.any(Number), removedByFilter: 0 });
     expect(reads.buffers).toBeLessThan(20);
   });
@@ -384,8 +385,9 @@ describe("a probe of an object's values and links reads the rows valid then, not
     expect(present.row).toEqual({ vals: ['current name 1'], links: [['knows', 'p-2']] });
     expect(present.reads.removedByFilter).toBe(0);
     expect(present.reads.buffers).toBeLessThan(30);
-    // Half an hour into the last ended row: that row, and the open one (which began later) is
-    // the one row read and left out; the other 499 ended before the instant and are not read.
+    // Half an hour into the last ended rows: those rows, and the open ones (which began later)
+    // are read and left out, one of the name and one of the link; the other 499 of each ended
+    // before the instant and are not read.
     const past = await rowsAt('2025-01-21T20:30:00Z');
     expect(past.row).toEqual({ vals: ['name 500'], links: [['knows', 'p-502']] });
     expect(past.reads.removedByFilter).toBeLessThanOrEqual(2);
