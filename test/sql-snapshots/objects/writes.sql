@@ -43,14 +43,16 @@ first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontol
 WITH w AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.object_id COLLATE "C" AS object_id, k.property_id COLLATE "C" AS property_id, k.ordinal, k.origin COLLATE "C" AS origin, k.value_string COLLATE "C" AS value_string, k.value_number, k.value_boolean, k.value_date, k.value_timestamp, k.value_geo
            FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[]) AS k(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)) INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
-  FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
+  FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
+ ORDER BY hashtext(w.object_id), w.environment_id, w.object_id, w.property_id, w.ordinal;
 
 -- objects
 WITH w AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.source_id COLLATE "C" AS source_id, k.link_id COLLATE "C" AS link_id, k.target_id COLLATE "C" AS target_id
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(environment_id, source_id, link_id, target_id))
 INSERT INTO objects.link_history (environment_id, source_id, link_id, target_id, valid_from)
 SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
-  FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id;
+  FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id
+ ORDER BY hashtext(w.source_id), w.environment_id, w.source_id, w.link_id, w.target_id;
 
 -- objects
 
@@ -158,7 +160,8 @@ WITH u AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.object_id CO
        INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
-        WHERE (SELECT count(*) FROM closed) >= 0;
+ WHERE (SELECT count(*) FROM closed) >= 0
+ ORDER BY hashtext(w.object_id), w.environment_id, w.object_id, w.property_id, w.ordinal;
 
 -- objects
 
@@ -229,7 +232,8 @@ first_sighting timestamptz, last_sighting timestamptz, tags text[], values_ontol
 WITH w AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.object_id COLLATE "C" AS object_id, k.property_id COLLATE "C" AS property_id, k.ordinal, k.origin COLLATE "C" AS origin, k.value_string COLLATE "C" AS value_string, k.value_number, k.value_boolean, k.value_date, k.value_timestamp, k.value_geo
            FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::boolean[], $9::date[], $10::timestamptz[], $11::point[]) AS k(environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo)) INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
-  FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id;
+  FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
+ ORDER BY hashtext(w.object_id), w.environment_id, w.object_id, w.property_id, w.ordinal;
 
 -- objects
 WITH u AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.object_id COLLATE "C" AS object_id, k.property_id COLLATE "C" AS property_id, k.ordinal, k.origin COLLATE "C" AS origin, k.value_string COLLATE "C" AS value_string, k.value_number, k.value_boolean, k.value_date, k.value_timestamp, k.value_geo
@@ -248,14 +252,16 @@ WITH u AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.object_id CO
        INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
-        WHERE (SELECT count(*) FROM closed) >= 0;
+ WHERE (SELECT count(*) FROM closed) >= 0
+ ORDER BY hashtext(w.object_id), w.environment_id, w.object_id, w.property_id, w.ordinal;
 
 -- objects
 WITH w AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.source_id COLLATE "C" AS source_id, k.link_id COLLATE "C" AS link_id, k.target_id COLLATE "C" AS target_id
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(environment_id, source_id, link_id, target_id))
 INSERT INTO objects.link_history (environment_id, source_id, link_id, target_id, valid_from)
 SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
-  FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id;
+  FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id
+ ORDER BY hashtext(w.source_id), w.environment_id, w.source_id, w.link_id, w.target_id;
 
 -- objects
 
@@ -325,7 +331,8 @@ WITH u AS (SELECT k.environment_id COLLATE "C" AS environment_id, k.object_id CO
        INSERT INTO objects.property_value_history (environment_id, object_id, property_id, ordinal, origin, value_string, value_number, value_boolean, value_date, value_timestamp, value_geo, valid_from)
 SELECT w.environment_id, w.object_id, w.property_id, w.ordinal, w.origin, w.value_string, w.value_number, w.value_boolean, w.value_date, w.value_timestamp, w.value_geo, o.valid_from
   FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
-        WHERE (SELECT count(*) FROM closed) >= 0;
+ WHERE (SELECT count(*) FROM closed) >= 0
+ ORDER BY hashtext(w.object_id), w.environment_id, w.object_id, w.property_id, w.ordinal;
 
 -- objects
 

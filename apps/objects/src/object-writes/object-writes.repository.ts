@@ -74,6 +74,18 @@ const VALUE_KEYS = arrayRows(['environment_id', 'object_id', 'property_id', 'ord
 const LINK_ROWS = arrayRows(['environment_id', 'source_id', 'link_id', 'target_id'], ['text', 'text', 'text', 'text']);
 
 /**
+ * The order in which a statement inserts a batch's value or link rows: scattered by object (a hash
+ * of its id), each object's rows together and in key order (docs/architecture.md "Storage").
+ * Objects mostly arrive in ascending id order (external keys, a load's own order), and in that
+ * order each index that starts with (environment_id, object_id) would take a batch's entries as an
+ * ascending run in the middle of the index: PostgreSQL splits the page at the end of such a run in
+ * half, and the left half is never filled again, so those indexes stay about half full. Scattered,
+ * a batch fills the pages of its key range as random inserts do.
+ */
+const SCATTERED = (environmentId: string, objectId: string, rest: string) =>
+  `ORDER BY hashtext(${objectId}), ${environmentId}, ${objectId}, ${rest}`;
+
+/**
  * Values and links are stored once, as rows of objects.property_value_history and
  * objects.link_history with their validity interval [valid_from, valid_to); the current ones are
  * the open rows (valid_to 'infinity'; the views objects.property_value and objects.link;
@@ -81,11 +93,12 @@ const LINK_ROWS = arrayRows(['environment_id', 'source_id', 'link_id', 'target_i
  * the same: a new row opens at its object's new version (the objects.object row, already written
  * in this transaction; primary key), and a row removed or replaced closes then.
  */
-const OPEN_VALUES = `INSERT INTO objects.property_value_history (${VALUE_COLUMNS}, valid_from)
+const OPEN_VALUES = (where = '') => `INSERT INTO objects.property_value_history (${VALUE_COLUMNS}, valid_from)
   SELECT ${VALUE_COLUMNS.split(', ')
     .map((c) => `w.${c}`)
     .join(', ')}, o.valid_from
-    FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id`;
+    FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id${where ? `\n   ${where}` : ''}
+   ${SCATTERED('w.environment_id', 'w.object_id', 'w.property_id, w.ordinal')}`;
 /** Closes the open row of each value key in `w` (property_value_history's primary key, valid_to 'infinity'). */
 const CLOSE_VALUES = `UPDATE objects.property_value_history h SET valid_to = o.valid_from
     FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.object_id
@@ -296,7 +309,7 @@ export class ObjectWritesRepository {
         staleLinks,
       );
     }
-    if (createdValues.length) await m.rows(`WITH w AS (${VALUE_ROWS}) ${OPEN_VALUES}`, createdValues.columns);
+    if (createdValues.length) await m.rows(`WITH w AS (${VALUE_ROWS}) ${OPEN_VALUES()}`, createdValues.columns);
     if (rewrittenValues.length) {
       // A row equal to the open row of its key (the typed columns PostgreSQL holds, so a value
       // keeps no stale column even if the ontology changed its type) is left alone; any other
@@ -314,8 +327,7 @@ export class ObjectWritesRepository {
                      AND (h.origin, h.value_string, h.value_number, h.value_boolean, h.value_date, h.value_timestamp, h.value_geo::text)
                          IS NOT DISTINCT FROM (u.origin, u.value_string, u.value_number, u.value_boolean, u.value_date, u.value_timestamp, u.value_geo::text))),
          closed AS (${CLOSE_VALUES} AND h.valid_from < o.valid_from RETURNING 1)
-         ${OPEN_VALUES}
-          WHERE (SELECT count(*) FROM closed) >= 0`,
+         ${OPEN_VALUES('WHERE (SELECT count(*) FROM closed) >= 0')}`,
         rewrittenValues.columns,
       );
     }
@@ -325,7 +337,8 @@ export class ObjectWritesRepository {
         `WITH w AS (${LINK_ROWS})
          INSERT INTO objects.link_history (environment_id, source_id, link_id, target_id, valid_from)
          SELECT w.environment_id, w.source_id, w.link_id, w.target_id, o.valid_from
-           FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id`,
+           FROM w JOIN objects.object o ON o.environment_id = w.environment_id AND o.id = w.source_id
+          ${SCATTERED('w.environment_id', 'w.source_id', 'w.link_id, w.target_id')}`,
         newLinks,
       );
     }
