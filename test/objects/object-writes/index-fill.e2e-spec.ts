@@ -20,9 +20,10 @@ describe('ingest keeps the history keys full', () => {
   const BATCHES = 8;
   const PER_BATCH = 400;
 
+  const idOf = (i: number) => `p-${String(i).padStart(7, '0')}`;
   const person = (env: string, i: number) => ({
     environmentId: env,
-    id: `p-${String(i).padStart(7, '0')}`,
+    id: idOf(i),
     type: 'person',
     properties: [
       { id: 'name', value: `Person ${i}`, origin: 'crm' },
@@ -33,7 +34,7 @@ describe('ingest keeps the history keys full', () => {
       { id: 'email', value: `p${i}@example.com`, origin: 'crm' },
       { id: 'email', value: `p${i}@example.org`, origin: 'hr' },
     ],
-    links: { knows: [`p-${String(i + 1).padStart(7, '0')}`, `p-${String(i + 2).padStart(7, '0')}`] },
+    links: { knows: [idOf(i + 1), idOf(i + 2)] },
   });
 
   const sizes = async (indexes: string[]) =>

@@ -91,7 +91,8 @@ const SCATTERED = (environmentId: string, objectId: string, rest: string) =>
  * the open rows (valid_to 'infinity'; the views objects.property_value and objects.link;
  * CurrentRowsInHistory migration). A row covers every version in which the value (or link) stayed
  * the same: a new row opens at its object's new version (the objects.object row, already written
- * in this transaction; primary key), and a row removed or replaced closes then.
+ * in this transaction; primary key), and a row removed or replaced closes then. OPEN_VALUES inserts
+ * the rows of `w` as open rows; `where`, if given, is a condition on the statement (its WHERE).
  */
 const OPEN_VALUES = (where = '') => `INSERT INTO objects.property_value_history (${VALUE_COLUMNS}, valid_from)
   SELECT ${VALUE_COLUMNS.split(', ')
