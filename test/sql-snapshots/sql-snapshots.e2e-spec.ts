@@ -77,7 +77,9 @@ function render(r: Recorded): string {
   const lines = r.text.replace(/\s+$/, '').split('\n');
   const indent = Math.min(...lines.slice(1).filter((l) => l.trim()).map((l) => /^ */.exec(l)![0].length), Infinity);
   const text = [lines[0].trim(), ...lines.slice(1).map((l) => l.slice(indent === Infinity ? 0 : indent).replace(/\s+$/, ''))].join('\n');
-  return `-- ${r.app}${r.name ? ` (prepared as ${r.name})` : ''}\n${text};`;
+  // A statement named by its shape (SqlExecutor.shapedRows) has a number the process gives it in the order the texts come.
+  const name = r.name?.replace(/^(\w+)\.\d+$/, '$1.<shape>');
+  return `-- ${r.app}${name ? ` (prepared as ${name})` : ''}\n${text};`;
 }
 
 describe('SQL snapshots of the hot statements of both apps', () => {

@@ -207,7 +207,7 @@ WITH RECURSIVE closure(id) AS (
 SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, (s.expires_at IS NULL OR s.expires_at > $2::timestamptz) AS live
   FROM closure c JOIN object_sets.object_set s ON s.id = c.id;
 
--- objects (prepared as search.7zLj4o-T_3KUCbpRjuqJb1)
+-- objects (prepared as search.<shape>)
 WITH m AS MATERIALIZED (
   SELECT o.environment_id, o.id
     FROM objects.object o
@@ -250,7 +250,7 @@ WITH RECURSIVE closure(id) AS (
 SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, (s.expires_at IS NULL OR s.expires_at > $2::timestamptz) AS live
   FROM closure c JOIN object_sets.object_set s ON s.id = c.id;
 
--- objects (prepared as search.7zLj4o-T_3KUCbpRjuqJb1)
+-- objects (prepared as search.<shape>)
 WITH m AS MATERIALIZED (
   SELECT o.environment_id, o.id
     FROM objects.object o
@@ -302,7 +302,7 @@ WITH RECURSIVE closure(id) AS (
 SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, (s.expires_at IS NULL OR s.expires_at > $2::timestamptz) AS live
   FROM closure c JOIN object_sets.object_set_version s ON s.id = c.id AND s.valid_from <= $2::timestamptz AND s.valid_to > $2::timestamptz;
 
--- objects (prepared as search.lmS3ih94xh_y6lq3MB46i8)
+-- objects (prepared as search.<shape>)
 WITH m AS MATERIALIZED (
   SELECT o.environment_id, o.id
     FROM (SELECT * FROM objects.object_version WHERE valid_from <= $1::timestamptz AND (valid_to IS NULL OR valid_to > $1::timestamptz)) o
@@ -379,7 +379,7 @@ WITH RECURSIVE closure(id) AS (
 SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, (s.expires_at IS NULL OR s.expires_at > $2::timestamptz) AS live
   FROM closure c JOIN object_sets.object_set s ON s.id = c.id;
 
--- objects (prepared as search.8rieolDpbKzjlYWAwcjlRM)
+-- objects (prepared as search.<shape>)
 WITH g AS (
   SELECT o.environment_id AS env, o.id AS oid
     FROM objects.object o

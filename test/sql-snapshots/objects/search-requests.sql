@@ -3,7 +3,7 @@
 
 -- ===== searchObjects, a filter, loadLinks: 1 statement
 
--- objects (prepared as search.rAjel5Ncq0I6fY_6HQp_RN)
+-- objects (prepared as search.<shape>)
 SELECT o.environment_id AS env, o.id, (o.json::json -> 'links')::text AS links,
       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
  FROM objects.object o
@@ -57,7 +57,7 @@ SELECT p.env, p.id, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US
 
 -- ===== searchObjects asOf: 1 statement
 
--- objects (prepared as search.iTdxUgXRKuL59MxVZqWwHZ)
+-- objects (prepared as search.<shape>)
 SELECT o.environment_id AS env, o.id,
       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
  FROM (SELECT * FROM objects.object_version WHERE valid_from <= $1::timestamptz AND (valid_to IS NULL OR valid_to > $1::timestamptz)) o
@@ -67,7 +67,7 @@ LIMIT $4;
 
 -- ===== aggregateObjects, count by environment: 1 statement
 
--- objects (prepared as search.Hp-kwRibI5fhYJNzZ8N-8I)
+-- objects (prepared as search.<shape>)
 WITH g AS (
   SELECT o.environment_id AS env, o.id AS oid, o.environment_id AS k0
     FROM objects.object o
@@ -84,7 +84,7 @@ SELECT json_build_object('key', json_build_object($4::text, c.k0), 'metrics', js
 
 -- ===== searchObjects, geoWithinDistance: 2 statements
 
--- objects (prepared as search.WOWjgIAUmOD-J6pw2ShBu0)
+-- objects (prepared as search.<shape>)
 SELECT v.environment_id AS env, v.object_id AS id,
       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
  FROM objects.property_value v
@@ -100,7 +100,7 @@ SELECT (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS versi
 
 -- ===== searchObjects, orderBy distanceFrom (nearest first): 1 statement
 
--- objects (prepared as search.2_UmFgDD2B24VS7PMSy7Qm)
+-- objects (prepared as search.<shape>)
 WITH kn AS MATERIALIZED (
   SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($2::float8, $3::float8))) AS key
     FROM objects.property_value x
@@ -133,7 +133,7 @@ SELECT f.conclusive, p.env, p.id, p.t0::text AS k0, p.dm,
 
 -- ===== aggregateObjects, geoGrid with geoCentroid: 2 statements
 
--- objects (prepared as search.Wkyd9QY8wjA386rYx6Ryr9)
+-- objects (prepared as search.<shape>)
 WITH g AS (
   SELECT v.environment_id AS env, v.object_id AS oid, (((gh0.x & 1) << 1) | ((gh0.x & 2) << 2) | ((gh0.x & 4) << 3) | ((gh0.x & 8) << 4) | ((gh0.x & 16) << 5) | ((gh0.x & 32) << 6) | ((gh0.x & 64) << 7) | ((gh0.x & 128) << 8) | ((gh0.x & 256) << 9) | ((gh0.x & 512) << 10) | ((gh0.y & 1) << 0) | ((gh0.y & 2) << 1) | ((gh0.y & 4) << 2) | ((gh0.y & 8) << 3) | ((gh0.y & 16) << 4) | ((gh0.y & 32) << 5) | ((gh0.y & 64) << 6) | ((gh0.y & 128) << 7) | ((gh0.y & 256) << 8) | ((gh0.y & 512) << 9)) AS k0
     FROM objects.property_value v
@@ -169,7 +169,7 @@ WITH RECURSIVE closure(id) AS (
 SELECT s.id, s.definition, s.scope_environment_ids AS scope, s.creator, s.immutable, (s.expires_at IS NULL OR s.expires_at > $2::timestamptz) AS live
   FROM closure c JOIN object_sets.object_set s ON s.id = c.id;
 
--- objects (prepared as search.x7ajtNgbD440g4CpVqwOjL)
+-- objects (prepared as search.<shape>)
 SELECT o.environment_id AS env, o.id,
       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
  FROM objects.object o

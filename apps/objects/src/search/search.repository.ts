@@ -100,8 +100,8 @@ export class SearchRepository {
   }
 
   /**
-   * The statement, named by its text's hash when it is short enough to be prepared (a longer one
-   * is not hashed at all); aggregations run here too. `label` names it in the statement-duration
+   * The statement, named by its text when it is short enough to be prepared (a longer one runs
+   * unnamed: SqlExecutor.shapedRows); aggregations run here too. `label` names it in the statement-duration
    * metric.
    */
   run<T>(sql: string, params: unknown[], label: string): Promise<T[]> {

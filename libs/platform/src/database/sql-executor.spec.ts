@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Pool } from 'pg';
 import type { ReadRouter } from '../replicas/read-router';
 import { DEFAULT_PREPARED_STATEMENT_LIMITS } from './postgres';
-import { SqlExecutor } from './sql-executor';
+import { ShapeNames, SqlExecutor } from './sql-executor';
 
 /**
  * SqlExecutor.transaction on a fake pool: the statements it sends, in order, and what becomes of
@@ -93,5 +93,31 @@ describe('SqlExecutor.transaction', () => {
     const tx = await executorOn(client).transaction(async (t) => t);
     await expect(tx.rows('SELECT 1')).rejects.toThrow(/transaction that has ended/);
     expect(client.sent).not.toContain('SELECT 1');
+  });
+});
+
+describe('ShapeNames', () => {
+  it('gives a text the same name every time, and different texts different names under their prefix', () => {
+    const names = new ShapeNames();
+    const a = names.nameOf('search', 'SELECT 1');
+    const b = names.nameOf('search', 'SELECT 2');
+    expect(a).toMatch(/^search\.\d+$/);
+    expect(b).toMatch(/^search\.\d+$/);
+    expect(b).not.toBe(a);
+    // A text built again (another string of the same characters) finds its name.
+    expect(names.nameOf('search', ['SELECT', '1'].join(' '))).toBe(a);
+    expect(names.nameOf('liveSets', 'SELECT 3')).toMatch(/^liveSets\.\d+$/);
+  });
+
+  it('forgets the least recently used text past its bound, and never gives a forgotten name to another text', () => {
+    const names = new ShapeNames(2);
+    const a = names.nameOf('search', 'A');
+    const b = names.nameOf('search', 'B');
+    expect(names.nameOf('search', 'A')).toBe(a); // A is now the most recently used
+    const c = names.nameOf('search', 'C'); // B goes
+    expect(names.size).toBe(2);
+    expect(names.nameOf('search', 'A')).toBe(a);
+    const bAgain = names.nameOf('search', 'B');
+    expect(new Set([a, b, c, bAgain]).size).toBe(4);
   });
 });

@@ -1,5 +1,4 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { ReadRouter, ReadRouterSettings } from '../replicas/read-router';
@@ -45,6 +44,44 @@ const CONNECT_RETRY_MS = 1_000;
 const BEGIN: Statement = { text: 'START TRANSACTION', values: [] };
 const COMMIT: Statement = { text: 'COMMIT', values: [] };
 const ROLLBACK: Statement = { text: 'ROLLBACK', values: [] };
+
+/**
+ * The names of the statements run by their shape (shapedRows): `<prefix>.<n>`, one number per
+ * text for the life of the process, so that a name always stands for the same text on every
+ * connection (what PreparedOnConnection and pg require). A lookup by text costs V8's hash of the
+ * string, where hashing each text (SHA-1, as before) cost about 7 µs of a geo search's 370
+ * (bench/README.md "Geo search"). At most `maxNames` texts are remembered, the least recently
+ * used forgotten first: a forgotten text that comes back gets a new number, and the connections
+ * drop the old name as they drop any statement (PreparedStatementLimits).
+ */
+export class ShapeNames {
+  private readonly names = new Map<string, string>();
+  private next = 0;
+
+  constructor(private readonly maxNames = 1_000) {}
+
+  get size(): number {
+    return this.names.size;
+  }
+
+  /** The name of `sql`; a text first seen is named under `prefix` (the same text keeps the name it first got). */
+  nameOf(prefix: string, sql: string): string {
+    const known = this.names.get(sql);
+    if (known !== undefined) {
+      // Most recently used last (a Map keeps insertion order).
+      this.names.delete(sql);
+      this.names.set(sql, known);
+      return known;
+    }
+    const name = `${prefix}.${++this.next}`;
+    this.names.set(sql, name);
+    if (this.names.size > this.maxNames) this.names.delete(this.names.keys().next().value as string);
+    return name;
+  }
+}
+
+/** Shared by every executor of the process, so that no two texts share a name on any pool. */
+const SHAPE_NAMES = new ShapeNames();
 
 /**
  * The one way the apps run SQL (docs/architecture.md, "Running SQL"): every statement of every
@@ -130,9 +167,9 @@ export class SqlExecutor implements SqlRows, OnApplicationShutdown {
    * prepared). What a connection keeps prepared is bounded (PreparedStatementLimits): a statement
    * longer than `maxChars` runs unnamed, and past `perConnection` statements or
    * `charsPerConnection` characters the least recently used one is deallocated on that
-   * connection. A name must always stand for the same text (a fixed statement, or the hash of its
+   * connection. A name must always stand for the same text (a fixed statement, or ShapeNames' name of its
    * text). Routed like `rows`. Its duration is observed under `label` (by default the name;
-   * statements named by a hash pass a readable label).
+   * statements named by their shape pass a readable label).
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   preparedRows<T = any>(name: string, sql: string, params: unknown[] = [], label = name): Promise<T[]> {
@@ -151,14 +188,14 @@ export class SqlExecutor implements SqlRows, OnApplicationShutdown {
 
   /**
    * A statement built per request whose text depends only on a filter's shape (its values are
-   * parameters): prepared under `prefix` and the hash of its text when it is short enough to be
-   * prepared (see preparedRows), else run unnamed (a longer one is not hashed at all). Routed like
+   * parameters): prepared under a name of its text (ShapeNames, under `prefix`) when it is short
+   * enough to be prepared (see preparedRows), else run unnamed. Routed like
    * `rows`, or on the primary with `onPrimary`. Observed under `label`.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   shapedRows<T = any>(prefix: string, sql: string, params: unknown[], label: string, onPrimary = false): Promise<T[]> {
     const query: Statement = preparesOn(this.pool, sql)
-      ? { name: `${prefix}.${createHash('sha1').update(sql).digest('base64url').slice(0, 22)}`, text: sql, values: params }
+      ? { name: SHAPE_NAMES.nameOf(prefix, sql), text: sql, values: params }
       : { text: sql, values: params };
     return this.run<T>(query, !onPrimary, label);
   }
