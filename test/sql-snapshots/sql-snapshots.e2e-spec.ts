@@ -196,6 +196,16 @@ describe('SQL snapshots of the hot statements of both apps', () => {
     );
     await op(
       'search',
+      'searchObjects, the nearest of every object (value rows alone)',
+      () =>
+        o()
+          .post('/objects/search?pageSize=10')
+          .set(json)
+          .send({ filter: { type: 'all', all: {} }, orderBy: [{ distanceFrom: { propertyId: 'home', point: { lat: 48.8566, lon: 2.3522 } } }] }),
+      200,
+    );
+    await op(
+      'search',
       'aggregateObjects, geoGrid with geoCentroid',
       () =>
         o()

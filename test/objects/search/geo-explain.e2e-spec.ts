@@ -138,6 +138,13 @@ describe('geo search uses the geo index (EXPLAIN, 100,000 objects)', () => {
     const seqScans = ran.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']);
     expect({ name, seqScans, plan: summary }).toEqual({ name, seqScans: [], plan: summary });
     expect(summary).toContain(`Index Only Scan on property_value_history using property_value_history_geo_unit_cover_idx`);
+    // Every object in the present: the nearest value rows alone, each standing for its object, and
+    // no probe of objects.object per value (docs/architecture.md "Geo search").
+    if (!asOf && (raw as { type: string }).type === 'all')
+      expect({ name, objectReads: ran.filter((n) => n['Relation Name'] === 'object').map(describeNode) }).toEqual({
+        name,
+        objectReads: [],
+      });
     expect((await t.db.query(sql, params)).rows).toHaveLength(11);
   });
 

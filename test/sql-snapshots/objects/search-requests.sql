@@ -131,6 +131,36 @@ SELECT f.conclusive, p.env, p.id, p.t0::text AS k0, p.dm,
  ORDER BY p.t0 ASC NULLS LAST, p.env COLLATE "C", p.id COLLATE "C"
  LIMIT 1001;
 
+-- ===== searchObjects, the nearest of every object (value rows alone): 1 statement
+
+-- objects (prepared as search.<shape>)
+WITH kn AS MATERIALIZED (
+  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($2::float8, $3::float8))) AS key
+    FROM objects.property_value x
+   WHERE x.property_id = $1::text AND x.value_geo IS NOT NULL
+   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($2::float8, $3::float8)))
+   FETCH FIRST 32 ROWS WITH TIES),
+a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($2::float8, $3::float8)))) AS dm
+   FROM kn k
+   CROSS JOIN LATERAL (SELECT k.environment_id, k.object_id AS id) o
+  WHERE TRUE
+  ORDER BY k.key ASC, o.environment_id, o.id
+  LIMIT 11)
+SELECT f.conclusive, p.env, p.id, p.t0::text AS k0, p.dm,
+       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
+  FROM (SELECT (SELECT count(*) FROM a) >= 11 OR (SELECT count(*) FROM kn) < 32 AS conclusive) f
+  LEFT JOIN LATERAL (SELECT * FROM ((SELECT * FROM a)
+  UNION ALL
+  (SELECT o.environment_id AS env, o.id, NULL::float8 AS t0, NULL::float8 AS dm
+   FROM objects.object o
+  WHERE NOT ((SELECT count(*) FROM a) >= 11)
+    AND TRUE
+    AND NOT EXISTS (SELECT 1 FROM objects.property_value x WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $1::text AND x.value_geo IS NOT NULL)
+  ORDER BY o.environment_id, o.id
+  LIMIT 11)) q WHERE f.conclusive) p ON TRUE
+ ORDER BY p.t0 ASC NULLS LAST, p.env COLLATE "C", p.id COLLATE "C"
+ LIMIT 11;
+
 -- ===== aggregateObjects, geoGrid with geoCentroid: 2 statements
 
 -- objects (prepared as search.<shape>)

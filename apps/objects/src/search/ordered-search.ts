@@ -447,17 +447,30 @@ function distanceStatement(
                      AND (${keyOf('y')} < ${k} OR (${keyOf('y')} = ${k} AND y.ordinal < k.ordinal)))`,
         ]
       : [];
+  // Every object (the filter `all`) in the present, without links or a key of the object's own
+  // columns: a value row stands for its object (the write path keeps an object's value rows with
+  // it, DerivedRowsWithoutForeignKeys migration), so the valued branch reads the value rows alone,
+  // as the nearest values' index holds them (CoveringGeoIndexes migration), and probes
+  // objects.object for none of them (docs/architecture.md "Geo search").
+  const valueRowsAlone = filter.type === 'all' && !opts.asOf && objectColumns(order, loadLinks).length === 2;
   // The object of value row k, when it matches the filter.
-  const objectRow = `CROSS JOIN LATERAL (SELECT ${objectColumns(order, loadLinks)
-    .map((c) => `o.${c}`)
-    .join(', ')} FROM ${rows.objects} o
+  const objectRow = valueRowsAlone
+    ? 'CROSS JOIN LATERAL (SELECT k.environment_id, k.object_id AS id) o'
+    : `CROSS JOIN LATERAL (SELECT ${objectColumns(order, loadLinks)
+        .map((c) => `o.${c}`)
+        .join(', ')} FROM ${rows.objects} o
                         WHERE ${['o.environment_id = k.environment_id AND o.id = k.object_id', ...visibleClause('o'), `(${filterSql('o')}) IS TRUE`].join('\n                          AND ')}
                        OFFSET 0) o`;
   /** A valued branch over value rows `k`: each row's object checked against the filter as it comes. */
   const valued = (from: string, keyExpr: string, where: string[]) => {
     const joins: string[] = [];
     const levels = levelsOf(order, 'o', params, joins, rows, { expr: keyExpr, key: byChord, nullable: false });
-    const conditions = [...where, ...best(keyExpr), ...(pos ? [after(levels, 0, pos, params, 'o')] : [])];
+    const conditions = [
+      ...where,
+      ...(valueRowsAlone ? visibleClause('k') : []),
+      ...best(keyExpr),
+      ...(pos ? [after(levels, 0, pos, params, 'o')] : []),
+    ];
     if (conditions.length === 0) conditions.push('TRUE');
     return branch({
       loadLinks,
