@@ -192,8 +192,8 @@ WITH g AS (
     FROM objects.property_value v
     CROSS JOIN LATERAL (SELECT (least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) - (v.value_geo[0] < -180 + 360 * least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023)::float8 / 1024)::int + (least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) < 1023 AND v.value_geo[0] >= -180 + 360 * (least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) + 1)::float8 / 1024)::int) AS x, (least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) - (v.value_geo[1] < -90 + 180 * least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023)::float8 / 1024)::int + (least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) < 1023 AND v.value_geo[1] >= -90 + 180 * (least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) + 1)::float8 / 1024)::int) AS y OFFSET 0) gh0
    WHERE v.property_id = $2::text
-     AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), objects.geo_near(point($3::float8, $4::float8), $5::float8))
-      AND objects.geo_meters(objects.geo_chord(objects.geo_unit(v.value_geo), objects.geo_unit(point($3::float8, $4::float8)))) <= $6::float8)
+     AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), (SELECT objects.geo_near(point($3::float8, $4::float8), $5::float8)))
+      AND objects.geo_meters(objects.geo_chord(objects.geo_unit(v.value_geo), (SELECT objects.geo_unit(point($3::float8, $4::float8))))) <= $6::float8)
      AND v.environment_id = ANY($7::text[])),
 c AS (SELECT g.k0, count(*) AS count, count(*) AS m1, row_number() OVER (ORDER BY count(*) DESC, g.k0) AS rank
     FROM g GROUP BY g.k0 ORDER BY count(*) DESC, g.k0 LIMIT $8::bigint + 1),

@@ -247,12 +247,12 @@ SELECT p.env, p.id, to_char(p.t0 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US
 -- orderBy: [{"distanceFrom":{"propertyId":"home","point":{"lat":48.8566,"lon":2.3522}}}]
 -- params: [["prod"],"home",2.3522,48.8566,["person"],["person"]]
 WITH kn AS MATERIALIZED (
-  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8))) AS key
+  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), (SELECT objects.geo_unit(point($3::float8, $4::float8)))) AS key
     FROM objects.property_value x
    WHERE x.property_id = $2::text AND x.value_geo IS NOT NULL
-   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8)))
+   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), (SELECT objects.geo_unit(point($3::float8, $4::float8))))
    FETCH FIRST 2012 ROWS WITH TIES),
-a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($3::float8, $4::float8)))) AS dm
+a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), (SELECT objects.geo_unit(point($3::float8, $4::float8))))) AS dm
    FROM kn k
    CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
                         WHERE o.environment_id = k.environment_id AND o.id = k.object_id
@@ -288,7 +288,7 @@ m AS MATERIALIZED (
      AND o.type = ANY($7::text[])
    LIMIT (SELECT threshold FROM t)),
 n AS (SELECT count(*) < (SELECT threshold FROM t) AS sorted FROM m),
-sc AS MATERIALIZED (SELECT o.environment_id AS env, o.id, objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8))) AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8)))) AS dm
+sc AS MATERIALIZED (SELECT o.environment_id AS env, o.id, objects.geo_chord(objects.geo_unit(k.value_geo), (SELECT objects.geo_unit(point($4::float8, $5::float8)))) AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), (SELECT objects.geo_unit(point($4::float8, $5::float8))))) AS dm
    FROM objects.property_value k
    CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
                         WHERE o.environment_id = k.environment_id AND o.id = k.object_id
@@ -296,15 +296,15 @@ sc AS MATERIALIZED (SELECT o.environment_id AS env, o.id, objects.geo_chord(obje
                           AND (o.type = ANY($6::text[])) IS TRUE
                        OFFSET 0) o
   WHERE k.property_id = $3::text AND k.value_geo IS NOT NULL
-  ORDER BY objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8))) ASC, o.environment_id, o.id
+  ORDER BY objects.geo_chord(objects.geo_unit(k.value_geo), (SELECT objects.geo_unit(point($4::float8, $5::float8)))) ASC, o.environment_id, o.id
   LIMIT $1)
 SELECT p.env, p.id, p.t0::text AS k0, p.dm,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM ((SELECT o.environment_id AS env, o.id, s0.v AS t0, s0.dm AS dm
    FROM m JOIN objects.object o ON o.environment_id = m.environment_id AND o.id = m.id
-   LEFT JOIN LATERAL (SELECT objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8))) AS v, objects.geo_meters(objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8)))) AS dm FROM objects.property_value x
+   LEFT JOIN LATERAL (SELECT objects.geo_chord(objects.geo_unit(x.value_geo), (SELECT objects.geo_unit(point($4::float8, $5::float8)))) AS v, objects.geo_meters(objects.geo_chord(objects.geo_unit(x.value_geo), (SELECT objects.geo_unit(point($4::float8, $5::float8))))) AS dm FROM objects.property_value x
                      WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $3::text AND x.value_geo IS NOT NULL
-                     ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8))), x.ordinal LIMIT 1) s0 ON TRUE
+                     ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), (SELECT objects.geo_unit(point($4::float8, $5::float8)))), x.ordinal LIMIT 1) s0 ON TRUE
   WHERE (SELECT sorted FROM n)
   ORDER BY s0.v ASC NULLS LAST, o.environment_id, o.id
   LIMIT $1)
@@ -327,12 +327,12 @@ SELECT p.env, p.id, p.t0::text AS k0, p.dm,
 -- orderBy: [{"distanceFrom":{"propertyId":"home","point":{"lat":48.8566,"lon":2.3522}},"direction":"DESC"},{"propertyId":"name"}]
 -- params: [["prod"],"home",-177.6478,-48.8566,2.3522,48.8566,["person"],"name","prod","p-0999","Ada","0.5","name",["person"]]
 WITH kn AS MATERIALIZED (
-  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8))) AS key
+  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), (SELECT objects.geo_unit(point($3::float8, $4::float8)))) AS key
     FROM objects.property_value x
    WHERE x.property_id = $2::text AND x.value_geo IS NOT NULL
-   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($3::float8, $4::float8)))
+   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), (SELECT objects.geo_unit(point($3::float8, $4::float8))))
    FETCH FIRST 2012 ROWS WITH TIES),
-a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, s1.v AS t1, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($5::float8, $6::float8)))) AS dm
+a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, s1.v AS t1, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), (SELECT objects.geo_unit(point($5::float8, $6::float8))))) AS dm
    FROM kn k
    CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
                         WHERE o.environment_id = k.environment_id AND o.id = k.object_id
@@ -372,7 +372,7 @@ m AS MATERIALIZED (
      AND o.type = ANY($9::text[])
    LIMIT (SELECT threshold FROM t)),
 n AS (SELECT count(*) < (SELECT threshold FROM t) AS sorted FROM m),
-sc AS MATERIALIZED (SELECT o.environment_id AS env, o.id, objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8))) AS t0, s1.v AS t1, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($6::float8, $7::float8)))) AS dm
+sc AS MATERIALIZED (SELECT o.environment_id AS env, o.id, objects.geo_chord(objects.geo_unit(k.value_geo), (SELECT objects.geo_unit(point($4::float8, $5::float8)))) AS t0, s1.v AS t1, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), (SELECT objects.geo_unit(point($6::float8, $7::float8))))) AS dm
    FROM objects.property_value k
    CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
                         WHERE o.environment_id = k.environment_id AND o.id = k.object_id
@@ -382,16 +382,16 @@ sc AS MATERIALIZED (SELECT o.environment_id AS env, o.id, objects.geo_chord(obje
    LEFT JOIN LATERAL (SELECT min(x.value_string) AS v FROM objects.property_value x
                      WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $10::text) s1 ON TRUE
   WHERE k.property_id = $3::text AND k.value_geo IS NOT NULL
-    AND (objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8))) > $14::float8 OR (objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8))) = $14::float8 AND ((s1.v IS NULL OR s1.v > $13::text COLLATE "C") OR (s1.v = $13::text COLLATE "C" AND (o.environment_id, o.id) > ($11::text COLLATE "C", $12::text COLLATE "C")))))
-  ORDER BY objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($4::float8, $5::float8))) ASC, s1.v COLLATE "C" ASC NULLS LAST, o.environment_id, o.id
+    AND (objects.geo_chord(objects.geo_unit(k.value_geo), (SELECT objects.geo_unit(point($4::float8, $5::float8)))) > $14::float8 OR (objects.geo_chord(objects.geo_unit(k.value_geo), (SELECT objects.geo_unit(point($4::float8, $5::float8)))) = $14::float8 AND ((s1.v IS NULL OR s1.v > $13::text COLLATE "C") OR (s1.v = $13::text COLLATE "C" AND (o.environment_id, o.id) > ($11::text COLLATE "C", $12::text COLLATE "C")))))
+  ORDER BY objects.geo_chord(objects.geo_unit(k.value_geo), (SELECT objects.geo_unit(point($4::float8, $5::float8)))) ASC, s1.v COLLATE "C" ASC NULLS LAST, o.environment_id, o.id
   LIMIT $1)
 SELECT p.env, p.id, p.t0::text AS k0, p.t1 AS k1, p.dm,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM ((SELECT o.environment_id AS env, o.id, s0.v AS t0, s1.v AS t1, s0.dm AS dm
    FROM m JOIN objects.object o ON o.environment_id = m.environment_id AND o.id = m.id
-   LEFT JOIN LATERAL (SELECT objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8))) AS v, objects.geo_meters(objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($6::float8, $7::float8)))) AS dm FROM objects.property_value x
+   LEFT JOIN LATERAL (SELECT objects.geo_chord(objects.geo_unit(x.value_geo), (SELECT objects.geo_unit(point($4::float8, $5::float8)))) AS v, objects.geo_meters(objects.geo_chord(objects.geo_unit(x.value_geo), (SELECT objects.geo_unit(point($6::float8, $7::float8))))) AS dm FROM objects.property_value x
                      WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $3::text AND x.value_geo IS NOT NULL
-                     ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($4::float8, $5::float8))), x.ordinal LIMIT 1) s0 ON TRUE
+                     ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), (SELECT objects.geo_unit(point($4::float8, $5::float8)))), x.ordinal LIMIT 1) s0 ON TRUE
    LEFT JOIN LATERAL (SELECT min(x.value_string) AS v FROM objects.property_value x
                      WHERE x.environment_id = o.environment_id AND x.object_id = o.id AND x.property_id = $15::text) s1 ON TRUE
   WHERE (SELECT sorted FROM n)

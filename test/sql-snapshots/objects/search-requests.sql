@@ -89,8 +89,8 @@ SELECT v.environment_id AS env, v.object_id AS id,
       (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
  FROM objects.property_value v
 WHERE v.property_id = $1::text
-  AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), objects.geo_near(point($2::float8, $3::float8), $4::float8))
-     AND objects.geo_meters(objects.geo_chord(objects.geo_unit(v.value_geo), objects.geo_unit(point($2::float8, $3::float8)))) <= $5::float8)
+  AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), (SELECT objects.geo_near(point($2::float8, $3::float8), $4::float8)))
+     AND objects.geo_meters(objects.geo_chord(objects.geo_unit(v.value_geo), (SELECT objects.geo_unit(point($2::float8, $3::float8))))) <= $5::float8)
 GROUP BY v.environment_id, v.object_id
 ORDER BY v.environment_id, v.object_id
 LIMIT $6;
@@ -102,12 +102,12 @@ SELECT (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS versi
 
 -- objects (prepared as search.<shape>)
 WITH kn AS MATERIALIZED (
-  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($2::float8, $3::float8))) AS key
+  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), (SELECT objects.geo_unit(point($2::float8, $3::float8)))) AS key
     FROM objects.property_value x
    WHERE x.property_id = $1::text AND x.value_geo IS NOT NULL
-   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($2::float8, $3::float8)))
+   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), (SELECT objects.geo_unit(point($2::float8, $3::float8))))
    FETCH FIRST 2012 ROWS WITH TIES),
-a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($2::float8, $3::float8)))) AS dm
+a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), (SELECT objects.geo_unit(point($2::float8, $3::float8))))) AS dm
    FROM kn k
    CROSS JOIN LATERAL (SELECT o.environment_id, o.id FROM objects.object o
                         WHERE o.environment_id = k.environment_id AND o.id = k.object_id
@@ -135,12 +135,12 @@ SELECT f.conclusive, p.env, p.id, p.t0::text AS k0, p.dm,
 
 -- objects (prepared as search.<shape>)
 WITH kn AS MATERIALIZED (
-  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($2::float8, $3::float8))) AS key
+  SELECT x.environment_id, x.object_id, x.ordinal, x.value_geo, objects.geo_chord(objects.geo_unit(x.value_geo), (SELECT objects.geo_unit(point($2::float8, $3::float8)))) AS key
     FROM objects.property_value x
    WHERE x.property_id = $1::text AND x.value_geo IS NOT NULL
-   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), objects.geo_unit(point($2::float8, $3::float8)))
+   ORDER BY objects.geo_chord(objects.geo_unit(x.value_geo), (SELECT objects.geo_unit(point($2::float8, $3::float8))))
    FETCH FIRST 32 ROWS WITH TIES),
-a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), objects.geo_unit(point($2::float8, $3::float8)))) AS dm
+a AS MATERIALIZED (SELECT o.environment_id AS env, o.id, k.key AS t0, objects.geo_meters(objects.geo_chord(objects.geo_unit(k.value_geo), (SELECT objects.geo_unit(point($2::float8, $3::float8))))) AS dm
    FROM kn k
    CROSS JOIN LATERAL (SELECT k.environment_id, k.object_id AS id) o
   WHERE TRUE
@@ -169,8 +169,8 @@ WITH g AS (
     FROM objects.property_value v
     CROSS JOIN LATERAL (SELECT (least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) - (v.value_geo[0] < -180 + 360 * least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023)::float8 / 1024)::int + (least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) < 1023 AND v.value_geo[0] >= -180 + 360 * (least(floor((v.value_geo[0] - (-180)) * 1024 / 360)::bigint, 1023) + 1)::float8 / 1024)::int) AS x, (least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) - (v.value_geo[1] < -90 + 180 * least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023)::float8 / 1024)::int + (least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) < 1023 AND v.value_geo[1] >= -90 + 180 * (least(floor((v.value_geo[1] - (-90)) * 1024 / 180)::bigint, 1023) + 1)::float8 / 1024)::int) AS y OFFSET 0) gh0
    WHERE v.property_id = $2::text
-     AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), objects.geo_near(point($3::float8, $4::float8), $5::float8))
-      AND objects.geo_meters(objects.geo_chord(objects.geo_unit(v.value_geo), objects.geo_unit(point($3::float8, $4::float8)))) <= $6::float8)),
+     AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), (SELECT objects.geo_near(point($3::float8, $4::float8), $5::float8)))
+      AND objects.geo_meters(objects.geo_chord(objects.geo_unit(v.value_geo), (SELECT objects.geo_unit(point($3::float8, $4::float8))))) <= $6::float8)),
 c AS (SELECT g.k0, count(*) AS count, count(*) AS m0, row_number() OVER (ORDER BY count(*) DESC, g.k0) AS rank
     FROM g GROUP BY g.k0 ORDER BY count(*) DESC, g.k0 LIMIT $7::bigint + 1),
 v AS (SELECT g.k0, CASE WHEN count(x.value_geo) FILTER (WHERE x.property_id = $1::text) > 0 AND sqrt(sum(cosd(x.value_geo[1]) * cosd(x.value_geo[0])) FILTER (WHERE x.property_id = $1::text) ^ 2 + sum(cosd(x.value_geo[1]) * sind(x.value_geo[0])) FILTER (WHERE x.property_id = $1::text) ^ 2 + sum(sind(x.value_geo[1])) FILTER (WHERE x.property_id = $1::text) ^ 2) / count(x.value_geo) FILTER (WHERE x.property_id = $1::text) > 1e-9

@@ -357,8 +357,8 @@ SELECT v.environment_id AS env, v.object_id AS id,
        (SELECT coalesce(max(version), 0) FROM objects.ontology_version) AS active_ontology_version
   FROM objects.property_value v
  WHERE v.property_id = $1::text
-   AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), objects.geo_near(point($2::float8, $3::float8), $4::float8))
-      AND objects.geo_meters(objects.geo_chord(objects.geo_unit(v.value_geo), objects.geo_unit(point($2::float8, $3::float8)))) <= $5::float8)
+   AND (v.value_geo IS NOT NULL AND objects.geo_in(objects.geo_unit(v.value_geo), (SELECT objects.geo_near(point($2::float8, $3::float8), $4::float8)))
+      AND objects.geo_meters(objects.geo_chord(objects.geo_unit(v.value_geo), (SELECT objects.geo_unit(point($2::float8, $3::float8))))) <= $5::float8)
    AND v.environment_id = ANY($6::text[])
    AND (v.environment_id, v.object_id) > ($7::text COLLATE "C", $8::text COLLATE "C")
  GROUP BY v.environment_id, v.object_id
