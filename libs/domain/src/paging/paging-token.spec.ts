@@ -35,6 +35,32 @@ describe('paging tokens', () => {
 
   it('canonicalises JSON independent of key order and undefined fields', () => {
     expect(canonicalJson({ b: 1, a: [{ y: 2, x: undefined, w: null }] })).toBe('{"a":[{"w":null,"y":2}],"b":1}');
+    // Keys in UTF-16 code unit order (capitals before small letters, then the rest); undefined in an array is null.
+    expect(canonicalJson({ é: 1, Z: [undefined, 2], a: 'x', '\u{1F600}': true, 'ä"': {} })).toBe(
+      '{"Z":[null,2],"a":"x","ä\\"":{},"é":1,"\u{1F600}":true}',
+    );
+  });
+
+  it('verifies a token issued before this release, and issues the same token for the same request and position', () => {
+    // Issued by the implementation of 2026-11-28 (SHA-256 of the request, HMAC-SHA256 of the secret's UTF-8 bytes):
+    // a service upgraded while clients hold tokens keeps accepting them.
+    const request = {
+      op: 'search',
+      filter: {
+        type: 'geoWithinDistance',
+        geoWithinDistance: { propertyId: 'location', center: { lat: 48.8566, lon: 2.3522 }, meters: 1000 },
+      },
+      loadLinks: false,
+      startingSet: null,
+      orderBy: [{ distanceFrom: { propertyId: 'location', point: { lat: 1, lon: 2 } } }],
+      é: 1,
+      Z: [undefined, 2],
+    };
+    const issued =
+      'eyJiIjoiNk93enpUdVhGYzRuM0VQOHd1RWdTMSIsInAiOnsiayI6WyIwLjI1Il0sImVudiI6InByb2QiLCJpZCI6InNpdGUtMSJ9fQ._bXqXkLHtO9UHGsyfq90ZeEf_HWPge99GsPQnJzhl-w';
+    const position = { k: ['0.25'], env: 'prod', id: 'site-1' };
+    expect(codec.decode(issued, request)).toEqual(position);
+    expect(codec.encode(request, position)).toBe(issued);
   });
 
   // jsonEqual is canonicalJson equality without the strings: checked pairwise against it.

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hash, KeyObject, timingSafeEqual } from 'node:crypto';
 import { InvalidArgument, InvalidPagingToken } from '../errors';
 import { parseDatetime } from '../time/datetime';
 
@@ -10,11 +10,23 @@ import { parseDatetime } from '../time/datetime';
 export function canonicalJson(value: unknown): string {
   if (value === undefined) return 'null';
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  // Concatenated in loops, without the intermediate arrays of entries, filter and map: every
+  // paged search runs this over its filter for its token (docs/api.md §3).
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  // Keys in UTF-16 code unit order (Array.prototype.sort's default); keys holding undefined are absent.
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  for (const key of keys) {
+    const v = record[key];
+    if (v === undefined) continue;
+    out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(v)}`;
+  }
+  return `${out}}`;
 }
 
 /**
@@ -44,20 +56,26 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return defined === 0;
 }
 
+/** The request's hash: one-shot SHA-256 (crypto.hash: no Hash object per call). */
 function bindingHash(binding: unknown): string {
-  return createHash('sha256').update(canonicalJson(binding)).digest('base64url').slice(0, 22);
+  return hash('sha256', canonicalJson(binding), 'base64url').slice(0, 22);
 }
 
-function sign(secret: string, payload: string): Buffer {
-  return createHmac('sha256', secret).update(payload).digest();
+function sign(key: KeyObject, payload: string): Buffer {
+  return createHmac('sha256', key).update(payload).digest();
 }
 
 export class PagingTokenCodec {
-  constructor(private readonly secret: string) {}
+  /** The secret as a key object, made once (the same HMAC as the secret's UTF-8 bytes). */
+  private readonly key: KeyObject;
+
+  constructor(secret: string) {
+    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
+  }
 
   encode(binding: unknown, position: unknown): string {
     const payload = Buffer.from(JSON.stringify({ b: bindingHash(binding), p: position })).toString('base64url');
-    return `${payload}.${sign(this.secret, payload).toString('base64url')}`;
+    return `${payload}.${sign(this.key, payload).toString('base64url')}`;
   }
 
   /**
@@ -68,7 +86,7 @@ export class PagingTokenCodec {
   decode<T>(token: string, binding: unknown, isPosition?: (position: unknown) => boolean): T {
     const [payload, mac, extra] = token.split('.');
     if (!payload || !mac || extra !== undefined) throw new InvalidPagingToken('token is malformed');
-    const expected = sign(this.secret, payload);
+    const expected = sign(this.key, payload);
     const given = Buffer.from(mac, 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw new InvalidPagingToken('token signature does not match; it was altered or issued by another deployment');
