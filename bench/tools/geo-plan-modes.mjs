@@ -25,8 +25,11 @@ try {
       const { params } = JSON.parse(scenario.floor(r).body);
       await client.query({ name: scenario.name, text: statements[name].sql, values: params });
     }
-    const [row] = (await client.query('SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1', [scenario.name])).rows;
-    console.log(`${scenario.name.padEnd(16)} floor ${name.padEnd(12)} generic plans ${row.generic_plans}, custom plans ${row.custom_plans}`);
+    const [row] = (await client.query('SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1', [scenario.name]))
+      .rows;
+    console.log(
+      `${scenario.name.padEnd(16)} floor ${name.padEnd(12)} generic plans ${row.generic_plans}, custom plans ${row.custom_plans}`,
+    );
   }
 } finally {
   await client.end();
