@@ -2,7 +2,7 @@
 // Whether PostgreSQL keeps one plan for each geo floor statement or plans it on every run: each statement prepared on
 // one connection and run a dozen times with the scenario's requests, then pg_prepared_statements' counts of generic
 // and custom plans (the first five runs are always custom; a statement planned on every run has no generic plan).
-// The product's own statements are held to the same in test/objects/search/geo-explain.e2e-spec.ts.
+// The product's distance filter and nearest-first page are held to the same in test/objects/search/geo-explain.e2e-spec.ts.
 //
 //   node bench/tools/geo-plan-modes.mjs [--objects N]
 import { parseArgs } from 'node:util';
